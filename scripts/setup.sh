@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up everything narlab needs on a fresh machine, idempotently:
+#   - the Python environment ./.venv from environment.yml (MLflow, Jupyter, numpy);
+#   - the narlab command (./bin/narlab);
+# Later steps (the GoNB kernel) are added by `narlab kernel install`.
+# Re-running is cheap: each step is skipped when its result is up to date.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+python=${PYTHON:-python3}
+venv="$root/.venv"
+stamp="$venv/.environment.sha"
+want=$(sha256sum environment.yml | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  log "creating the Python environment in .venv (MLflow, Jupyter, numpy; a few minutes the first time)"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+  # The pip list of environment.yml: lines "      - pkg==version" after "- pip:".
+  mapfile -t pkgs < <(awk '/- pip:/{p=1;next} p && /^ +- /{sub(/^ +- /,""); print}' environment.yml)
+  "$venv/bin/python" -m pip install -q "${pkgs[@]}"
+  echo "$want" > "$stamp"
+else
+  log "Python environment up to date"
+fi
+
+log "building bin/narlab"
+mkdir -p bin
+go build -o bin/narlab ./cmd/narlab
