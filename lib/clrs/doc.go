@@ -1,0 +1,38 @@
+// Package clrs is an exact Go port of the data side of the CLRS
+// Algorithmic Reasoning Benchmark (DeepMind's dm-clrs): the specifications
+// of its 30 algorithms, the algorithms themselves with their hint
+// trajectories, the random samplers, the official CLRS-30 splits, batching
+// into feedback, the training transforms and .npz export.
+//
+// For the same algorithm, seed, length and sampler parameters, narlab
+// produces the same trajectories as the reference, value for value and bit
+// for bit (see the parity tests against the reference fixtures), much
+// faster, and with no dependency beyond the standard library.
+//
+// # Specs, probes and trajectories
+//
+// An algorithm is described by its Spec: an ordered list of probes, each
+// with a Stage (input, output or hint), a Location (node, edge or graph)
+// and a Type (scalar, categorical, mask, mask_one, pointer, …). Running an
+// algorithm records a Trajectory: the inputs, the value of every hint at
+// every step (the initial state is step 0), and the outputs.
+//
+// Conventions, as in the reference:
+//   - pointers hold node indices; a list order is encoded as predecessor
+//     pointers in which the first element points to itself (so an index can
+//     appear twice — it is not a permutation as stored);
+//   - masks are 0/1 (-1 = ignored), mask_one and categorical are one-hot on
+//     the last axis;
+//   - the `pos` input (i/n) is the only thing that tells node order;
+//   - graph inputs `adj` always have the diagonal set;
+//   - optimal_bst has length+1 nodes and segments_intersect always 4.
+//
+// # Sampling and batching
+//
+// NewSampler draws inputs from numpy's legacy RandomState (package nprand)
+// exactly as the reference sampler class of the algorithm; Dataset and Next
+// return a Feedback: inputs and outputs [B, …], hints [T, B, …] zero-padded
+// to the longest trajectory, and each trajectory's length. CLRS30Split
+// gives the official split settings; WriteNPZ exports a feedback for numpy,
+// and WriteReferenceJSON prints it in the reference's JSON layout.
+package clrs
