@@ -8,19 +8,25 @@ import (
 // DType is the element type the reference gives an array. narlab stores
 // every value as float64 (exact for all integers the benchmark uses) and
 // keeps the reference's dtype for export: pointer outputs and unweighted
-// adjacency matrices are int64 in the reference, everything else float64.
+// adjacency matrices are int64 in the reference, the one-hot permutation
+// probes made by Permutations are float32 (JAX's one_hot), everything else
+// float64.
 type DType uint8
 
 // Element types.
 const (
 	Float64 DType = iota
 	Int64
+	Float32
 )
 
 // String returns numpy's name of the dtype.
 func (d DType) String() string {
-	if d == Int64 {
+	switch d {
+	case Int64:
 		return "int64"
+	case Float32:
+		return "float32"
 	}
 	return "float64"
 }

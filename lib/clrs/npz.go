@@ -52,9 +52,12 @@ func WriteNPZ(w io.Writer, f *Feedback) error {
 
 // writeNPY writes one array in the .npy format (version 1.0, little endian).
 func writeNPY(w io.Writer, a Array) error {
-	descr := "<f8"
-	if a.DType == Int64 {
+	descr, width := "<f8", 8
+	switch a.DType {
+	case Int64:
 		descr = "<i8"
+	case Float32:
+		descr, width = "<f4", 4
 	}
 	dims := make([]string, len(a.Shape))
 	for i, d := range a.Shape {
@@ -80,15 +83,16 @@ func writeNPY(w io.Writer, a Array) error {
 	for off := 0; off < len(a.Data); off += 4096 {
 		chunk := a.Data[off:min(off+4096, len(a.Data))]
 		for i, v := range chunk {
-			var bits uint64
-			if a.DType == Int64 {
-				bits = uint64(int64(v))
-			} else {
-				bits = math.Float64bits(v)
+			switch a.DType {
+			case Int64:
+				binary.LittleEndian.PutUint64(out[8*i:], uint64(int64(v)))
+			case Float32:
+				binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(float32(v)))
+			default:
+				binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
 			}
-			binary.LittleEndian.PutUint64(out[8*i:], bits)
 		}
-		if _, err := w.Write(out[:8*len(chunk)]); err != nil {
+		if _, err := w.Write(out[:width*len(chunk)]); err != nil {
 			return err
 		}
 	}

@@ -447,7 +447,9 @@ func readSection(dec *json.Decoder) ([]DataPoint, error) {
 		switch raw.DType {
 		case "int64", "int32":
 			dt = Int64
-		case "float64", "float32":
+		case "float64":
+		case "float32":
+			dt = Float32
 		default:
 			return nil, fmt.Errorf("probe %s: unsupported dtype %q", name, raw.DType)
 		}

@@ -190,8 +190,8 @@ func cyclicPredecessors(d DataPoint) (DataPoint, DataPoint) {
 		P[first*N+first]--
 	}
 	pp := DataPoint{Probe: Probe{Name: d.Name, Stage: d.Stage, Location: d.Location, Type: PermutationPointer},
-		Array: Array{Shape: append(slices.Clone(d.Shape), N), Data: onehot, DType: Float64}}
+		Array: Array{Shape: append(slices.Clone(d.Shape), N), Data: onehot, DType: Float32}}
 	m := DataPoint{Probe: Probe{Name: d.Name + "_mask", Stage: d.Stage, Location: d.Location, Type: MaskOne},
-		Array: Array{Shape: slices.Clone(d.Shape), Data: mask, DType: Float64}}
+		Array: Array{Shape: slices.Clone(d.Shape), Data: mask, DType: Float32}}
 	return pp, m
 }
