@@ -35,14 +35,18 @@ type Param struct {
 // sampled_args, lengths, inputs, hints and outputs, formatted byte for byte
 // as Python's json.dumps(separators=(',', ':')) formats them (floats in
 // Python's repr), so that output can be diffed against the reference.
-// sampled_args is written when the feedback carries its Args.
+// sampled_args is written when the feedback carries its Args. A header
+// with Length 0 (a run on given inputs rather than a sampler) omits the
+// sampling fields length, seed, num_samples and kwargs.
 func WriteReferenceJSON(w io.Writer, h ReferenceHeader, fb *Feedback) error {
 	bw := bufio.NewWriter(w)
 	var b bytes.Buffer
 	b.WriteString(`{"algorithm":`)
 	writeJSONString(&b, h.Algorithm)
-	fmt.Fprintf(&b, `,"length":%d,"seed":%d,"num_samples":%d,"kwargs":`, h.Length, h.Seed, h.NumSamples)
-	writeKwargs(&b, h.Kwargs)
+	if h.Length > 0 {
+		fmt.Fprintf(&b, `,"length":%d,"seed":%d,"num_samples":%d,"kwargs":`, h.Length, h.Seed, h.NumSamples)
+		writeKwargs(&b, h.Kwargs)
+	}
 	b.WriteString(`,"spec":{`)
 	for i, p := range fb.Spec {
 		if i > 0 {
