@@ -17,6 +17,9 @@ type recorder struct {
 	outputs []DataPoint
 	hints   []hintBuffer
 	steps   int
+	// expect is the number of steps to reserve room for (a guess; buffers
+	// grow past it when needed).
+	expect int
 }
 
 type hintBuffer struct {
@@ -30,7 +33,7 @@ func newRecorder(algo string, n int) *recorder {
 	if !ok {
 		panic("clrs: no spec for " + algo)
 	}
-	r := &recorder{algo: algo, n: n}
+	r := &recorder{algo: algo, n: n, expect: n + 1}
 	for _, p := range spec {
 		switch p.Stage {
 		case Input:
@@ -137,6 +140,10 @@ func (r *recorder) outputOneHot(name string, i, n int) {
 	r.setIO(Output, name, oneHot(i, n), Float64)
 }
 
+// expectSteps tells the recorder how many hint steps to reserve room for,
+// when the algorithm knows it (the default is n+1).
+func (r *recorder) expectSteps(t int) { r.expect = t }
+
 // hint returns the index of a hint probe, for the push methods.
 func (r *recorder) hint(name string) int {
 	for i := range r.hints {
@@ -174,7 +181,7 @@ func (r *recorder) slot(idx, size int) []float64 {
 	}
 	start := len(h.data)
 	if cap(h.data)-start < size {
-		grown := make([]float64, start, 2*cap(h.data)+8*size)
+		grown := make([]float64, start, 2*cap(h.data)+max(r.expect, 8)*size)
 		copy(grown, h.data)
 		h.data = grown
 	}

@@ -1,0 +1,53 @@
+package clrs
+
+import (
+	"testing"
+)
+
+// BenchmarkGenerate measures generating 1,000 trajectories at n=16 (the
+// CLRS-30 train split setting) per algorithm, single-threaded (Workers(1))
+// so the figure compares with the single-threaded reference, and with all
+// CPUs. Run: go test -run '^$' -bench Generate ./lib/clrs/
+func BenchmarkGenerate(b *testing.B) {
+	for _, name := range CLRS30() {
+		if _, ok := registry[name]; !ok {
+			continue
+		}
+		for _, w := range []struct {
+			label string
+			opt   Option
+		}{{"1cpu", Workers(1)}, {"allcpu", nil}} {
+			b.Run(name+"/"+w.label, func(b *testing.B) {
+				opts := []Option{Length(16), Seed(1), NumSamples(1000)}
+				if w.opt != nil {
+					opts = append(opts, w.opt)
+				}
+				for b.Loop() {
+					if _, err := NewSampler(name, opts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "samples/s")
+			})
+		}
+	}
+}
+
+// BenchmarkTrainSplit measures the whole CLRS-30 train split (1,000
+// samples × 30 algorithms at n=16), batched into feedback, with all CPUs.
+func BenchmarkTrainSplit(b *testing.B) {
+	for b.Loop() {
+		for _, name := range CLRS30() {
+			if _, ok := registry[name]; !ok {
+				continue
+			}
+			s, err := NewSplitSampler(name, "train")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Dataset(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package clrs
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/narlab/narlab/internal/project"
+)
+
+// pythonWithNumpy returns an interpreter that can import numpy: the
+// project's environment (scripts/setup.sh), else python3 on PATH.
+func pythonWithNumpy(t *testing.T) string {
+	t.Helper()
+	var candidates []string
+	if p, err := project.Python(); err == nil {
+		candidates = append(candidates, p)
+	}
+	candidates = append(candidates, "python3")
+	for _, c := range candidates {
+		if exec.Command(c, "-c", "import numpy").Run() == nil {
+			return c
+		}
+	}
+	t.Fatal("no Python with numpy: run scripts/setup.sh (make setup) to create the project's environment")
+	return ""
+}
+
+// TestNPZReadByNumpy writes feedback with WriteNPZ and reads it back with
+// numpy.load, checking names, dtypes, shapes and every value.
+func TestNPZReadByNumpy(t *testing.T) {
+	py := pythonWithNumpy(t)
+	s, err := NewSampler("insertion_sort", Length(6), Seed(3), NumSamples(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := s.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err = Permutations(fb, true) // adds float32 arrays
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "insertion_sort_test.npz")
+	if err := SaveNPZ(path, fb); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import json, sys, numpy as np
+z = np.load(sys.argv[1])
+print(json.dumps({k: {"dtype": str(z[k].dtype), "shape": list(z[k].shape), "data": z[k].ravel().tolist()} for k in z.files}))
+`
+	out, err := exec.Command(py, "-c", script, path).Output()
+	if err != nil {
+		t.Fatalf("numpy could not load the archive: %v", err)
+	}
+	var got map[string]struct {
+		DType string    `json:"dtype"`
+		Shape []int     `json:"shape"`
+		Data  []float64 `json:"data"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]DataPoint{}
+	for _, d := range fb.Inputs {
+		want["input/"+d.Name] = d
+	}
+	for _, d := range fb.Hints {
+		want["hint/"+d.Name] = d
+	}
+	for _, d := range fb.Outputs {
+		want["output/"+d.Name] = d
+	}
+	lengths := make([]float64, len(fb.Lengths))
+	for i, l := range fb.Lengths {
+		lengths[i] = float64(l)
+	}
+	want["lengths"] = DataPoint{Array: Array{Shape: []int{3}, Data: lengths, DType: Float64}}
+	if len(got) != len(want) {
+		t.Fatalf("numpy sees %d arrays, want %d: %v", len(got), len(want), got)
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			t.Fatalf("array %q missing", name)
+		}
+		if g.DType != w.DType.String() || !slices.Equal(g.Shape, w.Shape) || !slices.Equal(g.Data, w.Data) {
+			t.Errorf("%s: numpy read dtype %s shape %v, want %s %v (values equal: %v)",
+				name, g.DType, g.Shape, w.DType, w.Shape, slices.Equal(g.Data, w.Data))
+		}
+	}
+}
