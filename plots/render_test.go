@@ -136,3 +136,15 @@ func TestPercentileMatchesNumpy(t *testing.T) {
 		}
 	}
 }
+
+func TestListSteps(t *testing.T) {
+	// Insertion sort of [5, 2, 4, 3, 1], the CLRS paper's Figure 2.
+	f, err := ListSteps([]string{"5", "2", "4", "3", "1"}, []ListStep{
+		{Title: "t = 0", Pointers: []int{0, 0, 1, 2, 3}, Marks: []Mark{{0, "i", MarkBlue}, {0, "j", MarkRed}}},
+		{Title: "t = 1", Pointers: []int{1, 1, 0, 2, 3}, Marks: []Mark{{0, "i", MarkBlue}, {1, "j", MarkRed}}},
+	})
+	checkRenders(t, "ListSteps", f, err)
+	if _, err := ListSteps([]string{"a"}, []ListStep{{Pointers: []int{3}}}); err == nil {
+		t.Error("pointer out of range: want an error")
+	}
+}

@@ -2,7 +2,7 @@
 # Sets up everything narlab needs on a fresh machine, idempotently:
 #   - the Python environment ./.venv from environment.yml (MLflow, Jupyter, numpy);
 #   - the narlab command (./bin/narlab);
-# Later steps (the GoNB kernel) are added by `narlab kernel install`.
+#   - the "Go (narlab)" Jupyter kernel (GoNB and goimports built at pinned versions).
 # Re-running is cheap: each step is skipped when its result is up to date.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,3 +29,6 @@ fi
 log "building bin/narlab"
 mkdir -p bin
 go build -o bin/narlab ./cmd/narlab
+
+log "installing the Go (narlab) Jupyter kernel"
+NARLAB_ROOT="$root" bin/narlab kernel install

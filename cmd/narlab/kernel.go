@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/kernel"
+)
+
+func init() {
+	register(command{group: "kernel", name: "install", summary: `build GoNB and install the "Go (narlab)" Jupyter kernel`, run: kernelInstall})
+	register(command{group: "kernel", name: "prepare", summary: "point a notebook's Go module at this checkout (first cell: !*narlab kernel prepare)", run: kernelPrepare})
+}
+
+func kernelInstall(args []string) error {
+	fs := newFlags("kernel install", "")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	p, err := kernel.DefaultPaths()
+	if err != nil {
+		return err
+	}
+	return kernel.Install(p, os.Stderr)
+}
+
+func kernelPrepare(args []string) error {
+	fs := newFlags("kernel prepare", "[--dir DIR]")
+	dir := fs.String("dir", ".", "the Go module to prepare (GoNB's scratch module is the working directory of !* commands)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	root, err := project.Root()
+	if err != nil {
+		return err
+	}
+	if err := kernel.Prepare(*dir, root); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "narlab %s ready for import (offline)\n", root)
+	return nil
+}

@@ -1,0 +1,20 @@
+// Package kernel connects narlab to Jupyter through GoNB, the Go kernel.
+//
+// Install (`narlab kernel install`, run by the README's set-up) builds GoNB
+// and goimports at the versions pinned in narlab's go.mod and installs a
+// kernel spec named "Go (narlab)" into the project's Jupyter environment.
+// The kernel runs with GOPROXY=off, so a cell's imports are resolved from
+// the local module cache only. A notebook's first cell runs
+//
+//	!*narlab kernel prepare
+//
+// which points the kernel's scratch Go module at this checkout (a require
+// and replace of github.com/narlab/narlab) with narlab's pinned
+// dependencies and checksums: every narlab import and dependency then
+// resolves offline.
+//
+// The display helpers (Show, Table, Trajectory, Progress, RunLink) render
+// tables, figures from package plots, hint sequences and training progress
+// inline. Outside a notebook they print a text rendering to standard output,
+// so the same code runs in tests and scripts.
+package kernel

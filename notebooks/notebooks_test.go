@@ -1,0 +1,138 @@
+package notebooks
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/kernel"
+)
+
+type notebook struct {
+	Cells []struct {
+		CellType string `json:"cell_type"`
+		Source   any    `json:"source"`
+		Outputs  []struct {
+			OutputType string                     `json:"output_type"`
+			Data       map[string]json.RawMessage `json:"data"`
+			Text       any                        `json:"text"`
+			EName      string                     `json:"ename"`
+			EValue     string                     `json:"evalue"`
+		} `json:"outputs"`
+	} `json:"cells"`
+	Metadata struct {
+		Kernelspec struct {
+			Name string `json:"name"`
+		} `json:"kernelspec"`
+		Narlab struct {
+			Expect map[string]int `json:"expect"`
+		} `json:"narlab"`
+	} `json:"metadata"`
+}
+
+// TestNotebooks executes every notebook with the installed "Go (narlab)"
+// kernel (nbconvert, no --allow-errors: any failing cell fails the test)
+// and checks that the outputs each notebook declares (images, HTML tables)
+// are there.
+func TestNotebooks(t *testing.T) {
+	py, err := project.Python()
+	if err != nil {
+		t.Fatalf("%v (the notebook test needs the project's Jupyter environment)", err)
+	}
+	out, err := exec.Command(py, "-m", "jupyter_client.kernelspecapp", "list", "--json").Output()
+	if err != nil || !strings.Contains(string(out), `"`+kernel.Name+`"`) {
+		t.Fatalf("the %q kernel is not installed (run `make setup` or `bin/narlab kernel install`): %v", kernel.Name, err)
+	}
+	files, _ := filepath.Glob("*.ipynb")
+	if len(files) == 0 {
+		t.Fatal("no notebooks found")
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(f, ".ipynb"), func(t *testing.T) {
+			var src notebook
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &src); err != nil {
+				t.Fatalf("%s is not a notebook: %v", f, err)
+			}
+			if src.Metadata.Kernelspec.Name != kernel.Name {
+				t.Fatalf("%s uses kernel %q, want %q", f, src.Metadata.Kernelspec.Name, kernel.Name)
+			}
+			dir := t.TempDir()
+			start := time.Now()
+			cmd := exec.Command(py, "-m", "nbconvert", "--to", "notebook", "--execute",
+				"--ExecutePreprocessor.timeout=1200", "--ExecutePreprocessor.kernel_name="+kernel.Name,
+				"--output-dir", dir, f)
+			cmd.Env = append(os.Environ(), "NARLAB_ROOT="+rootDir(t))
+			combined, err := cmd.CombinedOutput()
+			elapsed := time.Since(start)
+			if err != nil {
+				t.Fatalf("executing %s failed after %v: %v\n%s", f, elapsed.Round(time.Second), err, tail(string(combined), 4000))
+			}
+			t.Logf("%s executed in %v", f, elapsed.Round(100*time.Millisecond))
+			raw, err = os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var done notebook
+			if err := json.Unmarshal(raw, &done); err != nil {
+				t.Fatal(err)
+			}
+			counts := map[string]int{}
+			for i, c := range done.Cells {
+				for _, o := range c.Outputs {
+					if o.OutputType == "error" {
+						t.Errorf("cell %d raised %s: %s", i, o.EName, o.EValue)
+					}
+					if o.OutputType == "stream" && strings.Contains(textOf(o.Text), "panic:") {
+						t.Errorf("cell %d panicked: %s", i, tail(textOf(o.Text), 2000))
+					}
+					for mime := range o.Data {
+						counts[mime]++
+					}
+				}
+			}
+			for mime, n := range src.Metadata.Narlab.Expect {
+				if counts[mime] < n {
+					t.Errorf("%s produced %d outputs of type %s, want at least %d (all: %v)", f, counts[mime], mime, n, counts)
+				}
+			}
+		})
+	}
+}
+
+func rootDir(t *testing.T) string {
+	r, err := project.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func textOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var b strings.Builder
+		for _, s := range x {
+			b.WriteString(s.(string))
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
