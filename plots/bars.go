@@ -32,14 +32,17 @@ type BarOptions struct {
 }
 
 // Bars draws a grouped bar chart: one group of bars per category, one
-// colour per series.
+// colour per series, with ± error bars where given.
 func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error) {
 	if len(categories) == 0 || len(groups) == 0 {
 		return nil, fmt.Errorf("plots: Bars needs categories and at least one series")
 	}
 	p := plot.New()
 	p.Title.Text = o.Title
-	width := vg.Points(math.Max(3, math.Min(18, 300/float64(len(categories)*len(groups)))))
+	// Bars are drawn as polygons in data units: category k spans
+	// [k-0.4, k+0.4], split evenly among the series.
+	w := 0.8 / float64(len(groups))
+	lo, hi := 0.0, 0.0
 	for i, g := range groups {
 		if len(g.Values) != len(categories) {
 			return nil, fmt.Errorf("plots: series %q has %d values for %d categories", g.Label, len(g.Values), len(categories))
@@ -47,62 +50,100 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 		if g.Errors != nil && len(g.Errors) != len(categories) {
 			return nil, fmt.Errorf("plots: series %q has %d errors for %d categories", g.Label, len(g.Errors), len(categories))
 		}
-		bc, err := plotter.NewBarChart(plotter.Values(g.Values), width)
-		if err != nil {
-			return nil, fmt.Errorf("plots: series %q: %w", g.Label, err)
-		}
-		bc.Horizontal = o.Horizontal
-		bc.Color = seriesColor(g.Label, i)
-		bc.LineStyle.Width = 0
-		bc.Offset = width * vg.Length(float64(i)-float64(len(groups)-1)/2)
-		p.Add(bc)
-		if len(groups) > 1 {
-			p.Legend.Add(g.Label, bc)
-		}
-		if g.Errors != nil {
-			pts := make(plotter.XYs, len(g.Values))
-			errs := make(plotter.YErrors, len(g.Values))
-			for k := range g.Values {
-				pts[k] = plotter.XY{X: float64(k), Y: g.Values[k]}
-				errs[k].Low, errs[k].High = g.Errors[k], g.Errors[k]
+		col := seriesColor(g.Label, i)
+		var legendThumb plot.Thumbnailer
+		for k, v := range g.Values {
+			if math.IsNaN(v) {
+				continue
 			}
-			if !o.Horizontal {
-				eb, err := plotter.NewYErrorBars(struct {
-					plotter.XYer
-					plotter.YErrorer
-				}{pts, errs})
-				if err == nil {
-					p.Add(eb)
+			pos := float64(k)
+			if o.Horizontal {
+				// The first category at the top, series in legend order downwards.
+				pos = float64(len(categories)-1-k) + 0.8 - 2*w*float64(i) - w
+			}
+			c0 := pos - 0.4 + w*float64(i)
+			rect := plotter.XYs{{X: c0, Y: 0}, {X: c0 + w, Y: 0}, {X: c0 + w, Y: v}, {X: c0, Y: v}}
+			var errLo, errHi float64
+			if g.Errors != nil {
+				errLo, errHi = v-g.Errors[k], v+g.Errors[k]
+			}
+			lo, hi = math.Min(lo, math.Min(v, errLo)), math.Max(hi, math.Max(v, errHi))
+			if o.Horizontal {
+				rect = swapXY(rect)
+			}
+			poly, err := plotter.NewPolygon(rect)
+			if err != nil {
+				return nil, err
+			}
+			poly.Color = col
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+			legendThumb = poly
+			if g.Errors != nil && g.Errors[k] > 0 {
+				mid := c0 + w/2
+				seg := plotter.XYs{{X: mid, Y: errLo}, {X: mid, Y: errHi}}
+				capLo := plotter.XYs{{X: mid - w/4, Y: errLo}, {X: mid + w/4, Y: errLo}}
+				capHi := plotter.XYs{{X: mid - w/4, Y: errHi}, {X: mid + w/4, Y: errHi}}
+				for _, line := range []plotter.XYs{seg, capLo, capHi} {
+					if o.Horizontal {
+						line = swapXY(line)
+					}
+					l, err := plotter.NewLine(line)
+					if err != nil {
+						return nil, err
+					}
+					l.Width = vg.Points(0.8)
+					p.Add(l)
 				}
 			}
 		}
-	}
-	if o.Horizontal {
-		p.NominalY(categories...)
-		p.X.Label.Text = o.ValueLabel
-		if o.Min < o.Max {
-			p.X.Min, p.X.Max = o.Min, o.Max
+		if len(groups) > 1 && legendThumb != nil {
+			p.Legend.Add(g.Label, legendThumb)
 		}
+	}
+	if o.Min < o.Max {
+		lo, hi = o.Min, o.Max
+	}
+	if len(groups) > 1 {
+		hi += 0.18 * (hi - lo) // room for the legend
+	}
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	if o.Horizontal {
+		rev := make([]string, len(categories))
+		for k, c := range categories {
+			rev[len(categories)-1-k] = c
+		}
+		p.NominalY(rev...)
+		p.X.Label.Text = o.ValueLabel
+		p.X.Min, p.X.Max = lo, hi
+		p.Y.Min, p.Y.Max = -0.6, float64(len(categories))-0.4
 	} else {
 		p.NominalX(categories...)
 		p.Y.Label.Text = o.ValueLabel
-		if o.Min < o.Max {
-			p.Y.Min, p.Y.Max = o.Min, o.Max
-		}
-		if len(categories) > 8 {
-			p.X.Tick.Label.Rotation = math.Pi / 3
+		p.Y.Min, p.Y.Max = lo, hi
+		p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
+		if len(categories) > 6 {
+			p.X.Tick.Label.Rotation = math.Pi / 4
 			p.X.Tick.Label.XAlign = draw.XRight
 			p.X.Tick.Label.YAlign = draw.YCenter
 		}
 	}
-	p.Legend.Top = true
-	w, h := 6*vg.Inch, 4*vg.Inch
+	width, height := 6*vg.Inch, 4*vg.Inch
 	if o.Horizontal {
-		h = vg.Length(math.Max(4, 0.18*float64(len(categories)))) * vg.Inch
+		height = vg.Length(math.Max(4, 0.18*float64(len(categories)*len(groups))+1)) * vg.Inch
 	} else {
-		w = vg.Length(math.Max(6, 0.25*float64(len(categories)*len(groups)))) * vg.Inch
+		width = vg.Length(math.Max(6, 0.2*float64(len(categories)*len(groups))+1)) * vg.Inch
 	}
-	return single(p, w, h), nil
+	return single(p, width, height), nil
+}
+
+func swapXY(pts plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, len(pts))
+	for i, q := range pts {
+		out[i] = plotter.XY{X: q.Y, Y: q.X}
+	}
+	return out
 }
 
 // grid adapts a matrix to plotter.GridXYZ (row 0 drawn at the top).
