@@ -146,9 +146,6 @@ func TestSharedFixtures(t *testing.T) {
 		n, _ := strconv.Atoi(m[2])
 		seed, _ := strconv.ParseInt(m[3], 10, 64)
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			if _, ok := registry[algo]; !ok {
-				t.Skipf("%s not implemented yet", algo) // TODO(lead): remove once all 30 are in
-			}
 			s, err := NewSampler(algo, Length(n), Seed(seed), NumSamples(2))
 			if err != nil {
 				t.Fatal(err)

@@ -238,7 +238,13 @@ func (s *Sampler) Next(batchSize int) (*Feedback, error) {
 		for i := range picked {
 			picked[i] = s.data[s.rng.Intn(s.num)]
 		}
-		return Batch(picked, 0)
+		// The reference subsamples its already batched dataset, so the
+		// hints keep the whole dataset's number of steps.
+		steps := 0
+		for _, t := range s.data {
+			steps = max(steps, t.Length)
+		}
+		return Batch(picked, steps)
 	}
 	ts, err := s.generate(batchSize, nil)
 	if err != nil {

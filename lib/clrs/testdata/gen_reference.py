@@ -17,7 +17,7 @@ IEEE operations, checked against the shared graham_scan/jarvis_march
 fixtures) so that the convex-hull samplers match the fixtures' platform on
 any x86-64. math.atan2 is the machine's glibc.
 
-Usage: gen_reference.py --ref /tmp/clrs-ref [--out DIR] [--quick]
+Usage: gen_reference.py --ref /tmp/clrs-ref [--out DIR] [--quick | --splits-only]
 """
 import argparse
 import gzip
@@ -114,7 +114,9 @@ CLRS30 = ['articulation_points', 'activity_selector', 'bellman_ford', 'bfs', 'bi
           'task_scheduling', 'topological_sort']
 
 
-def cases(quick):
+def cases(quick, splits_only=False):
+    if splits_only:
+        return [dict(algo=a, split=sp) for a in CLRS30 for sp in ('train', 'test')]
     out = []
     for a in CLRS30:
         out.append(dict(algo=a, length=7, seed=11, num_samples=3, store=True))
@@ -203,13 +205,19 @@ def main():
     ap.add_argument('--ref', required=True, help='prepared copy of shared/tools/clrs-ref')
     ap.add_argument('--out', default=os.path.join(HERE, 'reference'))
     ap.add_argument('--quick', action='store_true', help='skip the full train/test splits')
+    ap.add_argument('--splits-only', action='store_true',
+                    help='only the full train/test splits, merged into an existing manifest')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     wrapper = os.path.join(a.out, '.dump_svml.py')
     with open(wrapper, 'w') as f:
         f.write(WRAPPER % {'here': HERE, 'dump': os.path.join(a.ref, 'dump.py')})
     manifest = []
-    for c in cases(a.quick):
+    path = os.path.join(a.out, 'manifest.json')
+    if a.splits_only and os.path.exists(path):
+        with open(path) as f:
+            manifest = [m for m in json.load(f) if m.get('split') not in ('train', 'test')]
+    for c in cases(a.quick, a.splits_only):
         name = case_name(c)
         proc = subprocess.run([sys.executable, wrapper] + dump_args(c), capture_output=True)
         if proc.returncode != 0:
@@ -230,7 +238,7 @@ def main():
         manifest.append(entry)
         print(name, entry['bytes'], entry['sha256'][:12], flush=True)
     os.remove(wrapper)
-    with open(os.path.join(a.out, 'manifest.json'), 'w') as f:
+    with open(path, 'w') as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write('\n')
 

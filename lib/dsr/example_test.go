@@ -1,0 +1,125 @@
+package dsr_test
+
+import (
+	"fmt"
+
+	"github.com/narlab/narlab/lib/dsr"
+)
+
+// Generate seeded instances of a task; each carries its ground truth.
+func ExampleTask_Generate() {
+	task, err := dsr.LookupTask("queue", "compound")
+	if err != nil {
+		panic(err)
+	}
+	insts, err := task.Generate(dsr.GenConfig{Level: dsr.Short, Count: 2, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	for _, in := range insts {
+		fmt.Println(in.ID, len(in.Input.Ops) >= 5 && len(in.Input.Ops) <= 10)
+	}
+	// Output:
+	// queue/compound/short/0 true
+	// queue/compound/short/1 true
+}
+
+// Compute the ground truth of given inputs: the BST of the published
+// instance bst/remove/short/0 with 58 removed (its in-order successor 62
+// takes its place).
+func ExampleTask_Truth() {
+	task, _ := dsr.LookupTask("bst", "remove")
+	p := func(v int) *int { return &v }
+	in := dsr.Input{
+		Tree: []dsr.TreeNode{
+			{Value: 13, Left: p(4), Right: p(58)}, {Value: 4},
+			{Value: 58, Left: p(44), Right: p(92)},
+			{Value: 44, Left: p(21), Right: p(54)}, {Value: 21}, {Value: 54},
+			{Value: 92, Left: p(62)}, {Value: 62},
+		},
+		Value: p(58),
+	}
+	truth, err := task.Truth(&in, dsr.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(task.Answer.Repr(truth))
+	pred, _ := task.Truth(&in, dsr.Options{BSTDelete: dsr.PaperReading})
+	fmt.Println(task.Answer.Repr(pred))
+	// Output:
+	// {'pre_order': [13, 4, 62, 44, 21, 54, 92], 'post_order': [4, 21, 54, 44, 92, 62, 13]}
+	// {'pre_order': [13, 4, 54, 44, 21, 92, 62], 'post_order': [4, 21, 44, 62, 92, 54, 13]}
+}
+
+// Score model responses: exact match, Levenshtein partial credit, and a
+// reason for every zero.
+func ExampleScore() {
+	task, _ := dsr.LookupTask("stack", "compound")
+	in := dsr.Input{Ops: []dsr.Op{
+		{Name: "push", Args: []int{5}}, {Name: "push", Args: []int{7}}, {Name: "pop"}, {Name: "push", Args: []int{9}},
+	}}
+	truth, _ := task.Truth(&in, dsr.Options{})
+	inst := &dsr.Instance{ID: "demo", Structure: "stack", Operation: "compound", Input: in, Truth: truth}
+	cfg := dsr.ScoreConfig{Strategy: dsr.Stepwise}
+	for _, resp := range []string{
+		`{"steps": [{"explanation": "push 5, push 7, pop, push 9", "output": "[5, 9]"}], "final_answer": [5, 9]}`,
+		`{"steps": [], "final_answer": [5, 7]}`,
+		`{"steps": [], "final_answer": [5,`,
+	} {
+		v := dsr.Score(inst, resp, cfg)
+		fmt.Printf("binary %.0f  levenshtein %.2f  reason %q\n", v.Binary, v.Levenshtein, v.Reason)
+	}
+	// Output:
+	// binary 1  levenshtein 1.00  reason ""
+	// binary 0  levenshtein 0.83  reason "wrong answer"
+	// binary 0  levenshtein 0.00  reason "truncated JSON: the JSON object ends early (output cut off?)"
+}
+
+// Build a prompt and its response schema.
+func ExampleBuildPrompt() {
+	task, _ := dsr.LookupTask("array", "access")
+	in := dsr.Instance{ID: "demo", Structure: "array", Operation: "access",
+		Input: dsr.Input{Array: []int{65, 65, 64, 8, 0}, Index: new(int)}}
+	*in.Input.Index = 2
+	p, err := dsr.BuildPrompt(&in, dsr.PromptConfig{Strategy: dsr.NoReasoning, Tokens: 500})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(p.Text)
+	fmt.Println()
+	fmt.Println(p.Schema["required"], task.Answer)
+	// Output:
+	// An array stores a sequence of elements in positions numbered from 0; the element at position i is reached directly through its index.
+	//
+	// Q: The array is [65, 65, 64, 8, 0].
+	// Which value is stored at index 2?
+	// Give only the answer, without explanation.
+	// Reply with a JSON object {"final_answer": int}.
+	// Keep your answer within 500 tokens.
+	// A:
+	// [final_answer] int
+}
+
+// Aggregate per-response results into the paper's tables.
+func ExampleAggregate() {
+	results := []dsr.Result{
+		{Structure: "array", Operation: "access", Level: dsr.Short, Binary: 1},
+		{Structure: "array", Operation: "search", Level: dsr.Short, Binary: 0},
+		{Structure: "heap", Operation: "compound", Level: dsr.Long, Binary: 1},
+		{Structure: "heap", Operation: "heapify", Level: dsr.Long, Binary: 0},
+	}
+	t := dsr.Aggregate(results)
+	for _, s := range t.Structures {
+		fmt.Printf("%s %.2f\n", s.Title, s.Binary)
+	}
+	for _, c := range t.Categories {
+		fmt.Printf("%s %.2f\n", c.Name, c.Binary)
+	}
+	fmt.Printf("overall %.2f, challenge %.2f over %d structures\n", t.Overall.Binary, t.Challenge.Score.Binary, len(t.Challenge.Rows))
+	// Output:
+	// Array 0.50
+	// Heap 0.50
+	// Linear 0.50
+	// Hierarchical 0.50
+	// overall 0.50, challenge 0.50 over 1 structures
+}

@@ -1,0 +1,125 @@
+package dsr
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Prediction is one model response to one instance, as read from a JSONL
+// predictions file: {"id": …, "response": "<raw model text>", "run": 0}.
+// Instead of response, "answer" may hold an already-parsed final answer
+// (any JSON value), and "output" the printed result of a code-probe
+// solution().
+type Prediction struct {
+	ID       string          `json:"id"`
+	Run      int             `json:"run,omitempty"`
+	Response *string         `json:"response,omitempty"`
+	Answer   json.RawMessage `json:"answer,omitempty"`
+	Output   *string         `json:"output,omitempty"`
+}
+
+// ReadPredictions reads a JSONL predictions file; a line that is not a
+// prediction is an error naming its line number.
+func ReadPredictions(r io.Reader) ([]Prediction, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<28)
+	var out []Prediction
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var p Prediction
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("dsr: predictions line %d: %w", line, err)
+		}
+		if p.ID == "" {
+			return nil, fmt.Errorf("dsr: predictions line %d: missing \"id\"", line)
+		}
+		n := 0
+		if p.Response != nil {
+			n++
+		}
+		if len(p.Answer) > 0 {
+			n++
+		}
+		if p.Output != nil {
+			n++
+		}
+		if n != 1 {
+			return nil, fmt.Errorf("dsr: predictions line %d (%s): expected exactly one of \"response\", \"answer\", \"output\"", line, p.ID)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("dsr: reading predictions: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("dsr: no predictions found (expected one JSON object per line)")
+	}
+	return out, nil
+}
+
+// ScoreAll scores predictions against instances (matched by ID). Instances
+// without a prediction score 0 with reason "no prediction"; a prediction for
+// an unknown instance is an error, and so is a second prediction for the
+// same instance and run.
+func ScoreAll(insts []Instance, preds []Prediction, cfg ScoreConfig) ([]Result, error) {
+	byID := map[string]*Instance{}
+	for i := range insts {
+		if _, dup := byID[insts[i].ID]; dup {
+			return nil, fmt.Errorf("dsr: instance id %s appears twice", insts[i].ID)
+		}
+		byID[insts[i].ID] = &insts[i]
+	}
+	type key struct {
+		id  string
+		run int
+	}
+	seen := map[key]bool{}
+	runs := map[int]bool{}
+	var out []Result
+	for _, p := range preds {
+		inst, ok := byID[p.ID]
+		if !ok {
+			return nil, fmt.Errorf("dsr: prediction for unknown instance %q", p.ID)
+		}
+		k := key{p.ID, p.Run}
+		if seen[k] {
+			return nil, fmt.Errorf("dsr: two predictions for instance %s run %d", p.ID, p.Run)
+		}
+		seen[k] = true
+		runs[p.Run] = true
+		var v Verdict
+		switch {
+		case p.Response != nil:
+			v = Score(inst, *p.Response, cfg)
+		case p.Output != nil:
+			v = ScoreCodeOutput(inst, *p.Output, cfg.Options)
+		default:
+			dec := json.NewDecoder(bytes.NewReader(p.Answer))
+			dec.UseNumber()
+			var a any
+			if err := dec.Decode(&a); err != nil {
+				v = Verdict{Reason: (&ParseError{Kind: "invalid JSON", Detail: err.Error()}).Error()}
+			} else {
+				v = ScoreAnswer(inst, a, cfg.Options)
+			}
+		}
+		out = append(out, NewResult(inst, p.Run, v))
+	}
+	for run := range runs {
+		for i := range insts {
+			if !seen[key{insts[i].ID, run}] {
+				out = append(out, NewResult(&insts[i], run, Verdict{Reason: "no prediction"}))
+			}
+		}
+	}
+	return out, nil
+}
