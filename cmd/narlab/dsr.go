@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/narlab/narlab/lib/dsr"
+)
+
+// The dsr commands: DSR-Bench data-structure reasoning tasks.
+
+func init() {
+	register(command{group: "dsr", name: "tasks", summary: "list the DSR-Bench structures, operations and options", run: dsrTasks})
+	register(command{group: "dsr", name: "generate", summary: "generate DSR-Bench instances with their ground truth (JSONL)", run: dsrGenerate})
+	register(command{group: "dsr", name: "verify", summary: "recompute instances' truths and list mismatches (exit 1 if any)", run: dsrVerify})
+	register(command{group: "dsr", name: "prompt", summary: "print the prompt and response schema of an instance", run: dsrPrompt})
+	register(command{group: "dsr", name: "score", summary: "score model predictions against instances and print the tables", run: dsrScore})
+}
+
+// optionFlag collects repeatable --option key=value[,key=value] flags.
+type optionFlag struct{ o dsr.Options }
+
+func (f *optionFlag) String() string { return "" }
+func (f *optionFlag) Set(s string) error {
+	return f.o.Apply(s)
+}
+
+func optionUsage() string {
+	return "a choice between the reference code's reading and the paper's, key=value (repeatable): " + strings.Join(dsr.OptionKeys(), "; ")
+}
+
+func dsrTasks(args []string) error {
+	fs := newFlags("dsr tasks", "")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	for _, cat := range dsr.Categories() {
+		fmt.Fprintf(w, "%s\n", cat)
+		for _, s := range dsr.Structures() {
+			if s.Category != cat {
+				continue
+			}
+			var ops []string
+			for _, t := range dsr.Tasks() {
+				if t.Structure == s.Name {
+					tag := ""
+					if t.Probe == dsr.ProbeExtra {
+						tag = " (extra: reference data only)"
+					}
+					ops = append(ops, t.Operation+tag)
+				}
+			}
+			star := ""
+			if s.Challenge {
+				star = "*"
+			}
+			fmt.Fprintf(w, "  %-16s %-16s %s\n", s.Name, s.Title+star, strings.Join(ops, ", "))
+		}
+	}
+	fmt.Fprintln(w, "\n* = in the challenge score (Table 3).")
+	fmt.Fprintln(w, "Spatial variants: kd_tree, kd_heap and geom_graph take --dim 1|2|3|5; kd_tree also --dist uniform|circle|moon|blob.")
+	fmt.Fprintln(w, "\nOptions (the default first; it reproduces the published truths):")
+	for _, o := range dsr.OptionKeys() {
+		fmt.Fprintf(w, "  %s\n", o)
+	}
+	return nil
+}
+
+func dsrGenerate(args []string) error {
+	fs := newFlags("dsr generate", "--structure S --operation O --level L --count N --seed S --out F.jsonl [--dim K] [--dist D] [--option k=v]")
+	structure := fs.String("structure", "", "data structure (narlab dsr tasks lists them)")
+	operation := fs.String("operation", "", "operation of the structure")
+	level := fs.String("level", "short", "length level: short, medium, long (or easy/hard), or all")
+	count := fs.Int("count", 30, "instances per level")
+	seed := fs.Uint64("seed", 0, "random seed")
+	out := fs.String("out", "", "output JSONL file (- for standard output)")
+	dim := fs.Int("dim", 0, "dimension of spatial tasks (default 2)")
+	dist := fs.String("dist", "", "K-D tree point distribution: uniform, circle, moon or blob")
+	var opts optionFlag
+	fs.Var(&opts, "option", optionUsage())
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *structure == "" || *operation == "" || *out == "" {
+		fs.Usage()
+		return errors.New("dsr generate: --structure, --operation and --out are required")
+	}
+	t, err := dsr.LookupTask(*structure, *operation)
+	if err != nil {
+		return err
+	}
+	levels := dsr.Levels()
+	if *level != "all" {
+		l, err := dsr.ParseLevel(*level)
+		if err != nil {
+			return err
+		}
+		levels = []dsr.Level{l}
+	}
+	var insts []dsr.Instance
+	for _, l := range levels {
+		got, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: *seed, Dim: *dim, Dist: *dist, Options: opts.o})
+		if err != nil {
+			return err
+		}
+		insts = append(insts, got...)
+	}
+	var buf bytes.Buffer
+	if err := dsr.WriteJSONL(&buf, insts); err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := dsrWriteAtomic(*out, buf.Bytes()); err != nil {
+		return fmt.Errorf("dsr generate: writing %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", len(insts), t.Name(), *seed, *out)
+	return nil
+}
+
+// dsrWriteAtomic writes data through a temporary file, so that a failed run
+// leaves nothing half-written.
+func dsrWriteAtomic(path string, data []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dsr-*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func dsrVerify(args []string) error {
+	fs := newFlags("dsr verify", "--instances F|DIR [--structure S --operation O] [--option k=v] [--max N]")
+	path := fs.String("instances", "", "narlab JSONL, a published DSR-Bench instance file, or a DSR-Bench folder")
+	structure := fs.String("structure", "", "only this structure (inferred from a published file's path when omitted)")
+	operation := fs.String("operation", "", "only this operation")
+	maxShow := fs.Int("max", 20, "mismatches to print in full (all are counted)")
+	var opts optionFlag
+	fs.Var(&opts, "option", optionUsage())
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *path == "" {
+		fs.Usage()
+		return errors.New("dsr verify: --instances is required")
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	type group struct {
+		name  string
+		insts []dsr.Instance
+	}
+	var groups []group
+	skipped := 0
+	if st, err := os.Stat(*path); err == nil && st.IsDir() && *structure == "" && *operation == "" {
+		files, err := dsr.LoadReferenceDir(*path)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			rel, _ := filepath.Rel(*path, f.Path)
+			if f.Skipped != "" {
+				skipped++
+				fmt.Fprintf(w, "skip   %s: %s\n", rel, f.Skipped)
+				continue
+			}
+			groups = append(groups, group{rel, f.Instances})
+		}
+	} else {
+		insts, err := dsr.LoadInstances(*path, *structure, *operation)
+		if err != nil {
+			return err
+		}
+		groups = append(groups, group{*path, insts})
+	}
+	var total, matched, explained int
+	var mismatches []dsr.Mismatch
+	for _, g := range groups {
+		rep := dsr.Verify(g.insts, opts.o)
+		total += rep.Total
+		matched += rep.Matched
+		explained += rep.Explained()
+		mismatches = append(mismatches, rep.Mismatches...)
+		status := "ok    "
+		if rep.Matched != rep.Total {
+			status = "DIFF  "
+		}
+		fmt.Fprintf(w, "%s %s: %d/%d match\n", status, g.name, rep.Matched, rep.Total)
+	}
+	for i, m := range mismatches {
+		if i == *maxShow {
+			fmt.Fprintf(w, "… and %d more mismatches\n", len(mismatches)-i)
+			break
+		}
+		fmt.Fprintln(w, m.String())
+	}
+	fmt.Fprintf(w, "\n%d instances in %d files, %d match, %d mismatch", total, len(groups), matched, len(mismatches))
+	if skipped > 0 {
+		fmt.Fprintf(w, " (%d files hold no recomputable instances)", skipped)
+	}
+	fmt.Fprintln(w)
+	if explained > 0 {
+		fmt.Fprintf(w, "%d of the mismatches come from choosing the paper's reading over the reference code's (see the options)\n", explained)
+	}
+	if p := opts.o.NonDefault(); p != nil {
+		fmt.Fprintf(w, "options: %v\n", p)
+	}
+	if len(mismatches) > 0 {
+		w.Flush()
+		return fmt.Errorf("dsr verify: %d of %d instances do not match their recorded truth", len(mismatches), total)
+	}
+	return nil
+}
+
+func dsrPrompt(args []string) error {
+	fs := newFlags("dsr prompt", "--instances F --id ID [--strategy S] [--tokens N] [--name-only] [--examples DIR] [--templates DIR]")
+	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	id := fs.String("id", "", "instance id (default: the first instance)")
+	strategy := fs.String("strategy", "stepwise", "stepwise, 0-CoT, CoT, 3-shot, none, CodeOnly, CodeEnforce or CodeMaybe")
+	tokens := fs.Int("tokens", dsr.DefaultTokens, "token budget stated in the prompt")
+	nameOnly := fs.Bool("name-only", false, "describe the structure by its name only")
+	examples := fs.String("examples", "", "DSR-Bench checkout whose prompt/ examples to use for CoT and 3-shot")
+	templates := fs.String("templates", "", "DSR-Bench checkout whose natural/*/template files word the realistic tasks")
+	var opts optionFlag
+	fs.Var(&opts, "option", optionUsage())
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *path == "" {
+		fs.Usage()
+		return errors.New("dsr prompt: --instances is required")
+	}
+	s, err := dsr.ParseStrategy(*strategy)
+	if err != nil {
+		return err
+	}
+	insts, err := dsr.LoadInstances(*path, "", "")
+	if err != nil {
+		return err
+	}
+	inst := &insts[0]
+	if *id != "" {
+		inst = nil
+		for i := range insts {
+			if insts[i].ID == *id {
+				inst = &insts[i]
+			}
+		}
+		if inst == nil {
+			return fmt.Errorf("dsr prompt: no instance %q in %s", *id, *path)
+		}
+	}
+	cfg := dsr.PromptConfig{Strategy: s, Tokens: *tokens, NameOnly: *nameOnly, Options: opts.o, ExemplarDir: *examples}
+	if *templates != "" {
+		if cfg.Realistic, err = dsr.LoadRealisticTemplates(*templates); err != nil {
+			return err
+		}
+	}
+	p, err := dsr.BuildPrompt(inst, cfg)
+	if err != nil {
+		return err
+	}
+	schema, _ := json.MarshalIndent(p.Schema, "", "  ")
+	fmt.Fprintf(stdout, "# %s\n%s\n\n# response schema\n%s\n", inst.ID, p.Text, schema)
+	return nil
+}
+
+func dsrScore(args []string) error {
+	fs := newFlags("dsr score", "--instances F --predictions P [--strategy S] [--option k=v] [--json] [--reasons]")
+	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	predPath := fs.String("predictions", "", `JSONL of {"id", "response"|"answer"|"output", "run"}`)
+	strategy := fs.String("strategy", "stepwise", "the strategy the responses were prompted with (decides whether steps are required)")
+	asJSON := fs.Bool("json", false, "print the tables as JSON")
+	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
+	var opts optionFlag
+	fs.Var(&opts, "option", optionUsage())
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *path == "" || *predPath == "" {
+		fs.Usage()
+		return errors.New("dsr score: --instances and --predictions are required")
+	}
+	s, err := dsr.ParseStrategy(*strategy)
+	if err != nil {
+		return err
+	}
+	insts, err := dsr.LoadInstances(*path, "", "")
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(*predPath)
+	if err != nil {
+		return fmt.Errorf("dsr score: %w", err)
+	}
+	defer f.Close()
+	preds, err := dsr.ReadPredictions(f)
+	if err != nil {
+		return err
+	}
+	results, err := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: s, Options: opts.o})
+	if err != nil {
+		return err
+	}
+	tables := dsr.Aggregate(results)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(tables)
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	dsr.WriteTables(w, tables)
+	if *reasons {
+		fmt.Fprintln(w, "\nresponses that could not be scored:")
+		for _, r := range results {
+			if r.Binary == 0 && r.Reason != "" && r.Reason != "wrong answer" {
+				fmt.Fprintf(w, "  %s run %d: %s\n", r.ID, r.Run, r.Reason)
+			}
+		}
+	}
+	return nil
+}
