@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup run test vet bench ui-screenshot clean
+.PHONY: setup run test vet bench bench-dataset ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -25,6 +25,10 @@ vet:
 ## Benchmarks (figures recorded in the README).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./lib/...
+
+## CLRS-30 generation, narlab beside the reference samplers (needs ../shared/tools/clrs-ref).
+bench-dataset: setup
+	scripts/bench_dataset.sh
 
 ui-screenshot: setup
 	scripts/ui-screenshot.sh

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	clrsCLIOnce sync.Once
+	clrsCLIPath string
+	clrsCLIErr  error
+)
+
+// clrsCLI builds the narlab binary once, so the tests below see exactly
+// what a user sees: the exit status and the messages on stderr.
+func clrsCLI(t *testing.T) string {
+	t.Helper()
+	clrsCLIOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "narlab-cli")
+		if err != nil {
+			clrsCLIErr = err
+			return
+		}
+		clrsCLIPath = filepath.Join(dir, "narlab")
+		out, err := exec.Command("go", "build", "-o", clrsCLIPath, ".").CombinedOutput()
+		if err != nil {
+			clrsCLIErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if clrsCLIErr != nil {
+		t.Fatalf("building narlab: %v", clrsCLIErr)
+	}
+	return clrsCLIPath
+}
+
+// TestClrsRunInputs runs `narlab clrs run` on good and bad inputs: a bad
+// input must exit non-zero with a message that names the problem, and
+// print nothing on stdout.
+func TestClrsRunInputs(t *testing.T) {
+	bin := clrsCLI(t)
+	cases := []struct {
+		name, algo, input string
+		wantErr           []string // substrings of stderr; nil: must succeed
+		wantOut           string   // substring of stdout on success
+	}{
+		{"insertion_sort ok", "insertion_sort", `{"key": [0.5, 0.2, 0.4, 0.3, 0.1]}`, nil, `"algorithm":"insertion_sort"`},
+		{"bfs ok", "bfs", `{"A": [[0,1,0],[1,0,1],[0,1,0]], "s": 0}`, nil, `"pi"`},
+		{"unknown algorithm", "bogo_sort", `{"key": [1]}`, []string{"bogo_sort"}, ""},
+		{"not JSON", "insertion_sort", `[1, 2`, []string{"not a JSON object"}, ""},
+		{"missing argument", "bfs", `{"A": [[0,1],[1,0]]}`, []string{`missing argument "s"`}, ""},
+		{"unsorted binary search", "binary_search", `{"x": 0.5, "A": [0.1, 0.3, 0.2, 0.4]}`, []string{"not sorted"}, ""},
+		{"non-square adjacency", "bellman_ford", `{"A": [[0,1,0],[1,0]], "s": 0}`, []string{"must be square"}, ""},
+		{"source out of range", "dijkstra", `{"A": [[0,1],[1,0]], "s": 5}`, []string{"source node 5 is out of range"}, ""},
+		{"negative weight", "dijkstra", `{"A": [[0,-1],[-1,0]], "s": 0}`, []string{"negative"}, ""},
+		{"cycle for topological sort", "topological_sort", `{"A": [[0,1,0],[0,0,1],[1,0,0]]}`, []string{"cycle", "acyclic"}, ""},
+		{"cycle for DAG shortest paths", "dag_shortest_paths", `{"A": [[0,1],[1,0]], "s": 0}`, []string{"cycle"}, ""},
+		{"segments need four points", "segments_intersect", `{"xs": [0, 1, 2], "ys": [0, 1, 2]}`, []string{"want exactly 4"}, ""},
+		{"points of unequal length", "graham_scan", `{"xs": [0, 1, 2], "ys": [0, 1]}`, []string{"different lengths"}, ""},
+		{"wrong shape", "insertion_sort", `{"key": [[1, 2], [3, 4]]}`, []string{"argument key", "want array of numbers"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), "in.json")
+			if err := os.WriteFile(in, []byte(c.input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "clrs", "run", "--algo", c.algo, "--input", in)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			if c.wantErr == nil {
+				if err != nil {
+					t.Fatalf("exit %v; stderr: %s", err, errb.String())
+				}
+				if !strings.Contains(out.String(), c.wantOut) {
+					t.Fatalf("stdout lacks %q: %.300s", c.wantOut, out.String())
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("exit status 0 for a bad input; stdout: %.300s", out.String())
+			}
+			if out.Len() != 0 {
+				t.Errorf("bad input wrote to stdout: %.300s", out.String())
+			}
+			for _, w := range c.wantErr {
+				if !strings.Contains(errb.String(), w) {
+					t.Errorf("stderr %q does not mention %q", errb.String(), w)
+				}
+			}
+		})
+	}
+}

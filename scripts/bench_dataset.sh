@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Measures, in one run on this machine, CLRS-30 data generation with narlab
+# and with the reference samplers (dm-clrs):
+#   1. per algorithm, 1,000 trajectories at n=16 (the train-split setting):
+#      narlab single-threaded (go test -bench Generate/*/1cpu) and the
+#      reference (scripts/time_reference.py --splits train);
+#   2. the whole CLRS-30 dataset (train, val, test; 30 algorithms):
+#      `narlab clrs generate --split all` (wall time and peak RSS from
+#      /usr/bin/time) and the reference samplers for the same splits.
+# The report goes to data/bench/dataset.md (and stdout).
+#
+# Usage: scripts/bench_dataset.sh [REF_DIR]   (default /tmp/clrs-ref; prepared
+# from ../shared/tools/clrs-ref with its setup.sh when missing)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+ref="${1:-/tmp/clrs-ref}"
+if [ ! -f "$ref/.ready" ]; then
+  src="$root/../shared/tools/clrs-ref"
+  [ -d "$src" ] || { echo "bench_dataset: no reference harness at $src" >&2; exit 1; }
+  rm -rf "$ref" && cp -r "$src" "$ref"
+  (cd "$ref" && ./setup.sh pip)
+  touch "$ref/.ready"
+fi
+py="$root/.venv/bin/python"
+[ -x "$py" ] || py=python3
+out="$root/data/bench"
+mkdir -p "$out"
+go build -o bin/narlab ./cmd/narlab
+
+echo "== narlab: 1,000 trajectories at n=16 per algorithm (1 CPU)" >&2
+go test -run '^$' -bench 'Generate/.*/1cpu' -benchtime 3x ./lib/clrs/ | tee "$out/go_bench.txt" >&2
+echo "== reference: train split per algorithm" >&2
+python3 scripts/time_reference.py --ref "$ref" --splits train | tee "$out/ref_train.txt" >&2
+
+echo "== narlab: whole CLRS-30 dataset" >&2
+tmp="$(mktemp -d)"
+/usr/bin/time -v bin/narlab clrs generate --split all --out "$tmp/clrs30" --quiet 2> "$out/narlab_all_time.txt"
+du -sh "$tmp/clrs30" | tee "$out/narlab_all_size.txt" >&2
+rm -rf "$tmp"
+echo "== reference: whole CLRS-30 dataset (val and test splits; train above)" >&2
+python3 scripts/time_reference.py --ref "$ref" --splits val,test | tee "$out/ref_valtest.txt" >&2
+
+"$py" - "$out" <<'PY' | tee "$out/dataset.md"
+import re, sys, os, platform
+out = sys.argv[1]
+go = {}
+for line in open(os.path.join(out, 'go_bench.txt')):
+    m = re.match(r'BenchmarkGenerate/(\w+)/1cpu\S*\s+\d+\s+(\d+) ns/op', line)
+    if m:
+        go[m.group(1)] = int(m.group(2)) / 1e9
+ref, reftot = {}, {}
+for f in ('ref_train.txt', 'ref_valtest.txt'):
+    for line in open(os.path.join(out, f)):
+        p = line.rstrip('\n').split('\t')
+        if p[1] == 'TOTAL':
+            reftot[p[0]] = float(p[-1].rstrip('s'))
+        elif p[0] == 'train':
+            ref[p[1]] = float(p[-1].rstrip('s'))
+t = open(os.path.join(out, 'narlab_all_time.txt')).read()
+wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)', t).group(1)
+secs = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(':'))))
+rss = int(re.search(r'Maximum resident set size \(kbytes\): (\d+)', t).group(1)) / 1024
+cpu = os.cpu_count()
+print(f'Measured on {platform.machine()} Linux, {cpu} CPUs, by scripts/bench_dataset.sh\n')
+print('| algorithm | reference (s / 1,000 at n=16) | narlab 1 CPU (s) | speed-up |')
+print('|---|---:|---:|---:|')
+for a in sorted(ref):
+    if a in go:
+        print(f'| {a} | {ref[a]:.3f} | {go[a]:.4f} | {ref[a]/go[a]:.0f}× |')
+rt, gt = sum(ref.values()), sum(go.get(a, 0) for a in ref)
+print(f'| **train split, 30 algorithms** | **{rt:.1f}** | **{gt:.2f}** | **{rt/gt:.0f}×** |')
+allref = sum(reftot.values())
+print()
+print('| whole CLRS-30 dataset (train + val + test) | time | peak memory |')
+print('|---|---:|---:|')
+print(f'| reference samplers (1 CPU, generation only) | {allref:.1f} s | |')
+print(f'| `narlab clrs generate --split all` ({cpu} CPUs, incl. writing .npz) | {secs:.1f} s | {rss:.0f} MiB |')
+print(f'\nspeed-up on the whole dataset: {allref/secs:.0f}×')
+PY

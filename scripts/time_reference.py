@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Times the reference CLRS samplers (dm-clrs) on the whole CLRS-30 dataset.
+
+For each algorithm and split (train, val, test) it builds the reference
+sampler with the CLRS-30 settings (length, seed, number of samples, times the
+algorithm's multiplier for val and test) -- which is where the reference
+generates every trajectory -- and prints one tab-separated line per
+(split, algorithm) and the totals. Run it with a prepared reference harness
+(see ../shared/tools/clrs-ref; `setup.sh pip`):
+
+    python3 scripts/time_reference.py --ref /tmp/clrs-ref [--splits train,val,test] [--algos a,b]
+
+`make bench-dataset` runs it beside `narlab clrs generate --split all`.
+"""
+import argparse
+import os
+import sys
+import time
+import types
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--ref', required=True, help='prepared copy of shared/tools/clrs-ref')
+    ap.add_argument('--splits', default='train,val,test')
+    ap.add_argument('--algos', default='')
+    a = ap.parse_args()
+    sys.path.insert(0, os.path.join(a.ref, 'stubs'))
+    sys.path.insert(1, a.ref)
+    pkg = types.ModuleType('clrs')
+    pkg.__path__ = [os.path.join(a.ref, 'clrs')]
+    sys.modules['clrs'] = pkg
+    from clrs._src import samplers, specs
+    algos = a.algos.split(',') if a.algos else list(specs.CLRS_30_ALGS)
+    grand = 0.0
+    for split in a.splits.split(','):
+        cfg = samplers.CLRS30[split]
+        total = 0.0
+        for algo in algos:
+            n = cfg['num_samples']
+            if split != 'train':
+                n *= specs.CLRS_30_ALGS_SETTINGS[algo]['num_samples_multiplier']
+            t = time.perf_counter()
+            samplers.build_sampler(algo, num_samples=n, length=cfg['length'], seed=cfg['seed'])
+            dt = time.perf_counter() - t
+            total += dt
+            print(f'{split}\t{algo}\t{n}\t{cfg["length"]}\t{dt:.3f}s', flush=True)
+        print(f'{split}\tTOTAL\t\t\t{total:.2f}s', flush=True)
+        grand += total
+    print(f'ALL\tTOTAL\t\t\t{grand:.2f}s', flush=True)
+
+
+if __name__ == '__main__':
+    main()
