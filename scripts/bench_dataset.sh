@@ -33,7 +33,9 @@ go test -run '^$' -bench 'Generate/.*/1cpu' -benchtime 3x ./lib/clrs/ | tee "$ou
 echo "== reference: train split per algorithm" >&2
 python3 scripts/time_reference.py --ref "$ref" --splits train | tee "$out/ref_train.txt" >&2
 
-echo "== narlab: whole CLRS-30 dataset" >&2
+echo "== narlab: whole CLRS-30 dataset in memory (trajectories; then batched)" >&2
+go test -run '^$' -bench 'FullDataset' -benchtime 2x ./lib/clrs/ | tee "$out/go_full.txt" >&2
+echo "== narlab: whole CLRS-30 dataset written as .npz" >&2
 tmp="$(mktemp -d)"
 /usr/bin/time -v bin/narlab clrs generate --split all --out "$tmp/clrs30" --quiet 2> "$out/narlab_all_time.txt"
 du -sh "$tmp/clrs30" | tee "$out/narlab_all_size.txt" >&2
@@ -53,10 +55,17 @@ ref, reftot = {}, {}
 for f in ('ref_train.txt', 'ref_valtest.txt'):
     for line in open(os.path.join(out, f)):
         p = line.rstrip('\n').split('\t')
+        if p[0] == 'ALL':
+            continue
         if p[1] == 'TOTAL':
             reftot[p[0]] = float(p[-1].rstrip('s'))
         elif p[0] == 'train':
             ref[p[1]] = float(p[-1].rstrip('s'))
+full = {}
+for line in open(os.path.join(out, 'go_full.txt')):
+    m = re.match(r'BenchmarkFullDataset/(\w+)\S*\s+\d+\s+(\d+) ns/op', line)
+    if m:
+        full[m.group(1)] = int(m.group(2)) / 1e9
 t = open(os.path.join(out, 'narlab_all_time.txt')).read()
 wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)', t).group(1)
 secs = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(':'))))
@@ -74,7 +83,8 @@ allref = sum(reftot.values())
 print()
 print('| whole CLRS-30 dataset (train + val + test) | time | peak memory |')
 print('|---|---:|---:|')
-print(f'| reference samplers (1 CPU, generation only) | {allref:.1f} s | |')
-print(f'| `narlab clrs generate --split all` ({cpu} CPUs, incl. writing .npz) | {secs:.1f} s | {rss:.0f} MiB |')
-print(f'\nspeed-up on the whole dataset: {allref/secs:.0f}×')
+print(f'| reference samplers: trajectories batched into padded arrays, in memory (1 CPU) | {allref:.1f} s | |')
+print(f'| narlab samplers: every trajectory, in memory ({cpu} CPUs; BenchmarkFullDataset/trajectories) | {full["trajectories"]:.2f} s ({allref/full["trajectories"]:.0f}×) | |')
+print(f'| narlab samplers, then batched into padded arrays like the reference (BenchmarkFullDataset/batched) | {full["batched"]:.2f} s ({allref/full["batched"]:.0f}×) | |')
+print(f'| `narlab clrs generate --split all`: generated and written as compressed .npz, streamed | {secs:.1f} s ({allref/secs:.0f}×) | {rss:.0f} MiB |')
 PY

@@ -464,16 +464,19 @@ func clrsGenerate(args []string) error {
 			if err != nil {
 				return err
 			}
-			fb, err := s.Dataset()
-			if err != nil {
+			trajs := s.Trajectories()
+			file := fmt.Sprintf("%s_%s.npz", name, sp)
+			// Streamed: the padded hint arrays of the biggest test splits
+			// would take gigabytes in memory.
+			if err := clrs.SaveTrajectoriesNPZ(filepath.Join(*out, file), trajs); err != nil {
 				return err
 			}
-			file := fmt.Sprintf("%s_%s.npz", name, sp)
-			if err := clrs.SaveNPZ(filepath.Join(*out, file), fb); err != nil {
-				return err
+			steps := 0
+			for _, t := range trajs {
+				steps = max(steps, t.Length)
 			}
 			m.Files = append(m.Files, manifestFile{File: file, Algorithm: name, Split: sp, NumSamples: set.NumSamples,
-				Length: set.Length, Seed: set.Seed, MaxSteps: fb.MaxSteps()})
+				Length: set.Length, Seed: set.Seed, MaxSteps: steps})
 		}
 	}
 	bar.done()

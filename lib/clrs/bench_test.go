@@ -51,3 +51,34 @@ func BenchmarkTrainSplit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFullDataset measures generating every trajectory of the whole
+// CLRS-30 dataset (train, val and test splits of the 30 algorithms) with
+// all CPUs — what the reference's samplers do when they are built — and,
+// as a sub-benchmark, the same followed by batching each split into padded
+// feedback arrays (about 9 GB of float64 hints in all).
+func BenchmarkFullDataset(b *testing.B) {
+	for _, batch := range []bool{false, true} {
+		name := "trajectories"
+		if batch {
+			name = "batched"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for _, split := range SplitNames {
+					for _, algo := range CLRS30() {
+						s, err := NewSplitSampler(algo, split)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if batch {
+							if _, err := s.Dataset(); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

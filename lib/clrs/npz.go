@@ -2,13 +2,19 @@ package clrs
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,53 +24,227 @@ import (
 // "output/NAME", plus "lengths" (float64 [B]). Inputs and outputs keep
 // their dtype (int64 or float64); hints are float64 [T, B, …] as in the
 // reference's batched feedback. Arrays are deflate-compressed, as
-// numpy.savez_compressed writes them.
+// numpy.savez_compressed writes them (at deflate's fastest level, several
+// arrays at once).
 func WriteNPZ(w io.Writer, f *Feedback) error {
-	zw := zip.NewWriter(w)
-	put := func(name string, a Array) error {
-		hdr := &zip.FileHeader{Name: name + ".npy", Method: zip.Deflate}
-		hdr.SetMode(0o644)
-		fw, err := zw.CreateHeader(hdr)
-		if err != nil {
-			return err
-		}
-		return writeNPY(fw, a)
-	}
+	var members []npzMember
 	for _, sec := range []struct {
 		prefix string
 		list   []DataPoint
 	}{{"input/", f.Inputs}, {"hint/", f.Hints}, {"output/", f.Outputs}} {
 		for _, d := range sec.list {
-			if err := put(sec.prefix+d.Name, d.Array); err != nil {
-				return fmt.Errorf("clrs: writing %s%s: %w", sec.prefix, d.Name, err)
-			}
+			members = append(members, arrayMember(sec.prefix+d.Name, d.Array))
 		}
 	}
-	lengths := make([]float64, len(f.Lengths))
-	for i, l := range f.Lengths {
+	members = append(members, lengthsMember(f.Lengths))
+	return writeMembers(w, members)
+}
+
+// WriteTrajectoriesNPZ writes the .npz archive of Batch(trajs, 0) — the
+// same arrays, byte for byte, as WriteNPZ of that feedback — without
+// building the padded hint arrays in memory: each hint is streamed step by
+// step from the trajectories. Use it for large datasets (the CLRS-30 test
+// split of quickselect holds gigabytes of padded hints).
+func WriteTrajectoriesNPZ(w io.Writer, trajs []*Trajectory) error {
+	if len(trajs) == 0 {
+		return fmt.Errorf("clrs: WriteTrajectoriesNPZ needs at least one trajectory")
+	}
+	first := trajs[0]
+	B, T := len(trajs), 0
+	for b, t := range trajs {
+		if t.Algorithm != first.Algorithm {
+			return fmt.Errorf("clrs: cannot batch %s with %s", t.Algorithm, first.Algorithm)
+		}
+		if len(t.Inputs) != len(first.Inputs) || len(t.Hints) != len(first.Hints) || len(t.Outputs) != len(first.Outputs) {
+			return fmt.Errorf("clrs: %s: sample %d has different probes from sample 0", first.Algorithm, b)
+		}
+		T = max(T, t.Length)
+	}
+	var members []npzMember
+	addIO := func(prefix string, get func(*Trajectory) []DataPoint) error {
+		for i, d := range get(first) {
+			dt := Int64
+			for b, t := range trajs {
+				td := get(t)[i]
+				if td.Name != d.Name || !slices.Equal(td.Shape, d.Shape) {
+					return fmt.Errorf("clrs: %s: probe %s has shape %v in sample %d but %v in sample 0", first.Algorithm, d.Name, td.Shape, b, d.Shape)
+				}
+				if td.DType == Float64 {
+					dt = Float64
+				}
+			}
+			members = append(members, npzMember{
+				name: prefix + d.Name, dtype: dt, shape: append([]int{B}, d.Shape...),
+				emit: func(put func([]float64) error) error {
+					for _, t := range trajs {
+						if err := put(get(t)[i].Data); err != nil {
+							return err
+						}
+					}
+					return nil
+				}})
+		}
+		return nil
+	}
+	if err := addIO("input/", func(t *Trajectory) []DataPoint { return t.Inputs }); err != nil {
+		return err
+	}
+	for i, h := range first.Hints {
+		inner := h.Shape[1:]
+		per := shapeSize(inner)
+		for b, t := range trajs {
+			if th := t.Hints[i]; th.Name != h.Name || !slices.Equal(th.Shape[1:], inner) {
+				return fmt.Errorf("clrs: %s: hint %s has shape %v in sample %d but %v in sample 0", first.Algorithm, h.Name, th.Shape, b, h.Shape)
+			}
+		}
+		members = append(members, npzMember{
+			name: "hint/" + h.Name, dtype: Float64, shape: append([]int{T, B}, inner...),
+			emit: func(put func([]float64) error) error {
+				zeros := make([]float64, per)
+				for s := range T {
+					for _, t := range trajs {
+						row := zeros
+						if s < t.Length {
+							row = t.Hints[i].Data[s*per : (s+1)*per]
+						}
+						if err := put(row); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}})
+	}
+	if err := addIO("output/", func(t *Trajectory) []DataPoint { return t.Outputs }); err != nil {
+		return err
+	}
+	lengths := make([]int, B)
+	for b, t := range trajs {
+		lengths[b] = t.Length
+	}
+	members = append(members, lengthsMember(lengths))
+	return writeMembers(w, members)
+}
+
+// npzMember is one array of an archive: its name, dtype, shape, and a
+// function that hands its values, in row-major order, to put.
+type npzMember struct {
+	name  string
+	dtype DType
+	shape []int
+	emit  func(put func([]float64) error) error
+}
+
+func arrayMember(name string, a Array) npzMember {
+	return npzMember{name: name, dtype: a.DType, shape: a.Shape,
+		emit: func(put func([]float64) error) error { return put(a.Data) }}
+}
+
+func lengthsMember(ls []int) npzMember {
+	lengths := make([]float64, len(ls))
+	for i, l := range ls {
 		lengths[i] = float64(l)
 	}
-	if err := put("lengths", Array{Shape: []int{len(lengths)}, Data: lengths}); err != nil {
-		return fmt.Errorf("clrs: writing lengths: %w", err)
+	return arrayMember("lengths", Array{Shape: []int{len(lengths)}, Data: lengths})
+}
+
+// compressedMember is a member deflated in memory, ready for zip.CreateRaw.
+type compressedMember struct {
+	data             []byte
+	crc              uint32
+	uncompressedSize uint64
+	err              error
+}
+
+// writeMembers deflates the members concurrently (one goroutine per CPU)
+// and writes them to the zip archive in order.
+func writeMembers(w io.Writer, members []npzMember) error {
+	results := make([]chan compressedMember, len(members))
+	for i := range results {
+		results[i] = make(chan compressedMember, 1)
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	go func() {
+		for i, m := range members {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				results[i] <- compressMember(m)
+			}()
+		}
+	}()
+	zw := zip.NewWriter(w)
+	var firstErr error
+	for i, m := range members {
+		r := <-results[i]
+		if firstErr != nil {
+			continue // drain the rest so no goroutine is left blocked
+		}
+		if r.err != nil {
+			firstErr = fmt.Errorf("clrs: writing %s: %w", m.name, r.err)
+			continue
+		}
+		hdr := &zip.FileHeader{Name: m.name + ".npy", Method: zip.Deflate, CRC32: r.crc,
+			CompressedSize64: uint64(len(r.data)), UncompressedSize64: r.uncompressedSize}
+		hdr.SetMode(0o644)
+		fw, err := zw.CreateRaw(hdr)
+		if err == nil {
+			_, err = fw.Write(r.data)
+		}
+		if err != nil {
+			firstErr = fmt.Errorf("clrs: writing %s: %w", m.name, err)
+		}
+	}
+	if firstErr != nil {
+		return firstErr
 	}
 	return zw.Close()
 }
 
-// writeNPY writes one array in the .npy format (version 1.0, little endian).
-func writeNPY(w io.Writer, a Array) error {
-	descr, width := "<f8", 8
-	switch a.DType {
+func compressMember(m npzMember) compressedMember {
+	var buf bytes.Buffer
+	fw, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		return compressedMember{err: err}
+	}
+	crc := crc32.NewIEEE()
+	cw := &countingWriter{w: io.MultiWriter(fw, crc)}
+	if err := writeNPY(cw, m.dtype, m.shape, m.emit); err != nil {
+		return compressedMember{err: err}
+	}
+	if err := fw.Close(); err != nil {
+		return compressedMember{err: err}
+	}
+	return compressedMember{data: buf.Bytes(), crc: crc.Sum32(), uncompressedSize: uint64(cw.n)}
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// writeNPY writes one array in the .npy format (version 1.0, little
+// endian); emit hands over its values in row-major order.
+func writeNPY(w io.Writer, dtype DType, shapeDims []int, emit func(put func([]float64) error) error) error {
+	descr := "<f8"
+	switch dtype {
 	case Int64:
 		descr = "<i8"
 	case Float32:
-		descr, width = "<f4", 4
+		descr = "<f4"
 	}
-	dims := make([]string, len(a.Shape))
-	for i, d := range a.Shape {
+	dims := make([]string, len(shapeDims))
+	for i, d := range shapeDims {
 		dims[i] = strconv.Itoa(d)
 	}
 	shape := strings.Join(dims, ", ")
-	if len(a.Shape) == 1 {
+	if len(shapeDims) == 1 {
 		shape += ","
 	}
 	header := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape)
@@ -79,30 +259,47 @@ func writeNPY(w io.Writer, a Array) error {
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	out := make([]byte, 8*4096)
-	for off := 0; off < len(a.Data); off += 4096 {
-		chunk := a.Data[off:min(off+4096, len(a.Data))]
-		for i, v := range chunk {
-			switch a.DType {
+	const chunkLen = 4096
+	out := make([]byte, 0, 8*chunkLen)
+	flush := func() error {
+		_, err := w.Write(out)
+		out = out[:0]
+		return err
+	}
+	return errors.Join(emit(func(vals []float64) error {
+		for _, v := range vals {
+			switch dtype {
 			case Int64:
-				binary.LittleEndian.PutUint64(out[8*i:], uint64(int64(v)))
+				out = binary.LittleEndian.AppendUint64(out, uint64(int64(v)))
 			case Float32:
-				binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(float32(v)))
+				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(float32(v)))
 			default:
-				binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
+				out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
+			}
+			if len(out) == cap(out) {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
-		if _, err := w.Write(out[:width*len(chunk)]); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	}), flush())
 }
 
 // SaveNPZ writes a feedback to path atomically: the archive is written to a
 // temporary file in the same directory and renamed into place, so an
 // interrupted run never leaves a half-written file.
 func SaveNPZ(path string, f *Feedback) error {
+	return saveAtomic(path, func(w io.Writer) error { return WriteNPZ(w, f) })
+}
+
+// SaveTrajectoriesNPZ is SaveNPZ of Batch(trajs, 0), streamed with
+// WriteTrajectoriesNPZ.
+func SaveTrajectoriesNPZ(path string, trajs []*Trajectory) error {
+	return saveAtomic(path, func(w io.Writer) error { return WriteTrajectoriesNPZ(w, trajs) })
+}
+
+func saveAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("clrs: %w", err)
@@ -112,9 +309,14 @@ func SaveNPZ(path string, f *Feedback) error {
 		return fmt.Errorf("clrs: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := WriteNPZ(tmp, f); err != nil {
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err := write(bw); err != nil {
 		tmp.Close()
 		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("clrs: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()

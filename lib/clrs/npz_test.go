@@ -1,7 +1,9 @@
 package clrs
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -92,5 +94,43 @@ print(json.dumps({k: {"dtype": str(z[k].dtype), "shape": list(z[k].shape), "data
 			t.Errorf("%s: numpy read dtype %s shape %v, want %s %v (values equal: %v)",
 				name, g.DType, g.Shape, w.DType, w.Shape, slices.Equal(g.Data, w.Data))
 		}
+	}
+}
+
+// TestTrajectoriesNPZMatchesBatch checks that streaming trajectories into
+// an archive (no padded arrays in memory) writes exactly the bytes of
+// WriteNPZ on their batched feedback, for algorithms whose trajectories
+// have different lengths (so the padding is exercised) and for int64,
+// float64 and graph-level probes.
+func TestTrajectoriesNPZMatchesBatch(t *testing.T) {
+	for _, algo := range []string{"quickselect", "bfs", "kmp_matcher", "matrix_chain_order", "graham_scan", "task_scheduling"} {
+		t.Run(algo, func(t *testing.T) {
+			s, err := NewSampler(algo, Length(9), Seed(7), NumSamples(11))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lengths := map[int]bool{}
+			for _, tr := range s.Trajectories() {
+				lengths[tr.Length] = true
+			}
+			fb, err := s.Dataset()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var batched, streamed bytes.Buffer
+			if err := WriteNPZ(&batched, fb); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteTrajectoriesNPZ(&streamed, s.Trajectories()); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(batched.Bytes(), streamed.Bytes()) {
+				t.Fatalf("streamed archive (%d bytes) differs from the batched one (%d bytes)", streamed.Len(), batched.Len())
+			}
+			t.Logf("%d distinct trajectory lengths, %d bytes", len(lengths), batched.Len())
+		})
+	}
+	if err := WriteTrajectoriesNPZ(io.Discard, nil); err == nil {
+		t.Error("no error for an empty trajectory list")
 	}
 }
