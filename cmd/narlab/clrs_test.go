@@ -11,39 +11,39 @@ import (
 )
 
 var (
-	clrsCLIOnce sync.Once
-	clrsCLIPath string
-	clrsCLIErr  error
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
 )
 
-// clrsCLI builds the narlab binary once, so the tests below see exactly
+// narlabCLI builds the narlab binary once, so the tests below see exactly
 // what a user sees: the exit status and the messages on stderr.
-func clrsCLI(t *testing.T) string {
+func narlabCLI(t *testing.T) string {
 	t.Helper()
-	clrsCLIOnce.Do(func() {
+	cliOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "narlab-cli")
 		if err != nil {
-			clrsCLIErr = err
+			cliErr = err
 			return
 		}
-		clrsCLIPath = filepath.Join(dir, "narlab")
-		out, err := exec.Command("go", "build", "-o", clrsCLIPath, ".").CombinedOutput()
+		cliPath = filepath.Join(dir, "narlab")
+		out, err := exec.Command("go", "build", "-o", cliPath, ".").CombinedOutput()
 		if err != nil {
-			clrsCLIErr = err
+			cliErr = err
 			t.Logf("%s", out)
 		}
 	})
-	if clrsCLIErr != nil {
-		t.Fatalf("building narlab: %v", clrsCLIErr)
+	if cliErr != nil {
+		t.Fatalf("building narlab: %v", cliErr)
 	}
-	return clrsCLIPath
+	return cliPath
 }
 
 // TestClrsRunInputs runs `narlab clrs run` on good and bad inputs: a bad
 // input must exit non-zero with a message that names the problem, and
 // print nothing on stdout.
 func TestClrsRunInputs(t *testing.T) {
-	bin := clrsCLI(t)
+	bin := narlabCLI(t)
 	cases := []struct {
 		name, algo, input string
 		wantErr           []string // substrings of stderr; nil: must succeed

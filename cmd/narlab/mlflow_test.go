@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/experiments/mlflow"
+	"github.com/narlab/narlab/internal/project"
+)
+
+// TestMLflowCommands drives `narlab mlflow ui|stop|sync|runs` against the
+// embedded server (a real `mlflow server`): a run logs 2,000 metric points
+// while the server is stopped half-way, and `narlab mlflow sync` delivers
+// every point exactly once.
+func TestMLflowCommands(t *testing.T) {
+	if _, err := project.VenvBin("mlflow"); err != nil {
+		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
+	}
+	bin := narlabCLI(t)
+	data := t.TempDir()
+	t.Setenv("NARLAB_DATA", data)
+	t.Setenv(mlflow.EnvTrackingURI, "")
+	narlab := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "NARLAB_DATA="+data, mlflow.EnvTrackingURI+"=")
+		out, err := cmd.Output()
+		if err != nil {
+			msg := ""
+			if ee, ok := err.(*exec.ExitError); ok {
+				msg = string(ee.Stderr)
+			}
+			t.Fatalf("narlab %s: %v\n%s", strings.Join(args, " "), err, msg)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() { exec.Command(bin, "mlflow", "stop").Run() })
+
+	url := strings.TrimSpace(narlab("mlflow", "ui"))
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("mlflow ui printed %q, want the local UI address", url)
+	}
+	if again := strings.TrimSpace(narlab("mlflow", "ui")); again != url {
+		t.Errorf("second `mlflow ui` gave %q, want the running server %q", again, url)
+	}
+
+	ctx := context.Background()
+	run, err := experiments.Start(ctx, "narlab-test/cli", map[string]string{"n": "2000"}, experiments.RunName("outage"),
+		experiments.Logf(t.Logf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const points = 2000
+	for s := range points {
+		if s == points/2 {
+			if err := run.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if out := narlab("mlflow", "stop"); !strings.Contains(out, "stopped") {
+				t.Fatalf("mlflow stop: %q", out)
+			}
+		}
+		if err := run.LogMetric("train/loss", int64(s), float64(s)*0.5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	err = run.End(short, mlflow.StatusFinished)
+	cancel()
+	if err == nil {
+		t.Fatal("End reported success with the server down")
+	}
+	if run.Logger().Pending() == 0 {
+		t.Fatal("nothing pending in the spool after an outage")
+	}
+	if _, err := os.Stat(filepath.Join(data, "mlflow", "spool")); err != nil {
+		t.Fatal(err)
+	}
+
+	out := narlab("mlflow", "sync")
+	if !strings.Contains(out, " 0 pending") {
+		t.Fatalf("sync left requests pending:\n%s", out)
+	}
+	c, err := experiments.Client(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := c.GetMetricHistory(ctx, run.ID(), "train/loss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[int64]int{}
+	for _, m := range hist {
+		count[m.Step]++
+		if m.Value != float64(m.Step)*0.5 {
+			t.Fatalf("step %d has value %v", m.Step, m.Value)
+		}
+	}
+	if len(hist) != points || len(count) != points {
+		t.Fatalf("after sync the server has %d points over %d steps; want each of %d exactly once", len(hist), len(count), points)
+	}
+	got, err := c.GetRun(ctx, run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Info.Status != mlflow.StatusFinished {
+		t.Errorf("run status after sync %s, want FINISHED", got.Info.Status)
+	}
+	if runs := narlab("mlflow", "runs", "--experiment", "narlab-test/cli"); !strings.Contains(runs, run.ID()) || !strings.Contains(runs, "outage") {
+		t.Errorf("mlflow runs does not list the run:\n%s", runs)
+	}
+}

@@ -1,0 +1,295 @@
+package experiments
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/narlab/narlab/experiments/mlflow"
+	"github.com/narlab/narlab/internal/project"
+)
+
+// Option configures [Start].
+type Option func(*options)
+
+type options struct {
+	runName     string
+	tags        map[string]string
+	parent      string
+	note        string
+	trackingURI string
+	source      string
+	logf        func(string, ...any)
+}
+
+// RunName names the run in the UI (default: chosen by the server).
+func RunName(name string) Option { return func(o *options) { o.runName = name } }
+
+// Tags sets tags when the run is created.
+func Tags(tags map[string]string) Option {
+	return func(o *options) {
+		if o.tags == nil {
+			o.tags = map[string]string{}
+		}
+		for k, v := range tags {
+			o.tags[k] = v
+		}
+	}
+}
+
+// Parent makes the run a nested run of runID (a sweep's child).
+func Parent(runID string) Option { return func(o *options) { o.parent = runID } }
+
+// Note sets the run's Markdown description (shown on the run page).
+func Note(markdown string) Option { return func(o *options) { o.note = markdown } }
+
+// TrackingURI logs to the server at uri instead of MLFLOW_TRACKING_URI or
+// the embedded local server.
+func TrackingURI(uri string) Option { return func(o *options) { o.trackingURI = uri } }
+
+// Source names the program in the run's mlflow.source.name tag (default:
+// the executable's name and its first argument, e.g. "narlab train").
+func Source(name string) Option { return func(o *options) { o.source = name } }
+
+// Logf receives the run's notices (server unreachable, back, spool
+// replayed); default: standard error.
+func Logf(f func(format string, args ...any)) Option { return func(o *options) { o.logf = f } }
+
+// Run is a live MLflow run. Its methods are safe for concurrent use.
+type Run struct {
+	logger *mlflow.RunLogger
+}
+
+// Start opens a run in the named experiment (created if missing) and logs
+// params. The server is the TrackingURI option, else MLFLOW_TRACKING_URI,
+// else the embedded local server (started or reused; its UI address is
+// printed on standard error the first time in a process). If the server
+// cannot be reached the run goes on offline and its data waits in the
+// spool.
+func Start(ctx context.Context, experiment string, params map[string]string, opts ...Option) (*Run, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if strings.TrimSpace(experiment) == "" {
+		return nil, fmt.Errorf("experiments: empty experiment name")
+	}
+	client, tracking, err := clientFor(ctx, o.trackingURI)
+	if err != nil {
+		return nil, err
+	}
+	spool, err := newSpoolDir()
+	if err != nil {
+		return nil, err
+	}
+	tags := []mlflow.Tag{
+		{Key: mlflow.TagSourceType, Value: mlflow.SourceLocal},
+		{Key: mlflow.TagSourceName, Value: sourceName(o.source)},
+	}
+	if u, err := user.Current(); err == nil {
+		tags = append(tags, mlflow.Tag{Key: mlflow.TagUser, Value: u.Username})
+	}
+	if commit := gitCommit(); commit != "" {
+		tags = append(tags, mlflow.Tag{Key: mlflow.TagGitCommit, Value: commit})
+	}
+	if o.note != "" {
+		tags = append(tags, mlflow.Tag{Key: mlflow.TagNote, Value: o.note})
+	}
+	for k, v := range o.tags {
+		tags = append(tags, mlflow.Tag{Key: k, Value: v})
+	}
+	ro := mlflow.RunOptions{Experiment: experiment, RunName: o.runName, Tags: tags, ParentRunID: o.parent,
+		SpoolDir: spool, Tracking: tracking, Logf: o.logf}
+	lg, err := client.StartRun(ctx, ro)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: starting a run in %q: %w", experiment, err)
+	}
+	r := &Run{logger: lg}
+	if len(params) > 0 {
+		if err := r.LogParams(params); err != nil {
+			lg.End(ctx, mlflow.StatusFailed)
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+var announce sync.Once
+
+// clientFor picks the tracking server: uri, MLFLOW_TRACKING_URI, or the
+// embedded local server. tracking is what the spool records.
+func clientFor(ctx context.Context, uri string) (*mlflow.Client, string, error) {
+	if uri == "" {
+		uri = os.Getenv(mlflow.EnvTrackingURI)
+	}
+	if uri != "" {
+		c, err := mlflow.NewClient(uri, mlflow.EnvOptions()...)
+		if err != nil {
+			return nil, "", fmt.Errorf("experiments: %w", err)
+		}
+		return c, "", nil
+	}
+	srv, reused, err := mlflow.EnsureServer(ctx, mlflow.ServerConfig{})
+	if err != nil {
+		return nil, "", fmt.Errorf("experiments: no MLFLOW_TRACKING_URI and the local MLflow server did not start: %w", err)
+	}
+	announce.Do(func() {
+		verb := "started"
+		if reused {
+			verb = "using"
+		}
+		fmt.Fprintf(os.Stderr, "narlab: %s the local MLflow server; UI at %s\n", verb, srv.URL)
+	})
+	c, err := srv.Client()
+	if err != nil {
+		return nil, "", fmt.Errorf("experiments: %w", err)
+	}
+	return c, mlflow.LocalTracking, nil
+}
+
+// SpoolRoot is the directory holding the spools of runs: DATA/mlflow/spool.
+func SpoolRoot() (string, error) {
+	d, err := mlflow.DefaultServerDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "spool"), nil
+}
+
+func newSpoolDir() (string, error) {
+	root, err := SpoolRoot()
+	if err != nil {
+		return "", fmt.Errorf("experiments: %w", err)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	return filepath.Join(root, time.Now().UTC().Format("20060102T150405.000")+"-"+hex.EncodeToString(b[:])), nil
+}
+
+func sourceName(s string) string {
+	if s != "" {
+		return s
+	}
+	name := filepath.Base(os.Args[0])
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		name += " " + os.Args[1]
+	}
+	return name
+}
+
+// gitCommit is the HEAD commit of the project's checkout, or "".
+func gitCommit() string {
+	root, err := project.Root()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ID returns the server's run id ("" while the run has not reached the
+// server yet).
+func (r *Run) ID() string { return r.logger.RunID() }
+
+// URL returns the run's page in the MLflow UI.
+func (r *Run) URL() string { return r.logger.URL() }
+
+// Logger returns the underlying MLflow run logger.
+func (r *Run) Logger() *mlflow.RunLogger { return r.logger }
+
+// LogMetric records value at step under key (e.g. "train/loss"). It only
+// appends to a buffer; non-finite values are sent in MLflow's encoding.
+func (r *Run) LogMetric(key string, step int64, value float64) error {
+	return r.logger.LogMetric(key, step, value)
+}
+
+// LogParams records parameters (each key once per run).
+func (r *Run) LogParams(p map[string]string) error { return r.logger.LogParams(p) }
+
+// SetTag sets a tag.
+func (r *Run) SetTag(key, value string) error { return r.logger.SetTag(key, value) }
+
+// LogArtifact uploads data as the artifact artifactPath (e.g.
+// "plots/val_curve.png").
+func (r *Run) LogArtifact(artifactPath string, data []byte) error {
+	return r.logger.LogArtifactBytes(artifactPath, data)
+}
+
+// LogArtifactFile uploads a local file as the artifact artifactPath.
+func (r *Run) LogArtifactFile(localPath, artifactPath string) error {
+	return r.logger.LogArtifactFile(localPath, artifactPath)
+}
+
+// LogTable uploads a table in the JSON layout the MLflow UI renders as a
+// table (artifactPath should end in .json).
+func (r *Run) LogTable(artifactPath string, columns []string, rows [][]any) error {
+	return r.logger.LogTable(artifactPath, columns, rows)
+}
+
+// Flush waits until everything logged so far reached the server (or ctx
+// ends; the data then stays in the spool).
+func (r *Run) Flush(ctx context.Context) error { return r.logger.Flush(ctx) }
+
+// End ends the run with status (FINISHED, FAILED or KILLED) after sending
+// what is buffered; what the server does not take stays in the spool for
+// `narlab mlflow sync`.
+func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error { return r.logger.End(ctx, status) }
+
+// EndWith ends the run FINISHED when err is nil, and otherwise FAILED with
+// the error recorded in the tag narlab.error.
+func (r *Run) EndWith(ctx context.Context, err error) error {
+	if err == nil {
+		return r.End(ctx, mlflow.StatusFinished)
+	}
+	msg := err.Error()
+	if len(msg) > 4000 {
+		msg = msg[:4000] + "…"
+	}
+	r.logger.SetTag("narlab.error", msg)
+	return r.End(ctx, mlflow.StatusFailed)
+}
+
+// Client returns a client of the tracking server that [Start] would use:
+// uri, else MLFLOW_TRACKING_URI, else the embedded local server (started
+// if needed).
+func Client(ctx context.Context, uri string) (*mlflow.Client, error) {
+	c, _, err := clientFor(ctx, uri)
+	return c, err
+}
+
+// SyncPending replays, in order, every run spool under [SpoolRoot] that
+// still holds requests the server has not acknowledged (the server was
+// down, or the logging process was killed), each to the server it was
+// logged to. Runs whose process went away without ending are marked
+// KILLED once delivered.
+func SyncPending(ctx context.Context) ([]mlflow.SyncResult, error) {
+	root, err := SpoolRoot()
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	pick := func(m mlflow.SpoolMeta) (*mlflow.Client, error) {
+		if m.Tracking == mlflow.LocalTracking {
+			srv, _, err := mlflow.EnsureServer(ctx, mlflow.ServerConfig{})
+			if err != nil {
+				return nil, err
+			}
+			return srv.Client()
+		}
+		if m.Tracking == "" {
+			return nil, fmt.Errorf("the spool does not say which server its run belongs to")
+		}
+		return mlflow.NewClient(m.Tracking, mlflow.EnvOptions()...)
+	}
+	return mlflow.SyncAll(ctx, root, pick, mlflow.SyncOptions{MarkAbandoned: mlflow.StatusKilled})
+}
