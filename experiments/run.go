@@ -244,7 +244,9 @@ func (r *Run) Flush(ctx context.Context) error { return r.logger.Flush(ctx) }
 // End ends the run with status (FINISHED, FAILED or KILLED) after sending
 // what is buffered; what the server does not take stays in the spool for
 // `narlab mlflow sync`.
-func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error { return r.logger.End(ctx, status) }
+func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error {
+	return r.logger.End(ctx, status)
+}
 
 // EndWith ends the run FINISHED when err is nil, and otherwise FAILED with
 // the error recorded in the tag narlab.error.
