@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/narlab/narlab/experiments/train"
+	"github.com/narlab/narlab/lib/nn"
+)
+
+// The train and eval commands: CLRS baselines (lib/nn) trained and scored.
+
+func init() {
+	register(command{name: "train", summary: "train a CLRS baseline (encode-process-decode) and log it to MLflow", run: trainCmd})
+	register(command{name: "eval", summary: "score a CLRS baseline checkpoint on a CLRS-30 split", run: evalCmd})
+}
+
+func trainCmd(args []string) error {
+	var c train.Config
+	fs := newFlags("train", "--algo A --processor P [flags]")
+	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
+	fs.StringVar(&c.Processor, "processor", "mpnn", "processor: "+strings.Join(nn.Processors, ", "))
+	fs.StringVar(&c.HintMode, "hint-mode", "encoded_decoded", "hint mode: "+strings.Join(nn.HintModes, ", "))
+	fs.IntVar(&c.Steps, "steps", 10000, "training steps")
+	fs.IntVar(&c.Batch, "batch", 32, "batch size")
+	fs.IntVar(&c.Hidden, "hidden", 128, "hidden size")
+	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
+	fs.Int64Var(&c.Seed, "seed", 42, "seed (initialisation, teacher forcing)")
+	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", 0.5, "probability of feeding ground-truth hints in training (negative: 0)")
+	fs.IntVar(&c.EvalEvery, "eval-every", 50, "validate every this many steps")
+	fs.BoolVar(&c.Fresh, "fresh", false, "fresh length-16 samples each step instead of the CLRS-30 train split")
+	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead of the n=16 train split")
+	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
+	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
+	fs.StringVar(&c.Backend, "backend", "", "GoMLX backend: go (default, or $GOMLX_BACKEND) or xla:PLUGIN (binary built with -tags xla)")
+	fs.StringVar(&c.Dir, "dir", "", "run directory for checkpoints; an interrupted run there resumes (default: data/train/ALGO-PROC-sSEED)")
+	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
+	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
+	fs.StringVar(&c.TrackingURI, "tracking-uri", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if c.Algo == "" {
+		fs.Usage()
+		return fmt.Errorf("train: --algo is required")
+	}
+	c.Progress = os.Stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := train.Run(ctx, c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s/%s on %s: best val %.2f%% at step %d; test %.2f%%  (%.2f steps/s)\n",
+		c.Algo, c.Processor, res.Backend, 100*res.BestVal, res.BestStep, 100*res.Test["score"], res.StepsPerS)
+	printScores(res.Test)
+	fmt.Fprintf(stdout, "checkpoint: %s\n", res.Checkpoint)
+	if res.RunURL != "" {
+		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
+	}
+	return nil
+}
+
+func printScores(sc map[string]float64) {
+	keys := make([]string, 0, len(sc))
+	for k := range sc {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(stdout, "  %-12s %.4f\n", k, sc[k])
+	}
+}
+
+func evalCmd(args []string) error {
+	fs := newFlags("eval", "--checkpoint DIR [--split val|test|train]")
+	ckpt := fs.String("checkpoint", "", "checkpoint directory (required), e.g. data/train/bfs-mpnn-s42/best")
+	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
+	limit := fs.Int("samples", 0, "use only the first N samples (0: all)")
+	backend := fs.String("backend", "", "GoMLX backend (default go)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *ckpt == "" {
+		fs.Usage()
+		return fmt.Errorf("eval: --checkpoint is required")
+	}
+	sc, err := train.Evaluate(*ckpt, *split, *backend, *limit)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s split score %.4f\n", *split, sc["score"])
+	printScores(sc)
+	return nil
+}

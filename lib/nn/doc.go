@@ -1,0 +1,20 @@
+// Package nn is the CLRS encode-process-decode model in GoMLX: per-probe
+// encoders into node, edge and graph features, a processor (Deep Sets,
+// GAT, GATv2, MPNN, PGN or Triplet-GMPNN) applied once per algorithm step
+// with the previous step's latents, per-probe decoders, and the per-type
+// losses of the CLRS reference (clrs/_src/nets.py, decoders.py, losses.py).
+//
+// Graphs are dense: N nodes, every (i, j) pair an edge slot, the
+// processor's adjacency the identity plus the algorithm's graph (its adj /
+// A input and its pointer inputs), as in the reference. Hints are used in
+// one of three modes: encoded_decoded (the previous step's hint, the
+// ground truth with probability TeacherForcing during training and the
+// model's own soft prediction otherwise, is encoded; every hint is decoded
+// and adds its loss), decoded_only (hints only add their loss), none. At
+// evaluation the model unrolls for each sample's own number of hint steps
+// and reads its outputs at the sample's last step.
+//
+// Backends: the pure-Go backend ("go", the default, everywhere) and XLA
+// (build with -tags xla; e.g. GOMLX_BACKEND=xla:/abs/path/xla_cuda_plugin.so
+// for a GPU). See docs/DEVELOPERS.md.
+package nn

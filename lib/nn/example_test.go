@@ -1,0 +1,39 @@
+package nn_test
+
+import (
+	"fmt"
+
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn"
+)
+
+// Train an MPNN on insertion sort for a few steps and score it.
+func ExampleNew() {
+	be, err := nn.Backend("go")
+	if err != nil {
+		panic(err)
+	}
+	cfg := nn.DefaultConfig("insertion_sort", "mpnn")
+	cfg.Hidden = 8
+	m, err := nn.New(be, cfg)
+	if err != nil {
+		panic(err)
+	}
+	s, _ := clrs.NewSampler("insertion_sort", clrs.Length(4), clrs.Seed(1), clrs.NumSamples(4))
+	batch, _ := s.Dataset()
+	for range 3 {
+		if _, err := m.TrainStep(batch); err != nil {
+			panic(err)
+		}
+	}
+	scores, err := m.Evaluate([]*clrs.Feedback{batch})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("steps:", m.Step(), "outputs scored:", len(scores)-1)
+	_, err = nn.New(be, nn.DefaultConfig("insertion_sort", "memnet"))
+	fmt.Println(err != nil)
+	// Output:
+	// steps: 3 outputs scored: 1
+	// true
+}

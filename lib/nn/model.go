@@ -1,0 +1,373 @@
+package nn
+
+import (
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/layers"
+	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// Processors are the processor names New accepts.
+var Processors = []string{"deepsets", "gat", "gatv2", "mpnn", "pgn", "triplet_mpnn"}
+
+// HintModes are the hint modes New accepts.
+var HintModes = []string{"encoded_decoded", "decoded_only", "none"}
+
+const bigNeg = -1e9
+
+// graphInputs are the nodes the model is built from, in exec order.
+type graphInputs struct {
+	inputs, hints, outputs []*Node
+	adj                    *Node // [B,N,N] processor adjacency (1 = edge i→j, identity included)
+	outStep                *Node // [S,B] one-hot of the step whose outputs count
+	hintValid              *Node // [T,B] 1 where step t < length
+	teacher                *Node // [T,B] 1 where the ground-truth hint is fed back (training)
+}
+
+func splitInputs(spec modelSpec, in []*Node) graphInputs {
+	ni, nh, no := len(spec.inputs), len(spec.hints), len(spec.outputs)
+	return graphInputs{
+		inputs: in[:ni], hints: in[ni : ni+nh], outputs: in[ni+nh : ni+nh+no],
+		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2], teacher: in[ni+nh+no+3],
+	}
+}
+
+// encoderInput reshapes a probe's layout tensor (no time axis) into its
+// encoder's feature layout: node [B,N,F], edge [B,N,N,F], graph [B,F].
+func encoderInput(l probeLayout, x *Node) *Node {
+	if l.classes > 0 {
+		return x // categorical: the class axis is the feature axis
+	}
+	return InsertAxes(x, -1)
+}
+
+// forward unrolls the model over the hint steps and returns the output
+// logits (in their probes' layouts, read at each sample's last step) and
+// the summed hint loss (nil when hints are not decoded).
+func (m *Model) forward(ctx *context.Context, gi graphInputs, training bool) (outs []*Node, hintLoss *Node) {
+	H := m.cfg.Hidden
+	B, N := gi.adj.Shape().Dimensions[0], gi.adj.Shape().Dimensions[1]
+	g := gi.adj.Graph()
+	S := gi.outStep.Shape().Dimensions[0]
+	encodeHints := m.cfg.HintMode == "encoded_decoded"
+	decodeHints := m.cfg.HintMode != "none"
+
+	// Encoders of the inputs (constant over the steps).
+	nodeIn := Zeros(g, shapeF32(B, N, H))
+	edgeIn := Zeros(g, shapeF32(B, N, N, H))
+	graphIn := Zeros(g, shapeF32(B, H))
+	add := func(l probeLayout, x *Node, scope string, nodeF, edgeF, graphF **Node) {
+		var e *Node
+		if kind(l.Type) == clrs.Pointer && l.Location == clrs.Edge {
+			// One-hot [B,i,j,k]: mean over i of enc1 plus mean over j of enc2.
+			x = InsertAxes(x, -1)
+			e = Add(ReduceMean(layers.Dense(ctx.In(scope).In("1"), x, true, H), 1),
+				ReduceMean(layers.Dense(ctx.In(scope).In("2"), x, true, H), 2))
+		} else {
+			e = layers.Dense(ctx.In(scope), encoderInput(l, x), true, H)
+		}
+		switch l.enc {
+		case clrs.Node:
+			*nodeF = Add(*nodeF, e)
+		case clrs.Edge:
+			*edgeF = Add(*edgeF, e)
+		default:
+			*graphF = Add(*graphF, e)
+		}
+	}
+	for i, l := range m.spec.inputs {
+		add(l, gi.inputs[i], "enc_input_"+l.Name, &nodeIn, &edgeIn, &graphIn)
+	}
+
+	hidden := Zeros(g, shapeF32(B, N, H))
+	// Hint fed to step s: ground truth at s = 0.
+	fed := make([]*Node, len(m.spec.hints))
+	for i := range m.spec.hints {
+		fed[i] = stepOf(gi.hints[i], 0)
+	}
+	var stepOuts [][]*Node
+	for s := 0; s < S; s++ {
+		nodeF, edgeF, graphF := nodeIn, edgeIn, graphIn
+		if encodeHints {
+			for i, l := range m.spec.hints {
+				add(l, fed[i], "enc_hint_"+l.Name, &nodeF, &edgeF, &graphF)
+			}
+		}
+		next, triEdges := m.process(ctx.In("processor"), nodeF, edgeF, graphF, hidden, gi.adj)
+		hT := Concatenate([]*Node{nodeF, hidden, next}, -1) // [B,N,3H]
+		eT := edgeF
+		if triEdges != nil {
+			eT = Concatenate([]*Node{edgeF, triEdges}, -1)
+		}
+		hidden = next
+
+		var outsS []*Node
+		for _, l := range m.spec.outputs {
+			outsS = append(outsS, decode(ctx.In("dec_output_"+l.Name), l, hT, eT, graphF, H))
+		}
+		stepOuts = append(stepOuts, outsS)
+
+		if decodeHints && s+1 < gi.hints[0].Shape().Dimensions[0] {
+			valid := stepOf(gi.hintValid, s+1) // [B]
+			for i, l := range m.spec.hints {
+				logits := decode(ctx.In("dec_hint_"+l.Name), l, hT, eT, graphF, H)
+				truth := stepOf(gi.hints[i], s+1)
+				loss := probeLoss(l, logits, truth, valid)
+				if hintLoss == nil {
+					hintLoss = loss
+				} else {
+					hintLoss = Add(hintLoss, loss)
+				}
+				if encodeHints {
+					soft := softPrediction(l, logits)
+					if training {
+						tf := broadcastSample(stepOf(gi.teacher, s+1), truth)
+						soft = Add(Mul(tf, truth), Mul(OneMinus(tf), soft))
+					}
+					fed[i] = soft
+				}
+			}
+		}
+	}
+	// Outputs at each sample's last step.
+	for o := range m.spec.outputs {
+		var acc *Node
+		for s := 0; s < S; s++ {
+			w := broadcastSample(stepOf(gi.outStep, s), stepOuts[s][o])
+			term := Mul(w, stepOuts[s][o])
+			if acc == nil {
+				acc = term
+			} else {
+				acc = Add(acc, term)
+			}
+		}
+		outs = append(outs, acc)
+	}
+	return outs, hintLoss
+}
+
+// stepOf returns x[t] of a [T,…] tensor.
+func stepOf(x *Node, t int) *Node {
+	return Squeeze(Slice(x, AxisRange(t, t+1)), 0)
+}
+
+// broadcastSample reshapes a per-sample [B] weight to broadcast against x
+// ([B,…]).
+func broadcastSample(w, x *Node) *Node {
+	dims := make([]int, x.Rank())
+	for i := range dims {
+		dims[i] = 1
+	}
+	dims[0] = w.Shape().Dimensions[0]
+	return Reshape(w, dims...)
+}
+
+// process is one processor step: the next node latents and, for
+// Triplet-GMPNN, the triplet edge latents.
+func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj *Node) (*Node, *Node) {
+	H := m.cfg.Hidden
+	z := Concatenate([]*Node{nodeF, hidden}, -1) // [B,N,2H]
+	B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
+	switch m.cfg.Processor {
+	case "gat", "gatv2":
+		return m.gat(ctx, z, edgeF, graphF, adj), nil
+	}
+	mask := adj
+	switch m.cfg.Processor {
+	case "mpnn":
+		mask = Ones(adj.Graph(), shapeF32(B, N, N))
+	case "deepsets":
+		mask = eye(adj.Graph(), B, N)
+	}
+	m1 := layers.Dense(ctx.In("m1"), z, true, H)      // sender i  → [B,1,N,H] after expand? see below
+	m2 := layers.Dense(ctx.In("m2"), z, true, H)      // receiver j
+	me := layers.Dense(ctx.In("me"), edgeF, true, H)  // [B,N,N,H]
+	mg := layers.Dense(ctx.In("mg"), graphF, true, H) // [B,H]
+	// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
+	msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
+	msgs = layers.Dense(ctx.In("msg_mlp_1"), activations.Relu(msgs), true, H)
+	msgs = layers.Dense(ctx.In("msg_mlp_2"), activations.Relu(msgs), true, H)
+	penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
+	agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
+	ret := activations.Relu(Add(layers.Dense(ctx.In("o1"), z, true, H), layers.Dense(ctx.In("o2"), agg, true, H)))
+	ret = layers.LayerNormalization(ctx.In("ln"), ret, -1).Done()
+	var tri *Node
+	if m.cfg.Processor == "triplet_mpnn" {
+		tri = m.triplets(ctx.In("triplet"), z, edgeF, graphF)
+		// Gating: keep part of the previous latents.
+		g1 := layers.Dense(ctx.In("gate1"), z, true, H)
+		g2 := layers.Dense(ctx.In("gate2"), agg, true, H)
+		gate := Sigmoid(Add(layers.Dense(ctx.In("gate3"), activations.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+		ret = Add(Mul(ret, OneMinus(gate)), Mul(hidden, gate))
+	}
+	return ret, tri
+}
+
+// triplets computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j, z_k,
+// e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
+func (m *Model) triplets(ctx *context.Context, z, edgeF, graphF *Node) *Node {
+	const T = 8
+	t1 := layers.Dense(ctx.In("t1"), z, true, T)       // [B,N,T]  i
+	t2 := layers.Dense(ctx.In("t2"), z, true, T)       // j
+	t3 := layers.Dense(ctx.In("t3"), z, true, T)       // k
+	te1 := layers.Dense(ctx.In("te1"), edgeF, true, T) // [B,N,N,T] (i,j)
+	te2 := layers.Dense(ctx.In("te2"), edgeF, true, T) // (i,k)
+	te3 := layers.Dense(ctx.In("te3"), edgeF, true, T) // (k,j) read as (j,k) below
+	tg := layers.Dense(ctx.In("tg"), graphF, true, T)  // [B,T]
+	// tri[b,i,j,k] over axes 1,2,3.
+	tri := Add(InsertAxes(t1, 2, 2), InsertAxes(t2, 1, 2)) // [B,N,1,1,T] + [B,1,N,1,T]
+	tri = Add(tri, InsertAxes(t3, 1, 1))                   // + [B,1,1,N,T]
+	tri = Add(tri, InsertAxes(te1, 3))                     // (i,j) → [B,N,N,1,T]
+	tri = Add(tri, InsertAxes(te2, 2))                     // (i,k) → [B,N,1,N,T]
+	tri = Add(tri, InsertAxes(te3, 1))                     // (j,k) → [B,1,N,N,T]
+	tri = Add(tri, InsertAxes(tg, 1, 1, 1))
+	out := layers.Dense(ctx.In("o3"), ReduceMax(tri, 1), true, m.cfg.Hidden) // max over i → [B,N(j),N(k),H]
+	return activations.Relu(out)
+}
+
+// gat is one graph-attention step (one head): coefficients softmax_j over
+// the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT) or
+// a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
+func (m *Model) gat(ctx *context.Context, z, edgeF, graphF, adj *Node) *Node {
+	H := m.cfg.Hidden
+	values := layers.Dense(ctx.In("values"), z, true, H) // [B,N,H]
+	var logits *Node
+	if m.cfg.Processor == "gat" {
+		a1 := layers.Dense(ctx.In("a1"), z, true, 1)
+		a2 := layers.Dense(ctx.In("a2"), z, true, 1)
+		ae := layers.Dense(ctx.In("ae"), edgeF, true, 1)
+		ag := layers.Dense(ctx.In("ag"), graphF, true, 1)
+		l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
+		logits = activations.LeakyReluWithAlpha(Squeeze(l, -1), 0.2)
+	} else {
+		w1 := layers.Dense(ctx.In("w1"), z, true, H)
+		w2 := layers.Dense(ctx.In("w2"), z, true, H)
+		we := layers.Dense(ctx.In("we"), edgeF, true, H)
+		wg := layers.Dense(ctx.In("wg"), graphF, true, H)
+		pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
+		logits = Squeeze(layers.Dense(ctx.In("a"), activations.LeakyReluWithAlpha(pre, 0.2), true, 1), -1)
+	}
+	// logits[b,i,j]: i attends to j over the adjacency.
+	coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
+	att := Einsum("bij,bjh->bih", coefs, values)
+	ret := activations.Relu(Add(att, layers.Dense(ctx.In("skip"), z, true, H)))
+	return layers.LayerNormalization(ctx.In("ln"), ret, -1).Done()
+}
+
+// decode returns a probe's logits in its layout from node latents hT
+// [B,N,3H], edge latents eT [B,N,N,·] and graph features [B,H].
+func decode(ctx *context.Context, l probeLayout, hT, eT, graphF *Node, H int) *Node {
+	out := 1
+	if l.classes > 0 {
+		out = l.classes
+	}
+	squeeze := func(x *Node) *Node {
+		if l.classes > 0 {
+			return x
+		}
+		return Squeeze(x, -1)
+	}
+	switch l.Location {
+	case clrs.Node:
+		if kind(l.Type) == clrs.Pointer {
+			p1 := layers.Dense(ctx.In("p1"), hT, true, H)                               // x
+			p2 := layers.Dense(ctx.In("p2"), hT, true, H)                               // y
+			p3 := TransposeAllDims(layers.Dense(ctx.In("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
+			m := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
+			return Squeeze(layers.Dense(ctx.In("p4"), m, true, 1), -1) // [B,N,N]
+		}
+		return squeeze(layers.Dense(ctx.In("l"), hT, true, out))
+	case clrs.Edge:
+		if kind(l.Type) == clrs.Pointer {
+			// pred_ij = L(h)_i + L(h)_j + L(e)_ij; logit[i,j,k] = L1(max(pred_ij, L(h)_k)).
+			a := layers.Dense(ctx.In("p1"), hT, true, H)
+			b := layers.Dense(ctx.In("p2"), hT, true, H)
+			e := layers.Dense(ctx.In("p3"), eT, true, H)
+			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
+			k := layers.Dense(ctx.In("p4"), hT, true, H)            // [B,N,H]
+			m := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))      // [B,N,N,N,H]
+			return Squeeze(layers.Dense(ctx.In("p5"), m, true, 1), -1)
+		}
+		a := layers.Dense(ctx.In("e1"), hT, true, out)
+		b := layers.Dense(ctx.In("e2"), hT, true, out)
+		e := layers.Dense(ctx.In("e3"), eT, true, out)
+		return squeeze(Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e))
+	default:
+		gr := Add(layers.Dense(ctx.In("g1"), ReduceMax(hT, 1), true, out), layers.Dense(ctx.In("g2"), graphF, true, out))
+		if kind(l.Type) == clrs.Pointer {
+			per := Squeeze(layers.Dense(ctx.In("g3"), hT, true, 1), -1) // [B,N]
+			return Add(per, gr)                                         // gr is [B,1]
+		}
+		return squeeze(gr)
+	}
+}
+
+// softmaxAxis is the axis a probe's logits are normalised over (-1 for
+// types that are not a distribution).
+func softmaxAxis(l probeLayout) int {
+	switch kind(l.Type) {
+	case clrs.Categorical, clrs.Pointer:
+		return -1
+	case clrs.MaskOne:
+		if l.Location == clrs.Graph {
+			return -1
+		}
+		return 1
+	}
+	return -2
+}
+
+// softPrediction turns logits into the soft values fed back as the next
+// step's hint.
+func softPrediction(l probeLayout, logits *Node) *Node {
+	switch kind(l.Type) {
+	case clrs.Scalar:
+		return logits
+	case clrs.Mask:
+		return Sigmoid(logits)
+	}
+	return Softmax(logits, softmaxAxis(l))
+}
+
+// probeLoss is the reference's loss of a probe, weighted per sample by w
+// [B] (1 = counts).
+func probeLoss(l probeLayout, logits, truth, w *Node) *Node {
+	wb := broadcastSample(w, truth)
+	denom := func(x *Node) *Node { return Max(ReduceAllSum(x), ConstAs(x, 1)) }
+	switch kind(l.Type) {
+	case clrs.Scalar:
+		return Div(ReduceAllSum(Mul(wb, Square(Sub(logits, truth)))), denom(Mul(wb, OnesLike(truth))))
+	case clrs.Mask:
+		valid := Mul(wb, ConvertDType(NotEqual(truth, ConstAs(truth, -1)), truth.DType()))
+		// BCE with logits, stable: max(x,0) − x·t + log(1 + exp(−|x|)).
+		bce := Add(Sub(activations.Relu(logits), Mul(logits, truth)), Log1p(Exp(Neg(Abs(logits)))))
+		return Div(ReduceAllSum(Mul(valid, bce)), denom(valid))
+	}
+	axis := softmaxAxis(l)
+	ls := LogSoftmax(logits, axis)
+	ce := Neg(Mul(truth, ls)) // per entry
+	rows := Mul(wb, truth)    // one positive per row
+	return Div(ReduceAllSum(Mul(wb, ce)), denom(rows))
+}
+
+func eye(g *Graph, b, n int) *Node {
+	data := make([]float32, b*n*n)
+	for k := 0; k < b; k++ {
+		for i := 0; i < n; i++ {
+			data[k*n*n+i*n+i] = 1
+		}
+	}
+	return Const(g, reshape3(data, b, n))
+}
+
+func reshape3(data []float32, b, n int) [][][]float32 {
+	out := make([][][]float32, b)
+	for k := range out {
+		out[k] = make([][]float32, n)
+		for i := range out[k] {
+			out[k][i] = data[(k*n+i)*n : (k*n+i+1)*n]
+		}
+	}
+	return out
+}

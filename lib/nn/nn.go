@@ -1,0 +1,420 @@
+package nn
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/metrics"
+)
+
+// Config holds a model's hyper-parameters.
+type Config struct {
+	Algorithm string `json:"algorithm"`
+	Processor string `json:"processor"` // one of Processors
+	Hidden    int    `json:"hidden"`    // latent size H (paper: 128)
+	HintMode  string `json:"hint_mode"` // one of HintModes
+	// TeacherForcing is the probability, per sample and step, of feeding
+	// the ground-truth hint instead of the model's own prediction during
+	// training (encoded_decoded mode).
+	TeacherForcing float64 `json:"teacher_forcing"`
+	LearningRate   float64 `json:"learning_rate"`
+	Seed           int64   `json:"seed"` // initialisation and teacher-forcing draws
+}
+
+// DefaultConfig is the paper's setting for an algorithm and processor:
+// hidden 128, Adam with learning rate 1e-3, hints encoded and decoded with
+// teacher forcing 0.5.
+func DefaultConfig(algo, processor string) Config {
+	return Config{Algorithm: algo, Processor: processor, Hidden: 128, HintMode: "encoded_decoded",
+		TeacherForcing: 0.5, LearningRate: 1e-3, Seed: 42}
+}
+
+func (c Config) validate() error {
+	if !slices.Contains(Processors, c.Processor) {
+		if c.Processor == "memnet" {
+			return fmt.Errorf("nn: the memnet processor is not implemented yet (available: %v)", Processors)
+		}
+		return fmt.Errorf("nn: unknown processor %q (want one of %v)", c.Processor, Processors)
+	}
+	if !slices.Contains(HintModes, c.HintMode) {
+		return fmt.Errorf("nn: unknown hint mode %q (want one of %v)", c.HintMode, HintModes)
+	}
+	if c.Hidden < 1 {
+		return fmt.Errorf("nn: hidden size %d; want at least 1", c.Hidden)
+	}
+	if c.LearningRate <= 0 || math.IsNaN(c.LearningRate) {
+		return fmt.Errorf("nn: learning rate %v; want a positive number", c.LearningRate)
+	}
+	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
+		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
+	}
+	if _, ok := clrs.Specs[c.Algorithm]; !ok {
+		return fmt.Errorf("nn: unknown algorithm %q", c.Algorithm)
+	}
+	return nil
+}
+
+// Model is an encode-process-decode network for one algorithm, with its
+// variables, optimizer state and compiled steps.
+type Model struct {
+	cfg     Config
+	spec    modelSpec
+	backend backends.Backend
+	ctx     *context.Context
+	trainFn *context.Exec
+	predFn  *context.Exec
+	rng     *rand.Rand
+}
+
+// New builds a model for cfg.Algorithm on a backend (see [Backend]). The
+// probe layout (e.g. the number of categories) is read from a small sample
+// of the algorithm's sampler.
+func New(backend backends.Backend, cfg Config) (*Model, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s, err := clrs.NewSampler(cfg.Algorithm, clrs.Length(5), clrs.Seed(1), clrs.NumSamples(1))
+	if err != nil {
+		return nil, err
+	}
+	fb, err := s.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	spec, err := specOf(fb)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{cfg: cfg, spec: spec, backend: backend, ctx: context.New().Checked(false),
+		rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6e61726c6162))}
+	if err := m.ctx.SetRNGStateFromSeed(cfg.Seed); err != nil {
+		return nil, err
+	}
+	opt := optimizers.Adam().LearningRate(cfg.LearningRate).Done()
+	m.trainFn, err = context.NewExec(backend, m.ctx, func(ctx *context.Context, in []*Node) *Node {
+		g := in[0].Graph()
+		ctx.SetTraining(g, true)
+		gi := splitInputs(m.spec, in)
+		outs, hintLoss := m.forward(ctx, gi, true)
+		loss := m.outputLoss(outs, gi)
+		if hintLoss != nil {
+			loss = Add(loss, hintLoss)
+		}
+		opt.UpdateGraph(ctx, g, loss)
+		return loss
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nn: %w", err)
+	}
+	m.predFn, err = context.NewExec(backend, m.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		gi := splitInputs(m.spec, in)
+		outs, _ := m.forward(ctx, gi, false)
+		return outs
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nn: %w", err)
+	}
+	return m, nil
+}
+
+// Config returns the model's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Step returns the number of training steps taken (restored from a
+// checkpoint).
+func (m *Model) Step() int64 { return optimizers.GetGlobalStep(m.ctx) }
+
+func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
+	ones := OnesLike(Squeeze(Slice(gi.hintValid, AxisRange(0, 1)), 0)) // [B]
+	var loss *Node
+	for i, l := range m.spec.outputs {
+		li := probeLoss(l, outs[i], gi.outputs[i], ones)
+		if loss == nil {
+			loss = li
+		} else {
+			loss = Add(loss, li)
+		}
+	}
+	return loss
+}
+
+func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dims...) }
+
+// tensorsOf lays a feedback out as the model's input tensors.
+func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
+	if fb.Algorithm != m.cfg.Algorithm {
+		return nil, fmt.Errorf("nn: a %s batch given to a %s model", fb.Algorithm, m.cfg.Algorithm)
+	}
+	n, err := nodes(fb)
+	if err != nil {
+		return nil, err
+	}
+	B := fb.BatchSize()
+	var out []any
+	add := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
+		if len(ls) != len(dps) {
+			return fmt.Errorf("nn: %s: the batch has %d %s probes, the model %d", fb.Algorithm, len(dps), what, len(ls))
+		}
+		for i, l := range ls {
+			if dps[i].Name != l.Name {
+				return fmt.Errorf("nn: %s: %s probe %d is %s, the model expects %s", fb.Algorithm, what, i, dps[i].Name, l.Name)
+			}
+			data, shape := l.dense(dps[i], n)
+			out = append(out, tensors.FromFlatDataAndDimensions(data, shape...))
+		}
+		return nil
+	}
+	if err := add(m.spec.inputs, fb.Inputs, "input"); err != nil {
+		return nil, err
+	}
+	if err := add(m.spec.hints, fb.Hints, "hint"); err != nil {
+		return nil, err
+	}
+	if err := add(m.spec.outputs, fb.Outputs, "output"); err != nil {
+		return nil, err
+	}
+	// Processor adjacency: identity, the graph's edges, pointer inputs both ways.
+	adj := make([]float32, B*n*n)
+	for b := 0; b < B; b++ {
+		for i := 0; i < n; i++ {
+			adj[(b*n+i)*n+i] = 1
+		}
+	}
+	for _, d := range fb.Inputs {
+		switch {
+		case d.Location == clrs.Edge && (d.Type == clrs.Mask || d.Type == clrs.Scalar) && len(d.Shape) == 3:
+			for k, v := range d.Data {
+				if v != 0 {
+					adj[k] = 1
+				}
+			}
+		case d.Location == clrs.Node && kind(d.Type) == clrs.Pointer:
+			for k, v := range d.Data {
+				b, i, j := k/n, k%n, int(v)
+				if j >= 0 && j < n {
+					adj[(b*n+i)*n+j], adj[(b*n+j)*n+i] = 1, 1
+				}
+			}
+		}
+	}
+	out = append(out, tensors.FromFlatDataAndDimensions(adj, B, n, n))
+	T := fb.MaxSteps()
+	S := max(1, T-1)
+	outStep := make([]float32, S*B)
+	valid := make([]float32, T*B)
+	teacher := make([]float32, T*B)
+	for b, l := range fb.Lengths {
+		s := min(max(l-2, 0), S-1)
+		outStep[s*B+b] = 1
+		for t := 0; t < T; t++ {
+			if t < l {
+				valid[t*B+b] = 1
+			}
+			if training && m.rng.Float64() < m.cfg.TeacherForcing {
+				teacher[t*B+b] = 1
+			}
+		}
+	}
+	out = append(out, tensors.FromFlatDataAndDimensions(outStep, S, B),
+		tensors.FromFlatDataAndDimensions(valid, T, B), tensors.FromFlatDataAndDimensions(teacher, T, B))
+	return out, nil
+}
+
+// TrainStep takes one optimizer step on a batch and returns its loss.
+func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
+	in, err := m.tensorsOf(fb, true)
+	if err != nil {
+		return 0, err
+	}
+	res, err := m.trainFn.Exec(in...)
+	if err != nil {
+		return 0, fmt.Errorf("nn: train step: %w", err)
+	}
+	return toFloat(res[0])
+}
+
+// Predictions are a model's outputs for a batch, per output probe, in the
+// probe's own encoding: node indices for pointers, probabilities for
+// masks, class scores for mask_one and categorical rows, values for
+// scalars; Data is flat, row-major over [B, …].
+type Predictions map[string][]float64
+
+// Predict runs the model on a batch (each sample unrolled for its own
+// number of steps).
+func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
+	in, err := m.tensorsOf(fb, false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.predFn.Exec(in...)
+	if err != nil {
+		return nil, fmt.Errorf("nn: predict: %w", err)
+	}
+	p := Predictions{}
+	for i, l := range m.spec.outputs {
+		var flat []float32
+		if err := res[i].ConstFlatData(func(f any) { flat = slices.Clone(f.([]float32)) }); err != nil {
+			return nil, err
+		}
+		dims := res[i].Shape().Dimensions
+		switch kind(l.Type) {
+		case clrs.Pointer:
+			n := dims[len(dims)-1]
+			idx := make([]float64, len(flat)/n)
+			for r := range idx {
+				idx[r] = float64(argmax32(flat[r*n : (r+1)*n]))
+			}
+			p[l.Name] = idx
+		case clrs.Mask:
+			v := make([]float64, len(flat))
+			for i, x := range flat {
+				v[i] = 1 / (1 + math.Exp(-float64(x)))
+			}
+			p[l.Name] = v
+		default:
+			v := make([]float64, len(flat))
+			for i, x := range flat {
+				v[i] = float64(x)
+			}
+			p[l.Name] = v
+		}
+	}
+	return p, nil
+}
+
+func argmax32(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func toFloat(t *tensors.Tensor) (float64, error) {
+	switch v := t.Value().(type) {
+	case float32:
+		return float64(v), nil
+	case float64:
+		return v, nil
+	}
+	return 0, fmt.Errorf("nn: unexpected loss type %T", t.Value())
+}
+
+// Evaluate scores the model on batches pooled together, as the
+// reference's evaluation: per output probe (see metrics.CLRSOutputScore)
+// and their mean under "score".
+func (m *Model) Evaluate(batches []*clrs.Feedback) (map[string]float64, error) {
+	truth := map[string][]float64{}
+	pred := map[string][]float64{}
+	classes := map[string]int{}
+	for _, fb := range batches {
+		p, err := m.Predict(fb)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range m.spec.outputs {
+			d, _ := fb.Probe(l.Name)
+			truth[l.Name] = append(truth[l.Name], d.Data...)
+			pred[l.Name] = append(pred[l.Name], p[l.Name]...)
+			switch kind(l.Type) {
+			case clrs.Categorical:
+				classes[l.Name] = d.Shape[len(d.Shape)-1]
+			case clrs.MaskOne:
+				classes[l.Name] = d.Shape[len(d.Shape)-1]
+				if l.Location == clrs.Graph {
+					classes[l.Name] = d.Shape[len(d.Shape)-1]
+				}
+			}
+		}
+	}
+	scores := map[string]float64{}
+	for _, l := range m.spec.outputs {
+		s, err := metrics.CLRSOutputScore(kind(l.Type).String(), truth[l.Name], pred[l.Name], classes[l.Name])
+		if err != nil {
+			return nil, fmt.Errorf("nn: scoring %s: %w", l.Name, err)
+		}
+		scores[l.Name] = s
+	}
+	scores["score"] = metrics.CLRSScore(scores)
+	return scores, nil
+}
+
+const configFile = "nn_config.json"
+
+// Save writes the model's variables and optimizer state as a checkpoint
+// in dir (GoMLX's format), with its configuration in nn_config.json. The
+// checkpoint is written beside dir and moved into place, so a crash never
+// leaves a half-written one.
+func (m *Model) Save(dir string) error {
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("nn: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("nn: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	data, _ := json.MarshalIndent(m.cfg, "", "  ")
+	if err := os.WriteFile(filepath.Join(tmp, configFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("nn: %w", err)
+	}
+	prev := m.ctx.Loader()
+	h, err := checkpoints.Build(m.ctx).Dir(tmp).Keep(1).Done()
+	if err != nil {
+		return fmt.Errorf("nn: checkpoint %s: %w", dir, err)
+	}
+	err = h.Save()
+	m.ctx.SetLoader(prev)
+	if err != nil {
+		return fmt.Errorf("nn: saving checkpoint %s: %w", dir, err)
+	}
+	old := dir + ".old"
+	os.RemoveAll(old)
+	if _, err := os.Stat(dir); err == nil {
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("nn: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("nn: %w", err)
+	}
+	os.RemoveAll(old)
+	return nil
+}
+
+// Load restores a model saved with Save.
+func Load(backend backends.Backend, dir string) (*Model, error) {
+	data, err := os.ReadFile(filepath.Join(dir, configFile))
+	if err != nil {
+		return nil, fmt.Errorf("nn: %s is not a narlab checkpoint: %w", dir, err)
+	}
+	var cfg Config
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("nn: %s: %w", configFile, err)
+	}
+	m, err := New(backend, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkpoints.Build(m.ctx).Dir(dir).Keep(2).Immediate().Done(); err != nil {
+		return nil, fmt.Errorf("nn: loading checkpoint %s: %w", dir, err)
+	}
+	return m, nil
+}
