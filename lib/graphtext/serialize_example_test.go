@@ -1,0 +1,56 @@
+package graphtext_test
+
+import (
+	"fmt"
+
+	"github.com/narlab/narlab/lib/graphtext"
+)
+
+func ExampleGraph_ErdosText() {
+	g, _ := graphtext.New(4, false, false, []graphtext.Edge{{U: 1, V: 3}, {U: 3, V: 2}, {U: 2, V: 4}})
+	fmt.Println(g.ErdosText())
+	a1, _ := g.Encode(graphtext.AdjSorted, graphtext.EncodeOptions{})
+	fmt.Println(a1)
+	e2, _ := g.Encode(graphtext.EdgeSortedRep, graphtext.EncodeOptions{})
+	fmt.Println(e2)
+	// Output:
+	// Here is an undirected graph containing nodes from 1 to 4. The edges are: (1, 3), (3, 2), (2, 4).
+	// Here is an undirected graph containing nodes from 1 to 4. The adjacency list is: node 1 is connected to (3), node 2 is connected to (3, 4), node 3 is connected to (1, 2), node 4 is connected to (2).
+	// Here is an undirected graph containing nodes from 1 to 4. The edges are (each undirected edge is listed in both directions): (1, 3), (2, 3), (2, 4), (3, 1), (3, 2), (4, 2).
+}
+
+func ExampleGraph_Relabel() {
+	g, _ := graphtext.New(4, false, false, []graphtext.Edge{{U: 1, V: 3}, {U: 3, V: 2}, {U: 2, V: 4}})
+	g.Params = map[string]int{"source": 1, "target": 4}
+	h, _ := g.Relabel(graphtext.Permutation{4, 3, 2, 1}) // v → 5 − v
+	fmt.Println(h.ErdosText(), h.Params)
+	// Output:
+	// Here is an undirected graph containing nodes from 1 to 4. The edges are: (1, 3), (2, 3), (2, 4). map[source:4 target:1]
+}
+
+func ExampleTask_Truth() {
+	g, _ := graphtext.New(4, false, false, []graphtext.Edge{{U: 1, V: 3}, {U: 3, V: 2}, {U: 2, V: 4}})
+	g.Params = map[string]int{"source": 1, "target": 4}
+	task, _ := graphtext.LookupTask("shortest_path")
+	a, _ := task.Truth(g)
+	fmt.Println(task.Category, task.Kind, a)
+	fmt.Println(task.Prompt(g, g.ErdosText()))
+	// Output:
+	// Hard ordered_set [1, 3, 2, 4]
+	// The task is to determine the shortest path between two nodes. The input nodes are guaranteed to be connected. Here is an undirected graph containing nodes from 1 to 4. The edges are: (1, 3), (3, 2), (2, 4). Question: What is the shortest path between node 1 and node 4? You need to format your answer as a list of nodes, e.g., [node-1, node-2, ..., node-n].
+}
+
+func ExampleTask_ScoreOutput() {
+	g, _ := graphtext.New(4, false, false, []graphtext.Edge{{U: 1, V: 3}, {U: 3, V: 2}, {U: 2, V: 4}})
+	g.Params = map[string]int{"u": 3}
+	task, _ := graphtext.LookupTask("degree_centrality")
+	gold, _ := task.Truth(g)
+	for _, out := range []string{`... Therefore, the final answer is: $\boxed{\frac{2}{3}}$.`, `the answer is 0.6667`, `\boxed{0.7}`} {
+		sc := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{})
+		fmt.Println(sc.Extracted, sc.Parsed, sc.Correct)
+	}
+	// Output:
+	// \frac{2}{3} true true
+	// 06667 true false
+	// 0.7 true false
+}
