@@ -3,14 +3,19 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/plots"
 )
 
 // The dsr commands: DSR-Bench data-structure reasoning tasks.
@@ -20,7 +25,8 @@ func init() {
 	register(command{group: "dsr", name: "generate", summary: "generate DSR-Bench instances with their ground truth (JSONL)", run: dsrGenerate})
 	register(command{group: "dsr", name: "verify", summary: "recompute instances' truths and list mismatches (exit 1 if any)", run: dsrVerify})
 	register(command{group: "dsr", name: "prompt", summary: "print the prompt and response schema of an instance", run: dsrPrompt})
-	register(command{group: "dsr", name: "score", summary: "score model predictions against instances and print the tables", run: dsrScore})
+	register(command{group: "dsr", name: "score", summary: "score model predictions, print the tables and log them to MLflow with figures", run: dsrScore})
+	register(command{group: "dsr", name: "baseline", summary: "answer instances with a baseline predictor (oracle, shuffled, malformed)", run: dsrBaseline})
 }
 
 // optionFlag collects repeatable --option key=value[,key=value] flags.
@@ -146,6 +152,10 @@ func dsrWriteAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
@@ -289,12 +299,17 @@ func dsrPrompt(args []string) error {
 }
 
 func dsrScore(args []string) error {
-	fs := newFlags("dsr score", "--instances F --predictions P [--strategy S] [--option k=v] [--json] [--reasons]")
+	fs := newFlags("dsr score", "--instances F --predictions P [--strategy S] [--option k=v] [--json] [--reasons] [--model M] [--experiment E] [--tracking URI|none] [--no-mlflow] [--figures DIR]")
 	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
 	predPath := fs.String("predictions", "", `JSONL of {"id", "response"|"answer"|"output", "run"}`)
 	strategy := fs.String("strategy", "stepwise", "the strategy the responses were prompted with (decides whether steps are required)")
 	asJSON := fs.Bool("json", false, "print the tables as JSON")
 	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
+	model := fs.String("model", "", "the model that answered (run name, tag and figure legends; default: the predictions file's name)")
+	experiment := fs.String("experiment", "dsr-bench", "MLflow experiment of the run")
+	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
+	noMLflow := fs.Bool("no-mlflow", false, "score offline: print the tables only (same as --tracking none)")
+	figures := fs.String("figures", "", "also write the category radar and per-structure bars as PNG files into this folder")
 	var opts optionFlag
 	fs.Var(&opts, "option", optionUsage())
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -303,6 +318,9 @@ func dsrScore(args []string) error {
 	if *path == "" || *predPath == "" {
 		fs.Usage()
 		return errors.New("dsr score: --instances and --predictions are required")
+	}
+	if *noMLflow {
+		*tracking = "none"
 	}
 	s, err := dsr.ParseStrategy(*strategy)
 	if err != nil {
@@ -326,21 +344,123 @@ func dsrScore(args []string) error {
 		return err
 	}
 	tables := dsr.Aggregate(results)
+	label := *model
+	if label == "" {
+		label = strings.TrimSuffix(filepath.Base(*predPath), filepath.Ext(*predPath))
+	}
+	if *figures != "" {
+		if err := dsrWriteFigures(*figures, label, tables); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(tables)
-	}
-	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	dsr.WriteTables(w, tables)
-	if *reasons {
-		fmt.Fprintln(w, "\nresponses that could not be scored:")
-		for _, r := range results {
-			if r.Binary == 0 && r.Reason != "" && r.Reason != "wrong answer" {
-				fmt.Fprintf(w, "  %s run %d: %s\n", r.ID, r.Run, r.Reason)
+		if err := enc.Encode(tables); err != nil {
+			return err
+		}
+	} else {
+		w := bufio.NewWriter(stdout)
+		dsr.WriteTables(w, tables)
+		if *reasons {
+			fmt.Fprintln(w, "\nresponses that could not be scored:")
+			for _, r := range results {
+				if r.Binary == 0 && r.Reason != "" && r.Reason != "wrong answer" {
+					fmt.Fprintf(w, "  %s run %d: %s\n", r.ID, r.Run, r.Reason)
+				}
 			}
 		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
+	if *tracking == "none" {
+		return nil
+	}
+	params := dsrbench.Params(*path, *predPath, s, opts.o, len(insts), len(preds))
+	params["model"] = label
+	return dsrLogRun(*experiment, *tracking, label, params, tables)
+}
+
+// dsrLogRun records a scoring run in MLflow and prints its address on
+// standard error.
+func dsrLogRun(experiment, tracking, label string, params map[string]string, tables dsr.Tables) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var opts []experiments.Option
+	opts = append(opts, experiments.RunName(label), experiments.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
+		experiments.Source("narlab dsr score"))
+	if tracking != "" {
+		opts = append(opts, experiments.TrackingURI(tracking))
+	}
+	run, err := experiments.Start(ctx, experiment, params, opts...)
+	if err != nil {
+		return fmt.Errorf("dsr score: %w (score offline with --no-mlflow)", err)
+	}
+	logErr := dsrbench.Log(run, tables, label)
+	if err := run.EndWith(ctx, logErr); err != nil {
+		return fmt.Errorf("dsr score: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
+	}
+	if logErr != nil {
+		return fmt.Errorf("dsr score: %w", logErr)
+	}
+	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
+	return nil
+}
+
+// dsrWriteFigures writes the category radar and per-structure bars of a
+// scoring run as PNG files.
+func dsrWriteFigures(dir, label string, t dsr.Tables) error {
+	if len(t.Structures) == 0 {
+		return errors.New("dsr score: --figures: no structure scores to draw (only realistic or extra tasks were scored)")
+	}
+	radar, bars, err := dsrbench.RunFigures(label, t)
+	if err != nil {
+		return fmt.Errorf("dsr score: --figures: %w", err)
+	}
+	for name, fig := range map[string]*plots.Figure{"category_radar.png": radar, "structure_bars.png": bars} {
+		png, err := fig.PNG()
+		if err != nil {
+			return fmt.Errorf("dsr score: rendering %s: %w", name, err)
+		}
+		if err := dsrWriteAtomic(filepath.Join(dir, name), png); err != nil {
+			return fmt.Errorf("dsr score: writing %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func dsrBaseline(args []string) error {
+	fs := newFlags("dsr baseline", "--instances F --kind oracle|shuffled|malformed --out P.jsonl")
+	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	kind := fs.String("kind", "shuffled", "baseline predictor: "+strings.Join(dsrbench.Baselines(), ", "))
+	out := fs.String("out", "", "output predictions JSONL (- for standard output)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *path == "" || *out == "" {
+		fs.Usage()
+		return errors.New("dsr baseline: --instances and --out are required")
+	}
+	insts, err := dsr.LoadInstances(*path, "", "")
+	if err != nil {
+		return err
+	}
+	preds, err := dsrbench.Baseline(*kind, insts)
+	if err != nil {
+		return err
+	}
+	data, err := dsrbench.WritePredictions(preds)
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := dsrWriteAtomic(*out, data); err != nil {
+		return fmt.Errorf("dsr baseline: writing %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %d %s answers to %s\n", len(preds), *kind, *out)
 	return nil
 }
