@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
@@ -56,7 +57,8 @@ func Note(markdown string) Option { return func(o *options) { o.note = markdown 
 func TrackingURI(uri string) Option { return func(o *options) { o.trackingURI = uri } }
 
 // Source names the program in the run's mlflow.source.name tag (default:
-// the executable's name and its first argument, e.g. "narlab train").
+// the executable's name and its subcommand, e.g. "narlab train" or
+// "narlab dsr run").
 func Source(name string) Option { return func(o *options) { o.source = name } }
 
 // Logf receives the run's notices (server unreachable, back, spool
@@ -179,8 +181,13 @@ func sourceName(s string) string {
 		return s
 	}
 	name := filepath.Base(os.Args[0])
-	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
-		name += " " + os.Args[1]
+	// The (sub)command: up to two leading arguments that are not flags,
+	// e.g. "narlab train" or "narlab dsr run".
+	for _, a := range os.Args[1:min(len(os.Args), 3)] {
+		if strings.HasPrefix(a, "-") || strings.ContainsAny(a, "/=.") {
+			break
+		}
+		name += " " + a
 	}
 	return name
 }
@@ -256,7 +263,11 @@ func (r *Run) EndWith(ctx context.Context, err error) error {
 	}
 	msg := err.Error()
 	if len(msg) > 4000 {
-		msg = msg[:4000] + "…"
+		cut := 4000
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
 	}
 	r.logger.SetTag("narlab.error", msg)
 	return r.End(ctx, mlflow.StatusFailed)
@@ -280,6 +291,22 @@ func SyncPending(ctx context.Context) ([]mlflow.SyncResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
+	return syncUnder(ctx, root)
+}
+
+// SyncSpools is [SyncPending] for the run spools under root (a spool
+// directory itself, or a directory holding spools up to four levels down),
+// e.g. spools copied from another machine.
+func SyncSpools(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
+	if st, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("experiments: spool directory: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("experiments: %s is not a directory; expected a run spool or a directory of spools", root)
+	}
+	return syncUnder(ctx, root)
+}
+
+func syncUnder(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 	pick := func(m mlflow.SpoolMeta) (*mlflow.Client, error) {
 		if m.Tracking == mlflow.LocalTracking {
 			srv, _, err := mlflow.EnsureServer(ctx, mlflow.ServerConfig{})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,10 +90,17 @@ func TestEmbeddedServerRun(t *testing.T) {
 		tags[tg.Key] = tg.Value
 	}
 	for k, want := range map[string]string{mlflow.TagRunName: "embedded", mlflow.TagNote: "a **test** run",
-		"processor": "mpnn", mlflow.TagSourceType: mlflow.SourceLocal} {
+		"processor": "mpnn", mlflow.TagSourceType: mlflow.SourceLocal, mlflow.TagSourceName: "experiments.test",
+		mlflow.TagGitCommit: gitCommit(), mlflow.TagUser: currentUser(t)} {
 		if tags[k] != want {
 			t.Errorf("tag %s = %q, want %q", k, tags[k], want)
 		}
+	}
+	if len(tags[mlflow.TagGitCommit]) != 40 {
+		t.Errorf("tag %s = %q, want the checkout's 40-hex HEAD commit", mlflow.TagGitCommit, tags[mlflow.TagGitCommit])
+	}
+	if !strings.HasSuffix(run.URL(), "/runs/"+run.ID()+"?workflowType=machine_learning") {
+		t.Errorf("run URL %q does not open the run in the UI's model-training layout", run.URL())
 	}
 	hist, err := c.GetMetricHistory(ctx, run.ID(), "train/loss")
 	if err != nil {
@@ -118,8 +126,9 @@ func TestEmbeddedServerRun(t *testing.T) {
 		t.Errorf("artifact came back as %q", buf.String())
 	}
 
-	// A second run reuses the server; a failed run records its error.
-	run2, err := Start(ctx, "narlab-test/experiments", nil)
+	// A second run reuses the server, nested under the first (a sweep's
+	// child); a failed run records its error.
+	run2, err := Start(ctx, "narlab-test/experiments", nil, Parent(run.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +142,61 @@ func TestEmbeddedServerRun(t *testing.T) {
 	if got2.Info.Status != mlflow.StatusFailed {
 		t.Errorf("failed run has status %s", got2.Info.Status)
 	}
+	tags2 := map[string]string{}
+	for _, tg := range got2.Data.Tags {
+		tags2[tg.Key] = tg.Value
+	}
+	if tags2["narlab.error"] != "diverged at step 12" {
+		t.Errorf("failed run's narlab.error tag = %q", tags2["narlab.error"])
+	}
+	if tags2[mlflow.TagParentRunID] != run.ID() {
+		t.Errorf("nested run's %s = %q, want %q", mlflow.TagParentRunID, tags2[mlflow.TagParentRunID], run.ID())
+	}
+	children, err := c.SearchRuns(ctx, []string{got.Info.ExperimentID},
+		mlflow.SearchOptions{Filter: fmt.Sprintf("tags.`mlflow.parentRunId` = '%s'", run.ID())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(children) != 1 || children[0].Info.RunID != run2.ID() {
+		t.Errorf("searching the parent's children found %d runs, want just %s", len(children), run2.ID())
+	}
 	if srv2, _ := mlflow.FindServer(ctx, filepath.Join(data, "mlflow")); srv2 == nil || srv2.PID != srv.PID {
 		t.Errorf("the second run did not reuse the embedded server")
+	}
+}
+
+func currentUser(t *testing.T) string {
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Username
+}
+
+// TestSourceName checks the default mlflow.source.name: the program and
+// its subcommand, without flags or arguments that are paths or values.
+func TestSourceName(t *testing.T) {
+	saved := os.Args
+	t.Cleanup(func() { os.Args = saved })
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"/work/bin/narlab", "train", "--algo", "bfs"}, "narlab train"},
+		{[]string{"narlab", "dsr", "run", "--n", "3"}, "narlab dsr run"},
+		{[]string{"narlab", "clrs", "generate", "extra"}, "narlab clrs generate"},
+		{[]string{"narlab", "-v"}, "narlab"},
+		{[]string{"narlab", "train", "data/x.json"}, "narlab train"},
+		{[]string{"narlab", "train", "seed=3"}, "narlab train"},
+		{[]string{"./mytool"}, "mytool"},
+	} {
+		os.Args = c.args
+		if got := sourceName(""); got != c.want {
+			t.Errorf("sourceName with args %q = %q, want %q", c.args, got, c.want)
+		}
+	}
+	if got := sourceName("notebook 02_train.ipynb"); got != "notebook 02_train.ipynb" {
+		t.Errorf("an explicit Source gave %q", got)
 	}
 }
 
@@ -155,6 +217,30 @@ func TestStartErrors(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestSyncSpoolsErrors checks SyncSpools' answer to a directory that is
+// not there or not a directory, and to one without spools.
+func TestSyncSpoolsErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, dir, want string }{
+		{"missing", filepath.Join(dir, "nope"), "no such file or directory"},
+		{"a file", file, "is not a directory; expected a run spool or a directory of spools"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := SyncSpools(context.Background(), c.dir)
+			if err == nil || !strings.Contains(err.Error(), c.want) || res != nil {
+				t.Errorf("got %v, %v; want an error containing %q", res, err, c.want)
+			}
+		})
+	}
+	if res, err := SyncSpools(context.Background(), dir); err != nil || len(res) != 0 {
+		t.Errorf("a directory without spools gave %v, %v; want nothing to do", res, err)
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/mlflow"
+	"github.com/narlab/narlab/plots"
 )
 
 func init() {
@@ -17,6 +20,7 @@ func init() {
 	register(command{group: "mlflow", name: "stop", summary: "stop the local MLflow server", run: mlflowStop})
 	register(command{group: "mlflow", name: "sync", summary: "send runs logged while the server was unreachable", run: mlflowSync})
 	register(command{group: "mlflow", name: "runs", summary: "list the runs of an experiment (with a filter)", run: mlflowRuns})
+	register(command{group: "mlflow", name: "example", summary: "log a synthetic example run (metric series, a plot, a table) and print its UI link", run: mlflowExample})
 }
 
 func mlflowUI(args []string) error {
@@ -61,14 +65,24 @@ func mlflowStop(args []string) error {
 }
 
 func mlflowSync(args []string) error {
-	fs := newFlags("mlflow sync", "")
+	fs := newFlags("mlflow sync", "[--dir DIR]")
+	dir := fs.String("dir", "", "replay the run spools under DIR (default: every spool under the data directory's mlflow/spool)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (pending data stays in the spool)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	results, err := experiments.SyncPending(ctx)
+	var results []mlflow.SyncResult
+	var err error
+	if *dir != "" {
+		results, err = experiments.SyncSpools(ctx, *dir)
+	} else {
+		results, err = experiments.SyncPending(ctx)
+	}
+	if err != nil && len(results) == 0 {
+		return err
+	}
 	sent, pending := 0, int64(0)
 	for _, r := range results {
 		state := "delivered"
@@ -127,4 +141,73 @@ func mlflowRuns(args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Info.RunID, r.Info.RunName, r.Info.Status, start, strings.Join(ms, " "))
 	}
 	return tw.Flush()
+}
+
+// mlflowExample logs a small synthetic run: what a training run logs
+// (params, train/… and val/… series, a validation-curve PNG, a results
+// table), without training anything. scripts/ui-screenshot.sh uses it.
+func mlflowExample(args []string) error {
+	fs := newFlags("mlflow example", "[--experiment NAME] [--steps N]")
+	exp := fs.String("experiment", "narlab-example", "experiment name")
+	steps := fs.Int("steps", 500, "training steps to log (each logs train/loss and train/acc; every 50th val/score)")
+	seed := fs.Uint64("seed", 1, "seed of the synthetic noise")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *steps < 2 || *steps > 1_000_000 {
+		return fmt.Errorf("--steps %d: expected between 2 and 1000000", *steps)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	params := map[string]string{"algorithm": "insertion_sort", "processor": "mpnn", "hidden": "128",
+		"steps": fmt.Sprint(*steps), "seed": fmt.Sprint(*seed), "synthetic": "true"}
+	run, err := experiments.Start(ctx, *exp, params, experiments.RunName(fmt.Sprintf("example-mpnn-seed%d", *seed)),
+		experiments.Note("A **synthetic** example run logged by `narlab mlflow example`: no model was trained."),
+		experiments.Tags(map[string]string{"clrs.algorithm": "insertion_sort"}))
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(*seed, 0x6e61726c6162))
+	var curve plots.Curve
+	for s := 0; s < *steps; s++ {
+		x := float64(s) / float64(*steps)
+		loss := 2.5*math.Exp(-5*x) + 0.05 + 0.04*rng.NormFloat64()*math.Exp(-2*x)
+		acc := 1 - 0.9*math.Exp(-6*x) + 0.02*rng.NormFloat64()
+		if err := run.LogMetric("train/loss", int64(s), loss); err != nil {
+			return err
+		}
+		if err := run.LogMetric("train/acc", int64(s), math.Min(acc, 1)); err != nil {
+			return err
+		}
+		if s%50 == 0 || s == *steps-1 {
+			score := math.Max(0, math.Min(1, 0.95-0.85*math.Exp(-4*x)+0.03*rng.NormFloat64()))
+			if err := run.LogMetric("val/score", int64(s), score); err != nil {
+				return err
+			}
+			curve.Steps = append(curve.Steps, float64(s))
+			curve.Values = append(curve.Values, score)
+		}
+	}
+	fig, err := plots.ValidationCurves([]plots.Panel{{Title: "insertion_sort (synthetic)",
+		Series: []plots.Series{{Label: "MPNN", Runs: []plots.Curve{curve}}}}}, plots.DefaultCurveOptions())
+	if err != nil {
+		return err
+	}
+	png, err := fig.PNG()
+	if err != nil {
+		return err
+	}
+	if err := run.LogArtifact("plots/val_curve.png", png); err != nil {
+		return err
+	}
+	last := curve.Values[len(curve.Values)-1]
+	if err := run.LogTable("tables/scores.json", []string{"algorithm", "processor", "val_score"},
+		[][]any{{"insertion_sort", "mpnn", last}}); err != nil {
+		return err
+	}
+	if err := run.EndWith(ctx, nil); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, run.URL())
+	return nil
 }

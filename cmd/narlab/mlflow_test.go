@@ -83,9 +83,12 @@ func TestMLflowCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := narlab("mlflow", "sync")
-	if !strings.Contains(out, " 0 pending") {
-		t.Fatalf("sync left requests pending:\n%s", out)
+	out := narlab("mlflow", "sync", "--dir", filepath.Join(data, "mlflow", "spool"))
+	if !strings.Contains(out, "1 spools") || !strings.Contains(out, " 0 pending") {
+		t.Fatalf("sync did not deliver the one pending spool:\n%s", out)
+	}
+	if again := narlab("mlflow", "sync"); !strings.Contains(again, "0 spools, 0 requests sent, 0 pending") {
+		t.Errorf("a second sync found work:\n%s", again)
 	}
 	c, err := experiments.Client(ctx, "")
 	if err != nil {
@@ -114,5 +117,74 @@ func TestMLflowCommands(t *testing.T) {
 	}
 	if runs := narlab("mlflow", "runs", "--experiment", "narlab-test/cli"); !strings.Contains(runs, run.ID()) || !strings.Contains(runs, "outage") {
 		t.Errorf("mlflow runs does not list the run:\n%s", runs)
+	}
+
+	// The example run (what scripts/ui-screenshot.sh shows): its link, its
+	// metric series, its plot; a filter that matches it and one that does not.
+	url = strings.TrimSpace(narlab("mlflow", "ui")) // sync restarted the server, on another port
+	link := strings.TrimSpace(narlab("mlflow", "example", "--experiment", "narlab-test/example", "--steps", "40"))
+	i := strings.Index(link, "/runs/")
+	if !strings.HasPrefix(link, url+"/#/experiments/") || i < 0 {
+		t.Fatalf("mlflow example printed %q, want a run link on %s", link, url)
+	}
+	exID, _, _ := strings.Cut(link[i+len("/runs/"):], "?")
+	ex, err := c.GetRun(ctx, exID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := c.GetMetricHistory(ctx, exID, "train/loss"); err != nil || len(h) != 40 {
+		t.Errorf("example run: %d train/loss points (%v), want 40", len(h), err)
+	}
+	if png, err := c.ReadArtifact(ctx, ex.Info.ArtifactURI, "plots/val_curve.png"); err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+		t.Errorf("example run's plot: %d bytes (%v), want a PNG", len(png), err)
+	}
+	if runs := narlab("mlflow", "runs", "--experiment", "narlab-test/example", "--filter", "params.processor = 'mpnn'"); !strings.Contains(runs, exID) {
+		t.Errorf("the filter did not find the example run:\n%s", runs)
+	}
+	if runs := narlab("mlflow", "runs", "--experiment", "narlab-test/example", "--filter", "params.processor = 'gat'"); strings.Contains(runs, exID) {
+		t.Errorf("a filter that does not match listed the example run:\n%s", runs)
+	}
+}
+
+// TestMLflowCommandErrors checks that bad arguments exit non-zero with a
+// message naming the problem, before any server is started.
+func TestMLflowCommandErrors(t *testing.T) {
+	bin := narlabCLI(t)
+	data := t.TempDir()
+	file := filepath.Join(data, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mlflow", "runs"}, "--experiment is required"},
+		{[]string{"mlflow", "runs", "--experiment"}, "flag needs an argument"},
+		{[]string{"mlflow", "sync", "--dir", filepath.Join(data, "missing")}, "no such file or directory"},
+		{[]string{"mlflow", "sync", "--dir", file}, "is not a directory"},
+		{[]string{"mlflow", "example", "--steps", "1"}, "--steps 1: expected between 2 and 1000000"},
+		{[]string{"mlflow", "ui", "extra"}, "unexpected arguments: extra"},
+		{[]string{"mlflow", "nope"}, `unknown command "mlflow" "nope"`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, c.args...)
+			cmd.Env = append(os.Environ(), "NARLAB_DATA="+data, mlflow.EnvTrackingURI+"=")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if err == nil {
+				t.Fatalf("exit status 0, want failure; stdout:\n%s", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("stderr does not say %q:\n%s", c.want, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("printed on stdout:\n%s", stdout.String())
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(data, "mlflow")); err == nil {
+		t.Errorf("a bad command created the MLflow directory (started a server?)")
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // Benchmarks against the real local server (see main_test.go):
 //
-//	go test -run '^$' -bench . -benchtime 20000x ./experiments/mlflow
+//	go test -run '^$' -bench 'LogMetric|Sustained' -benchtime 20000x ./experiments/mlflow
+//	go test -run '^$' -bench 'Direct|SpoolAppend' ./experiments/mlflow
 
 func benchRun(b *testing.B, name string) *RunLogger {
 	b.Helper()
@@ -87,5 +88,39 @@ func BenchmarkSpoolAppend(b *testing.B) {
 		if _, err := s.append(record{Op: opLogBatch, Body: batch.encode()}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLogBatchDirect sends full 1000-point log-batch requests with
+// the plain client (no buffer, no spool, one request at a time): what the
+// server itself takes, for comparison with BenchmarkSustained.
+func BenchmarkLogBatchDirect(b *testing.B) {
+	c := testClient(b)
+	ctx := context.Background()
+	exp, err := c.GetOrCreateExperiment(ctx, "narlab-bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run, err := c.CreateRun(ctx, CreateRunOptions{ExperimentID: exp.ID, RunName: "bench-direct"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := Batch{Metrics: make([]Metric, MaxMetricsPerBatch)}
+	now := Millis(time.Now())
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		for j := range batch.Metrics {
+			n := i*MaxMetricsPerBatch + j
+			batch.Metrics[j] = Metric{Key: benchKeys[n%4], Value: float64(n), Step: int64(n / 4), Timestamp: now}
+		}
+		if err := c.LogBatch(ctx, run.Info.RunID, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*MaxMetricsPerBatch)/time.Since(start).Seconds(), "metrics/s")
+	if err := c.EndRun(ctx, run.Info.RunID, StatusFinished); err != nil {
+		b.Fatal(err)
 	}
 }

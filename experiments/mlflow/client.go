@@ -181,14 +181,20 @@ func (c *Client) URI() string { return c.base.String() }
 // String returns the server's address; credentials are never included.
 func (c *Client) String() string { return "mlflow.Client(" + c.URI() + ")" }
 
-// RunURL returns the address of a run's page in the MLflow UI.
+// uiMode is the query of UI links: MLflow 3's UI opens in its "GenAI"
+// layout unless told otherwise; narlab's runs are model training runs.
+const uiMode = "?workflowType=machine_learning"
+
+// RunURL returns the address of a run's page in the MLflow UI (in its
+// "Model training" layout).
 func (c *Client) RunURL(experimentID, runID string) string {
-	return c.URI() + "/#/experiments/" + url.PathEscape(experimentID) + "/runs/" + url.PathEscape(runID)
+	return c.URI() + "/#/experiments/" + url.PathEscape(experimentID) + "/runs/" + url.PathEscape(runID) + uiMode
 }
 
-// ExperimentURL returns the address of an experiment's page in the MLflow UI.
+// ExperimentURL returns the address of an experiment's page in the MLflow
+// UI (in its "Model training" layout).
 func (c *Client) ExperimentURL(experimentID string) string {
-	return c.URI() + "/#/experiments/" + url.PathEscape(experimentID)
+	return c.URI() + "/#/experiments/" + url.PathEscape(experimentID) + uiMode
 }
 
 // redactURI removes the password from a URI for messages.
