@@ -31,6 +31,7 @@ func Show(f *plots.Figure) error {
 	}
 	if InNotebook() {
 		gonbui.DisplayPNG(png)
+		gonbui.Sync()
 	} else {
 		fmt.Fprintf(Out, "[figure %q: %d bytes of PNG]\n", f.Title, len(png))
 	}
@@ -45,6 +46,7 @@ func ShowSVG(f *plots.Figure) error {
 	}
 	if InNotebook() {
 		gonbui.DisplaySVG(string(svg))
+		gonbui.Sync()
 	} else {
 		fmt.Fprintf(Out, "[figure %q: %d bytes of SVG]\n", f.Title, len(svg))
 	}
@@ -55,6 +57,7 @@ func ShowSVG(f *plots.Figure) error {
 func HTML(s string) {
 	if InNotebook() {
 		gonbui.DisplayHTML(s)
+		gonbui.Sync()
 	} else {
 		fmt.Fprintln(Out, s)
 	}
@@ -64,6 +67,7 @@ func HTML(s string) {
 func Markdown(s string) {
 	if InNotebook() {
 		gonbui.DisplayMarkdown(s)
+		gonbui.Sync()
 	} else {
 		fmt.Fprintln(Out, s)
 	}
@@ -92,6 +96,7 @@ func TableHTML(headers []string, rows [][]string) string {
 func Table(headers []string, rows [][]string) {
 	if InNotebook() {
 		gonbui.DisplayHTML(TableHTML(headers, rows))
+		gonbui.Sync()
 		return
 	}
 	width := make([]int, len(headers))
@@ -123,6 +128,7 @@ func Table(headers []string, rows [][]string) {
 func ShowResults(t *plots.ResultsTable) {
 	if InNotebook() {
 		gonbui.DisplayHTML(t.HTML())
+		gonbui.Sync()
 	} else {
 		fmt.Fprint(Out, t.Markdown())
 	}
@@ -278,6 +284,7 @@ func RunLink(trackingURI, experimentID, runID, text string) {
 	}
 	if InNotebook() {
 		gonbui.DisplayHTML(fmt.Sprintf(`<a href="%s" target="_blank">%s</a>`, html.EscapeString(u), html.EscapeString(text)))
+		gonbui.Sync()
 	} else {
 		fmt.Fprintf(Out, "%s: %s\n", text, u)
 	}
