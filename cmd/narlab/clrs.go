@@ -504,20 +504,13 @@ type manifestFile struct {
 	MaxSteps   int    `json:"max_steps"`
 }
 
-// writeJSONAtomic writes v as indented JSON through a temporary file.
+// writeJSONAtomic writes v as indented JSON through writeFileAtomic.
 func writeJSONAtomic(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeFileAtomic(path, append(data, '\n'))
 }
 
 // progress draws a one-line progress bar on a terminal (and nothing

@@ -16,6 +16,15 @@ var (
 	cliErr  error
 )
 
+// TestMain removes the binary narlabCLI built once the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cliPath != "" {
+		os.RemoveAll(filepath.Dir(cliPath))
+	}
+	os.Exit(code)
+}
+
 // narlabCLI builds the narlab binary once, so the tests below see exactly
 // what a user sees: the exit status and the messages on stderr.
 func narlabCLI(t *testing.T) string {

@@ -79,14 +79,3 @@ func demo(args []string) error {
 	fmt.Fprintf(stdout, "notebooks:         .venv/bin/jupyter notebook %s   (kernel \"Go (narlab)\")\n", filepath.Join(root, "notebooks"))
 	return nil
 }
-
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}

@@ -127,39 +127,11 @@ func dsrGenerate(args []string) error {
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := dsrWriteAtomic(*out, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
 		return fmt.Errorf("dsr generate: writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", len(insts), t.Name(), *seed, *out)
 	return nil
-}
-
-// dsrWriteAtomic writes data through a temporary file, so that a failed run
-// leaves nothing half-written.
-func dsrWriteAtomic(path string, data []byte) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dsr-*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func dsrVerify(args []string) error {
@@ -423,7 +395,7 @@ func dsrWriteFigures(dir, label string, t dsr.Tables) error {
 		if err != nil {
 			return fmt.Errorf("dsr score: rendering %s: %w", name, err)
 		}
-		if err := dsrWriteAtomic(filepath.Join(dir, name), png); err != nil {
+		if err := writeFileAtomic(filepath.Join(dir, name), png); err != nil {
 			return fmt.Errorf("dsr score: writing %s: %w", name, err)
 		}
 	}
@@ -458,7 +430,7 @@ func dsrBaseline(args []string) error {
 		_, err := stdout.Write(data)
 		return err
 	}
-	if err := dsrWriteAtomic(*out, data); err != nil {
+	if err := writeFileAtomic(*out, data); err != nil {
 		return fmt.Errorf("dsr baseline: writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %d %s answers to %s\n", len(preds), *kind, *out)

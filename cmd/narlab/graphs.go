@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,25 +31,6 @@ func openInput(path string) (io.ReadCloser, error) {
 		return io.NopCloser(os.Stdin), nil
 	}
 	return os.Open(path)
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-func graphsWriteAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 func graphsTasks(args []string) error {
@@ -184,7 +164,7 @@ func graphsPrompts(args []string) error {
 	if err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
-	if err := graphsWriteAtomic(*out, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
 	src := "synthetic Erdős-like graphs (not Erdős)"
@@ -236,7 +216,7 @@ func graphsPredict(args []string) error {
 			return err
 		}
 	}
-	if err := graphsWriteAtomic(*out, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
 		return fmt.Errorf("graphs predict: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "wrote %d %s predictions to %s\n", len(recs), *predictor, *out)

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/narlab/narlab/lib/clrs"
@@ -154,12 +155,8 @@ func TestConfigErrors(t *testing.T) {
 	} {
 		cfg := DefaultConfig("bfs", "mpnn")
 		c.mut(&cfg)
-		if _, err := New(be, cfg); err == nil || !contains(err.Error(), c.want) {
+		if _, err := New(be, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
 	}
-}
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
 }
