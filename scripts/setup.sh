@@ -26,6 +26,12 @@ else
   log "Python environment up to date"
 fi
 
+log "fetching the Go module graph"
+# The notebook kernel's scratch module requires every narlab dependency
+# directly and resolves them offline, so every module's go.mod must be in
+# the cache, not only those of packages that get built.
+go mod graph >/dev/null
+
 log "building bin/narlab"
 mkdir -p bin
 go build -o bin/narlab ./cmd/narlab

@@ -31,7 +31,7 @@ func ExampleNew() {
 		panic(err)
 	}
 	fmt.Println("steps:", m.Step(), "outputs scored:", len(scores)-1)
-	_, err = nn.New(be, nn.DefaultConfig("insertion_sort", "memnet"))
+	_, err = nn.New(be, nn.DefaultConfig("insertion_sort", "transformer"))
 	fmt.Println(err != nil)
 	// Output:
 	// steps: 3 outputs scored: 1

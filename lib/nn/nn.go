@@ -45,9 +45,6 @@ func DefaultConfig(algo, processor string) Config {
 
 func (c Config) validate() error {
 	if !slices.Contains(Processors, c.Processor) {
-		if c.Processor == "memnet" {
-			return fmt.Errorf("nn: the memnet processor is not implemented yet (available: %v)", Processors)
-		}
 		return fmt.Errorf("nn: unknown processor %q (want one of %v)", c.Processor, Processors)
 	}
 	if !slices.Contains(HintModes, c.HintMode) {
@@ -187,7 +184,9 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 	if err := add(m.spec.outputs, fb.Outputs, "output"); err != nil {
 		return nil, err
 	}
-	// Processor adjacency: identity, the graph's edges, pointer inputs both ways.
+	// Processor adjacency from the inputs, as the reference accumulates it:
+	// identity, edge masks in both directions ((M + Mᵀ) > 0) and node
+	// pointers in both directions. Hints add theirs per step (forward).
 	adj := make([]float32, B*n*n)
 	for b := 0; b < B; b++ {
 		for i := 0; i < n; i++ {
@@ -196,10 +195,11 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 	}
 	for _, d := range fb.Inputs {
 		switch {
-		case d.Location == clrs.Edge && (d.Type == clrs.Mask || d.Type == clrs.Scalar) && len(d.Shape) == 3:
+		case d.Location == clrs.Edge && d.Type == clrs.Mask && len(d.Shape) == 3:
 			for k, v := range d.Data {
-				if v != 0 {
-					adj[k] = 1
+				b, i, j := k/(n*n), k/n%n, k%n
+				if v+d.Data[(b*n+j)*n+i] > 0 {
+					adj[k], adj[(b*n+j)*n+i] = 1, 1
 				}
 			}
 		case d.Location == clrs.Node && kind(d.Type) == clrs.Pointer:
