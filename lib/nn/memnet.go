@@ -67,7 +67,7 @@ func memnet(ctx *context.Context, nodeF, edgeF, graphF, adj *Node, hidden int) *
 		h := dense(ctx.In("output_linear"), x, false, hidden)
 		return dense(ctx.In("answer"), activations.Relu(h), false, hidden)
 	}
-	nodes := answer(Add(u, read))                                            // [B,N,H]
+	nodes := answer(Add(u, read))                                     // [B,N,H]
 	graphRow := answer(dense(embedQ, graphF, false, memnetEmbedding)) // [B,H]
 	return Add(nodes, InsertAxes(graphRow, 1))
 }

@@ -315,7 +315,7 @@ func decode(ctx *context.Context, l probeLayout, hT, eT, graphF *Node, H int) *N
 			b := dense(ctx.In("p2"), hT, true, H)
 			e := dense(ctx.In("p3"), eT, true, H)
 			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
-			k := dense(ctx.In("p4"), hT, true, H)            // [B,N,H]
+			k := dense(ctx.In("p4"), hT, true, H)                   // [B,N,H]
 			m := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))      // [B,N,N,N,H]
 			return Squeeze(dense(ctx.In("p5"), m, true, 1), -1)
 		}
@@ -327,7 +327,7 @@ func decode(ctx *context.Context, l probeLayout, hT, eT, graphF *Node, H int) *N
 		gr := Add(dense(ctx.In("g1"), ReduceMax(hT, 1), true, out), dense(ctx.In("g2"), graphF, true, out))
 		if kind(l.Type) == clrs.Pointer {
 			per := Squeeze(dense(ctx.In("g3"), hT, true, 1), -1) // [B,N]
-			return Add(per, gr)                                         // gr is [B,1]
+			return Add(per, gr)                                  // gr is [B,1]
 		}
 		return squeeze(gr)
 	}
