@@ -11,10 +11,10 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"    //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
 	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/nn"
 )
 
 // GNNConfig holds the hyper-parameters of the graph-network regressor.
@@ -130,7 +130,9 @@ func TrainGNN(backend backends.Backend, tasks []string, gs []*graphtext.Graph, t
 		}
 	}
 	if backend == nil {
-		if backend, err = backends.NewWithConfig("go"); err != nil {
+		// nn.Backend runs the pure-Go backend with sequential op scheduling:
+		// its parallel scheduler can deadlock (see nn.Backend).
+		if backend, err = nn.Backend("go"); err != nil {
 			return nil, fmt.Errorf("spectral: pure-Go backend: %w", err)
 		}
 	}
@@ -228,7 +230,7 @@ func (m *GNN) model(ctx *context.Context, adj, mask, nf, gf *Node) *Node {
 	// product (the pure-Go backend is much faster on rank-2 inputs).
 	dense := func(c *context.Context, x *Node, bias bool) *Node {
 		f := x.Shape().Dimensions[2]
-		return Reshape(layers.Dense(c, Reshape(x, B*N, f), bias, H), B, N, H)
+		return Reshape(nn.Dense(c, Reshape(x, B*N, f), bias, H), B, N, H)
 	}
 	maskH := InsertAxes(mask, -1) // [B,N,1]
 	deg := ReduceSum(adj, -1)     // [B,N]
@@ -248,9 +250,9 @@ func (m *GNN) model(ctx *context.Context, adj, mask, nf, gf *Node) *Node {
 	meanH := Div(sumH, InsertAxes(n, -1))
 	sumH = MulScalar(sumH, 1.0/16)
 	z := Concatenate([]*Node{sumH, meanH, gf}, -1)
-	z = activations.Relu(layers.Dense(ctx.In("readout_1"), z, true, H))
-	z = activations.Relu(layers.Dense(ctx.In("readout_2"), z, true, H))
-	return layers.Dense(ctx.In("readout_out"), z, true, len(m.tasks))
+	z = activations.Relu(nn.Dense(ctx.In("readout_1"), z, true, H))
+	z = activations.Relu(nn.Dense(ctx.In("readout_2"), z, true, H))
+	return nn.Dense(ctx.In("readout_out"), z, true, len(m.tasks))
 }
 
 // graphFeatures are one graph's padded model inputs.

@@ -6,8 +6,9 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// dense is a linear layer over the last axis of x, x·W (+ b), with the
-// variables of layers.Dense (scope "dense", "weights" [in,out], "biases"
+// Dense is a linear layer over the last axis of x, x·W (+ b), a drop-in
+// replacement for layers.Dense with one output axis: it has the variables
+// of layers.Dense (scope "dense", "weights" [in,out], "biases"
 // [out]) and so the same checkpoints, but a cheaper gradient.
 //
 // gomlx v0.26.0 differentiates a matrix product by materialising the outer
@@ -15,8 +16,8 @@ import (
 // and summing it. XLA fuses that away; the pure-Go backend executes it, and
 // at hidden size 128 a training step cost twenty forward passes, almost all
 // of it in those products. Here the backward pass is the two matrix products
-// v·Wᵀ and xᵀ·v.
-func dense(ctx *context.Context, x *Node, useBias bool, out int) *Node {
+// v·Wᵀ and xᵀ·v. Other narlab models (experiments/spectral) use it too.
+func Dense(ctx *context.Context, x *Node, useBias bool, out int) *Node {
 	g := x.Graph()
 	ctx = ctx.In("dense")
 	dims := x.Shape().Dimensions

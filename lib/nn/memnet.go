@@ -43,9 +43,9 @@ func memnet(ctx *context.Context, nodeF, edgeF, graphF, adj *Node, hidden int) *
 	B, N := dims[0], dims[1]
 	stories := Mul(edgeF, InsertAxes(adj, -1)) // [B,N,N,H]
 	embedQ, embedM, embedO := ctx.In("query_embedding"), ctx.In("memory_embedding"), ctx.In("output_embedding")
-	u := dense(embedQ, nodeF, false, memnetEmbedding)     // [B,N,E]
-	mem := dense(embedM, stories, false, memnetEmbedding) // [B,N,N,E]
-	out := dense(embedO, stories, false, memnetEmbedding) // [B,N,N,E]
+	u := Dense(embedQ, nodeF, false, memnetEmbedding)     // [B,N,E]
+	mem := Dense(embedM, stories, false, memnetEmbedding) // [B,N,N,E]
+	out := Dense(embedO, stories, false, memnetEmbedding) // [B,N,N,E]
 	// Slots: N edge rows, then the graph row's padding column, then the
 	// reference's unused slots up to 128.
 	total := max(memnetSlots, N+1)
@@ -64,10 +64,10 @@ func memnet(ctx *context.Context, nodeF, edgeF, graphF, adj *Node, hidden int) *
 	probs := Softmax(Einsum("bike,bie->bik", mem, u), -1)
 	read := Einsum("bik,bike->bie", probs, out)
 	answer := func(x *Node) *Node {
-		h := dense(ctx.In("output_linear"), x, false, hidden)
-		return dense(ctx.In("answer"), activations.Relu(h), false, hidden)
+		h := Dense(ctx.In("output_linear"), x, false, hidden)
+		return Dense(ctx.In("answer"), activations.Relu(h), false, hidden)
 	}
 	nodes := answer(Add(u, read))                                     // [B,N,H]
-	graphRow := answer(dense(embedQ, graphF, false, memnetEmbedding)) // [B,H]
+	graphRow := answer(Dense(embedQ, graphF, false, memnetEmbedding)) // [B,H]
 	return Add(nodes, InsertAxes(graphRow, 1))
 }

@@ -62,10 +62,10 @@ func (m *Model) forward(ctx *context.Context, gi graphInputs, training bool) (ou
 		if kind(l.Type) == clrs.Pointer && l.Location == clrs.Edge {
 			// One-hot [B,i,j,k]: mean over i of enc1 plus mean over j of enc2.
 			x = InsertAxes(x, -1)
-			e = Add(ReduceMean(dense(ctx.In(scope).In("1"), x, true, H), 1),
-				ReduceMean(dense(ctx.In(scope).In("2"), x, true, H), 2))
+			e = Add(ReduceMean(Dense(ctx.In(scope).In("1"), x, true, H), 1),
+				ReduceMean(Dense(ctx.In(scope).In("2"), x, true, H), 2))
 		} else {
-			e = dense(ctx.In(scope), encoderInput(l, x), true, H)
+			e = Dense(ctx.In(scope), encoderInput(l, x), true, H)
 		}
 		switch l.enc {
 		case clrs.Node:
@@ -210,25 +210,25 @@ func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj 
 	case "deepsets":
 		mask = eye(adj.Graph(), B, N)
 	}
-	m1 := dense(ctx.In("m1"), z, true, H)      // sender i  → [B,1,N,H] after expand? see below
-	m2 := dense(ctx.In("m2"), z, true, H)      // receiver j
-	me := dense(ctx.In("me"), edgeF, true, H)  // [B,N,N,H]
-	mg := dense(ctx.In("mg"), graphF, true, H) // [B,H]
+	m1 := Dense(ctx.In("m1"), z, true, H)      // sender i  → [B,1,N,H] after expand? see below
+	m2 := Dense(ctx.In("m2"), z, true, H)      // receiver j
+	me := Dense(ctx.In("me"), edgeF, true, H)  // [B,N,N,H]
+	mg := Dense(ctx.In("mg"), graphF, true, H) // [B,H]
 	// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
 	msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
-	msgs = dense(ctx.In("msg_mlp_1"), activations.Relu(msgs), true, H)
-	msgs = dense(ctx.In("msg_mlp_2"), activations.Relu(msgs), true, H)
+	msgs = Dense(ctx.In("msg_mlp_1"), activations.Relu(msgs), true, H)
+	msgs = Dense(ctx.In("msg_mlp_2"), activations.Relu(msgs), true, H)
 	penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
 	agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
-	ret := activations.Relu(Add(dense(ctx.In("o1"), z, true, H), dense(ctx.In("o2"), agg, true, H)))
+	ret := activations.Relu(Add(Dense(ctx.In("o1"), z, true, H), Dense(ctx.In("o2"), agg, true, H)))
 	ret = layers.LayerNormalization(ctx.In("ln"), ret, -1).Done()
 	var tri *Node
 	if m.cfg.Processor == "triplet_mpnn" {
 		tri = m.triplets(ctx.In("triplet"), z, edgeF, graphF)
 		// Gating: keep part of the previous latents.
-		g1 := dense(ctx.In("gate1"), z, true, H)
-		g2 := dense(ctx.In("gate2"), agg, true, H)
-		gate := Sigmoid(Add(dense(ctx.In("gate3"), activations.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+		g1 := Dense(ctx.In("gate1"), z, true, H)
+		g2 := Dense(ctx.In("gate2"), agg, true, H)
+		gate := Sigmoid(Add(Dense(ctx.In("gate3"), activations.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
 		ret = Add(Mul(ret, OneMinus(gate)), Mul(hidden, gate))
 	}
 	return ret, tri
@@ -238,13 +238,13 @@ func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj 
 // e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
 func (m *Model) triplets(ctx *context.Context, z, edgeF, graphF *Node) *Node {
 	const T = 8
-	t1 := dense(ctx.In("t1"), z, true, T)       // [B,N,T]  i
-	t2 := dense(ctx.In("t2"), z, true, T)       // j
-	t3 := dense(ctx.In("t3"), z, true, T)       // k
-	te1 := dense(ctx.In("te1"), edgeF, true, T) // [B,N,N,T] (i,j)
-	te2 := dense(ctx.In("te2"), edgeF, true, T) // (i,k)
-	te3 := dense(ctx.In("te3"), edgeF, true, T) // (k,j) read as (j,k) below
-	tg := dense(ctx.In("tg"), graphF, true, T)  // [B,T]
+	t1 := Dense(ctx.In("t1"), z, true, T)       // [B,N,T]  i
+	t2 := Dense(ctx.In("t2"), z, true, T)       // j
+	t3 := Dense(ctx.In("t3"), z, true, T)       // k
+	te1 := Dense(ctx.In("te1"), edgeF, true, T) // [B,N,N,T] (i,j)
+	te2 := Dense(ctx.In("te2"), edgeF, true, T) // (i,k)
+	te3 := Dense(ctx.In("te3"), edgeF, true, T) // (k,j) read as (j,k) below
+	tg := Dense(ctx.In("tg"), graphF, true, T)  // [B,T]
 	// tri[b,i,j,k] over axes 1,2,3.
 	tri := Add(InsertAxes(t1, 2, 2), InsertAxes(t2, 1, 2)) // [B,N,1,1,T] + [B,1,N,1,T]
 	tri = Add(tri, InsertAxes(t3, 1, 1))                   // + [B,1,1,N,T]
@@ -252,7 +252,7 @@ func (m *Model) triplets(ctx *context.Context, z, edgeF, graphF *Node) *Node {
 	tri = Add(tri, InsertAxes(te2, 2))                     // (i,k) → [B,N,1,N,T]
 	tri = Add(tri, InsertAxes(te3, 1))                     // (j,k) → [B,1,N,N,T]
 	tri = Add(tri, InsertAxes(tg, 1, 1, 1))
-	out := dense(ctx.In("o3"), ReduceMax(tri, 1), true, m.cfg.Hidden) // max over i → [B,N(j),N(k),H]
+	out := Dense(ctx.In("o3"), ReduceMax(tri, 1), true, m.cfg.Hidden) // max over i → [B,N(j),N(k),H]
 	return activations.Relu(out)
 }
 
@@ -261,27 +261,27 @@ func (m *Model) triplets(ctx *context.Context, z, edgeF, graphF *Node) *Node {
 // a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
 func (m *Model) gat(ctx *context.Context, z, edgeF, graphF, adj *Node) *Node {
 	H := m.cfg.Hidden
-	values := dense(ctx.In("values"), z, true, H) // [B,N,H]
+	values := Dense(ctx.In("values"), z, true, H) // [B,N,H]
 	var logits *Node
 	if m.cfg.Processor == "gat" {
-		a1 := dense(ctx.In("a1"), z, true, 1)
-		a2 := dense(ctx.In("a2"), z, true, 1)
-		ae := dense(ctx.In("ae"), edgeF, true, 1)
-		ag := dense(ctx.In("ag"), graphF, true, 1)
+		a1 := Dense(ctx.In("a1"), z, true, 1)
+		a2 := Dense(ctx.In("a2"), z, true, 1)
+		ae := Dense(ctx.In("ae"), edgeF, true, 1)
+		ag := Dense(ctx.In("ag"), graphF, true, 1)
 		l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
 		logits = activations.LeakyReluWithAlpha(Squeeze(l, -1), 0.2)
 	} else {
-		w1 := dense(ctx.In("w1"), z, true, H)
-		w2 := dense(ctx.In("w2"), z, true, H)
-		we := dense(ctx.In("we"), edgeF, true, H)
-		wg := dense(ctx.In("wg"), graphF, true, H)
+		w1 := Dense(ctx.In("w1"), z, true, H)
+		w2 := Dense(ctx.In("w2"), z, true, H)
+		we := Dense(ctx.In("we"), edgeF, true, H)
+		wg := Dense(ctx.In("wg"), graphF, true, H)
 		pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
-		logits = Squeeze(dense(ctx.In("a"), activations.LeakyReluWithAlpha(pre, 0.2), true, 1), -1)
+		logits = Squeeze(Dense(ctx.In("a"), activations.LeakyReluWithAlpha(pre, 0.2), true, 1), -1)
 	}
 	// logits[b,i,j]: i attends to j over the adjacency.
 	coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
 	att := Einsum("bij,bjh->bih", coefs, values)
-	ret := activations.Relu(Add(att, dense(ctx.In("skip"), z, true, H)))
+	ret := activations.Relu(Add(att, Dense(ctx.In("skip"), z, true, H)))
 	return layers.LayerNormalization(ctx.In("ln"), ret, -1).Done()
 }
 
@@ -301,32 +301,32 @@ func decode(ctx *context.Context, l probeLayout, hT, eT, graphF *Node, H int) *N
 	switch l.Location {
 	case clrs.Node:
 		if kind(l.Type) == clrs.Pointer {
-			p1 := dense(ctx.In("p1"), hT, true, H)                               // x
-			p2 := dense(ctx.In("p2"), hT, true, H)                               // y
-			p3 := TransposeAllDims(dense(ctx.In("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
+			p1 := Dense(ctx.In("p1"), hT, true, H)                               // x
+			p2 := Dense(ctx.In("p2"), hT, true, H)                               // y
+			p3 := TransposeAllDims(Dense(ctx.In("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
 			m := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
-			return Squeeze(dense(ctx.In("p4"), m, true, 1), -1) // [B,N,N]
+			return Squeeze(Dense(ctx.In("p4"), m, true, 1), -1) // [B,N,N]
 		}
-		return squeeze(dense(ctx.In("l"), hT, true, out))
+		return squeeze(Dense(ctx.In("l"), hT, true, out))
 	case clrs.Edge:
 		if kind(l.Type) == clrs.Pointer {
 			// pred_ij = L(h)_i + L(h)_j + L(e)_ij; logit[i,j,k] = L1(max(pred_ij, L(h)_k)).
-			a := dense(ctx.In("p1"), hT, true, H)
-			b := dense(ctx.In("p2"), hT, true, H)
-			e := dense(ctx.In("p3"), eT, true, H)
+			a := Dense(ctx.In("p1"), hT, true, H)
+			b := Dense(ctx.In("p2"), hT, true, H)
+			e := Dense(ctx.In("p3"), eT, true, H)
 			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
-			k := dense(ctx.In("p4"), hT, true, H)                   // [B,N,H]
+			k := Dense(ctx.In("p4"), hT, true, H)                   // [B,N,H]
 			m := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))      // [B,N,N,N,H]
-			return Squeeze(dense(ctx.In("p5"), m, true, 1), -1)
+			return Squeeze(Dense(ctx.In("p5"), m, true, 1), -1)
 		}
-		a := dense(ctx.In("e1"), hT, true, out)
-		b := dense(ctx.In("e2"), hT, true, out)
-		e := dense(ctx.In("e3"), eT, true, out)
+		a := Dense(ctx.In("e1"), hT, true, out)
+		b := Dense(ctx.In("e2"), hT, true, out)
+		e := Dense(ctx.In("e3"), eT, true, out)
 		return squeeze(Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e))
 	default:
-		gr := Add(dense(ctx.In("g1"), ReduceMax(hT, 1), true, out), dense(ctx.In("g2"), graphF, true, out))
+		gr := Add(Dense(ctx.In("g1"), ReduceMax(hT, 1), true, out), Dense(ctx.In("g2"), graphF, true, out))
 		if kind(l.Type) == clrs.Pointer {
-			per := Squeeze(dense(ctx.In("g3"), hT, true, 1), -1) // [B,N]
+			per := Squeeze(Dense(ctx.In("g3"), hT, true, 1), -1) // [B,N]
 			return Add(per, gr)                                  // gr is [B,1]
 		}
 		return squeeze(gr)
