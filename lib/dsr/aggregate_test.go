@@ -1,51 +1,18 @@
-package dsr
+package dsr_test
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/experiments/dsrbench"
+	"github.com/narlab/narlab/lib/dsr"
 )
 
-// The paper's printed numbers, transcribed from the seed paper (He et al.,
-// "Can LLMs Reason Structurally?", arXiv 2505.24069): Table 2 per-structure
-// rows, category averages and overall scores for 13 models; Table 3's
-// challenge rows and scores; Tables 7–9 per task and level.
-
-var table2Models = []string{"GPT-5", "Gemini-2.5-Pro", "o4-mini", "DeepSeek-R1", "Claude-3.7", "Claude-3.5",
-	"Qwen3-8B", "DeepSeek-V3", "GPT-4.1", "Gemini-2.0-Flash", "Llama-3.3-70B", "Phi-4-R-14B", "Mixtral-8x7B"}
-
-var table2Rows = map[string][]float64{
-	"Array":          {1.00, 1.00, 1.00, 0.99, 0.99, 0.96, 0.99, 0.98, 0.94, 0.90, 0.69, 0.63, 0.49},
-	"Stack":          {1.00, 1.00, 1.00, 0.99, 0.97, 0.99, 0.99, 0.41, 0.55, 0.36, 0.04, 0.12, 0.09},
-	"Queue":          {1.00, 1.00, 1.00, 0.98, 1.00, 0.99, 0.97, 0.43, 0.55, 0.36, 0.25, 0.05, 0.03},
-	"LRU Cache":      {1.00, 1.00, 1.00, 0.16, 0.30, 0.82, 0.49, 0.01, 0.85, 0.78, 0.50, 0.00, 0.00},
-	"Priority Queue": {0.52, 0.51, 0.55, 0.65, 0.28, 0.33, 0.35, 0.20, 0.25, 0.16, 0.08, 0.01, 0.01},
-	"Hashmap":        {0.87, 0.28, 0.51, 0.33, 0.63, 0.16, 0.01, 0.00, 0.06, 0.10, 0.00, 0.00, 0.02},
-	"Trie":           {0.94, 0.62, 0.68, 0.49, 0.08, 0.49, 0.00, 0.02, 0.18, 0.17, 0.00, 0.00, 0.00},
-	"Suffix Tree":    {0.98, 0.90, 0.73, 0.96, 0.91, 0.08, 0.36, 0.67, 0.00, 0.01, 0.00, 0.11, 0.00},
-	"Skip List":      {0.68, 0.78, 0.62, 0.69, 0.75, 0.42, 0.03, 0.02, 0.07, 0.06, 0.01, 0.01, 0.00},
-	"BST":            {1.00, 0.97, 0.86, 0.73, 0.64, 0.71, 0.52, 0.58, 0.59, 0.43, 0.34, 0.18, 0.09},
-	"Heap":           {0.61, 0.38, 0.68, 0.48, 0.40, 0.27, 0.29, 0.15, 0.20, 0.10, 0.07, 0.03, 0.01},
-	"RB Tree":        {0.76, 0.49, 0.65, 0.62, 0.30, 0.46, 0.09, 0.09, 0.12, 0.12, 0.05, 0.02, 0.01},
-	"B+ Tree":        {0.98, 0.97, 0.97, 0.31, 0.38, 0.23, 0.14, 0.08, 0.23, 0.12, 0.01, 0.03, 0.00},
-	"K-D Tree":       {0.85, 0.59, 0.47, 0.45, 0.00, 0.03, 0.00, 0.00, 0.00, 0.01, 0.00, 0.00, 0.00},
-	"K-D Heap":       {0.10, 0.10, 0.10, 0.11, 0.05, 0.05, 0.05, 0.03, 0.04, 0.04, 0.01, 0.01, 0.01},
-	"Graph":          {0.96, 0.78, 0.87, 0.67, 0.11, 0.06, 0.13, 0.06, 0.15, 0.05, 0.02, 0.01, 0.01},
-	"DSU":            {1.00, 0.97, 0.98, 1.00, 0.99, 0.02, 0.73, 0.82, 0.02, 0.00, 0.00, 0.16, 0.02},
-	"Geom Graph":     {0.16, 0.13, 0.16, 0.13, 0.02, 0.02, 0.00, 0.01, 0.07, 0.02, 0.02, 0.00, 0.00},
-	"Bloom Filter":   {0.77, 0.86, 0.61, 0.74, 0.16, 0.04, 0.12, 0.04, 0.04, 0.04, 0.02, 0.01, 0.00},
-	"DAWG":           {0.34, 0.23, 0.25, 0.14, 0.06, 0.07, 0.00, 0.06, 0.05, 0.06, 0.01, 0.00, 0.00},
-}
-
-var table2Printed = map[string][]float64{
-	"Linear":       {1.00, 1.00, 1.00, 0.99, 0.99, 0.96, 0.99, 0.98, 0.94, 0.90, 0.69, 0.63, 0.49},
-	"Temporal":     {0.88, 0.84, 0.89, 0.69, 0.64, 0.79, 0.70, 0.26, 0.55, 0.42, 0.22, 0.04, 0.03},
-	"Associative":  {0.87, 0.65, 0.63, 0.62, 0.59, 0.29, 0.10, 0.18, 0.08, 0.09, 0.00, 0.03, 0.00},
-	"Hierarchical": {0.72, 0.58, 0.64, 0.45, 0.33, 0.34, 0.18, 0.16, 0.20, 0.14, 0.08, 0.05, 0.02},
-	"Network":      {0.71, 0.63, 0.67, 0.60, 0.38, 0.03, 0.29, 0.30, 0.08, 0.03, 0.01, 0.06, 0.01},
-	"Hybrid":       {0.56, 0.55, 0.43, 0.44, 0.11, 0.06, 0.06, 0.05, 0.05, 0.05, 0.02, 0.00, 0.00},
-	"Overall":      {0.79, 0.71, 0.71, 0.63, 0.51, 0.41, 0.39, 0.32, 0.31, 0.27, 0.17, 0.13, 0.09},
-}
+// The paper's printed numbers (He et al., "Can LLMs Reason Structurally?",
+// arXiv 2505.24069): Table 2 and Table 3 as transcribed in
+// experiments/dsrbench (one copy for the library, its tests and the
+// notebook); Tables 7–9 per task and level below.
 
 // table2Inconsistent lists the printed averages that do not follow from the
 // printed rows of the same table (the mean of the rows is given, computed
@@ -67,12 +34,12 @@ var table2Inconsistent = map[string]string{
 const roundingTol = 0.01 + 1e-9
 
 func TestTable2CategoryAndOverall(t *testing.T) {
-	for m, model := range table2Models {
+	for m, model := range dsrbench.PaperModels {
 		rows := map[string]float64{}
-		for name, vs := range table2Rows {
+		for name, vs := range dsrbench.PaperStructures {
 			rows[name] = vs[m]
 		}
-		cats, overall, err := FromStructureScores(rows)
+		cats, overall, err := dsr.FromStructureScores(rows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +47,7 @@ func TestTable2CategoryAndOverall(t *testing.T) {
 			t.Fatalf("%s: %d categories", model, len(cats))
 		}
 		check := func(name string, got float64) {
-			want := table2Printed[name][m]
+			want := dsrbench.PaperPrinted[name][m]
 			key := model + "/" + name
 			diff := math.Abs(got - want)
 			if why, known := table2Inconsistent[key]; known {
@@ -99,48 +66,36 @@ func TestTable2CategoryAndOverall(t *testing.T) {
 		check("Overall", overall.Binary)
 		// The overall is the mean of the categories: from the printed
 		// category averages it gives the printed overall within rounding.
-		var printed []CategoryScore
-		for _, cat := range Categories() {
-			printed = append(printed, CategoryScore{Category: cat, Scores: Scores{Binary: table2Printed[cat.String()][m]}})
+		var printed []dsr.CategoryScore
+		for _, cat := range dsr.Categories() {
+			printed = append(printed, dsr.CategoryScore{Category: cat, Scores: dsr.Scores{Binary: dsrbench.PaperPrinted[cat.String()][m]}})
 		}
-		if got := OverallScore(printed).Binary; math.Abs(got-table2Printed["Overall"][m]) > roundingTol {
-			t.Errorf("%s: overall of the printed categories %.4f, printed %.2f", model, got, table2Printed["Overall"][m])
+		if got := dsr.OverallScore(printed).Binary; math.Abs(got-dsrbench.PaperPrinted["Overall"][m]) > roundingTol {
+			t.Errorf("%s: overall of the printed categories %.4f, printed %.2f", model, got, dsrbench.PaperPrinted["Overall"][m])
 		}
 	}
 }
 
 // Table 3: the challenge score is the mean of the 11 printed values.
 func TestTable3ChallengeScore(t *testing.T) {
-	structs := []string{"Priority Queue", "Skip List", "Heap", "RB Tree", "B+ Tree", "K-D Tree", "K-D Heap", "Geom Graph", "Bloom Filter", "DAWG", "Hashmap"}
-	cases := []struct {
-		model string
-		rows  []float64
-		score float64
-	}{
-		{"GPT-5", []float64{0.28, 0.51, 0.71, 0.59, 0.98, 0.67, 0.00, 0.19, 0.47, 0.00, 0.71}, 0.46},
-		{"o4-mini", []float64{0.30, 0.41, 0.71, 0.37, 0.94, 0.38, 0.00, 0.00, 0.07, 0.06, 0.26}, 0.32},
-		{"Gemini-2.5-Pro", []float64{0.23, 0.53, 0.53, 0.08, 0.94, 0.16, 0.00, 0.02, 0.69, 0.01, 0.11}, 0.30},
-		{"DeepSeek-R1", []float64{0.48, 0.54, 0.27, 0.37, 0.21, 0.01, 0.01, 0.01, 0.31, 0.00, 0.12}, 0.21},
-		{"Claude-3.7", []float64{0.04, 0.61, 0.13, 0.12, 0.13, 0.00, 0.00, 0.00, 0.00, 0.00, 0.04}, 0.10},
-	}
-	for _, c := range cases {
+	for m, model := range dsrbench.PaperChallengeModels {
 		in := map[string]float64{}
-		for i, s := range structs {
-			in[s] = c.rows[i]
+		for title, row := range dsrbench.PaperChallengeRows {
+			in[title] = row[m]
 		}
-		got, err := ChallengeFromScores(in)
+		got, err := dsr.ChallengeFromScores(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(got-c.score) > 0.005+1e-9 {
-			t.Errorf("%s: challenge %.4f, printed %.2f", c.model, got, c.score)
+		if want := dsrbench.PaperChallengePrinted[m]; math.Abs(got-want) > 0.005+1e-9 {
+			t.Errorf("%s: challenge %.4f, printed %.2f", model, got, want)
 		}
 	}
 	// Missing or foreign structures are errors.
-	if _, err := ChallengeFromScores(map[string]float64{"Heap": 1}); err == nil {
+	if _, err := dsr.ChallengeFromScores(map[string]float64{"Heap": 1}); err == nil {
 		t.Error("a partial challenge set should fail")
 	}
-	if _, err := ChallengeFromScores(map[string]float64{"Stack": 1}); err == nil {
+	if _, err := dsr.ChallengeFromScores(map[string]float64{"Stack": 1}); err == nil {
 		t.Error("a non-challenge structure should fail")
 	}
 }
@@ -219,14 +174,14 @@ func TestPaperPipeline(t *testing.T) {
 	}
 	t3Names := []string{"Priority Queue", "Skip List", "Heap", "RB Tree", "B+ Tree", "K-D Tree", "K-D Heap", "Geom Graph", "Bloom Filter", "DAWG", "Hashmap"}
 	for mi, m := range models {
-		var results []Result
+		var results []dsr.Result
 		for _, row := range table789 {
 			s, o, _ := strings.Cut(row.task, "/")
-			for li, l := range Levels() {
-				results = append(results, Result{ID: row.task + "/" + l.String(), Structure: s, Operation: o, Level: l, Binary: row.vals[mi*3+li]})
+			for li, l := range dsr.Levels() {
+				results = append(results, dsr.Result{ID: row.task + "/" + l.String(), Structure: s, Operation: o, Level: l, Binary: row.vals[mi*3+li]})
 			}
 		}
-		tab := Aggregate(results)
+		tab := dsr.Aggregate(results)
 		check := func(key string, got, want, tol float64) {
 			if why, known := tableInconsistent[m.name+"/"+key]; known {
 				if math.Abs(got-want) <= tol {
@@ -244,15 +199,15 @@ func TestPaperPipeline(t *testing.T) {
 		for _, s := range tab.Structures {
 			// Per-level values are rounded to 0.01, the printed structure
 			// score too.
-			check(s.Title, s.Binary, table2Rows[s.Title][m.col], roundingTol)
+			check(s.Title, s.Binary, dsrbench.PaperStructures[s.Title][m.col], roundingTol)
 		}
 		for _, c := range tab.Categories {
 			if _, known := table2Inconsistent[m.name+"/"+c.Name]; known {
 				continue
 			}
-			check(c.Name, c.Binary, table2Printed[c.Name][m.col], roundingTol)
+			check(c.Name, c.Binary, dsrbench.PaperPrinted[c.Name][m.col], roundingTol)
 		}
-		check("Overall", tab.Overall.Binary, table2Printed["Overall"][m.col], roundingTol)
+		check("Overall", tab.Overall.Binary, dsrbench.PaperPrinted["Overall"][m.col], roundingTol)
 		if len(tab.Challenge.Rows) != 11 || len(tab.Challenge.Missing) != 0 {
 			t.Fatalf("%s: challenge rows %d, missing %v", m.name, len(tab.Challenge.Rows), tab.Challenge.Missing)
 		}
@@ -271,18 +226,18 @@ func TestPaperPipeline(t *testing.T) {
 // instances of one cell, runs averaged, realistic and extra results kept
 // out of the structure scores.
 func TestAggregateMeans(t *testing.T) {
-	results := []Result{
-		{Structure: "stack", Operation: "compound", Level: Short, Binary: 1, Lev: 1},
-		{Structure: "stack", Operation: "compound", Level: Short, Binary: 0, Lev: 0.5, Reason: "wrong answer"},
-		{Structure: "stack", Operation: "compound", Level: Short, Run: 1, Binary: 0, Lev: 0, Reason: "schema: missing field"},
-		{Structure: "queue", Operation: "compound", Level: Long, Binary: 1, Lev: 1},
-		{Structure: "queue", Operation: "realistic", Level: Long, Binary: 0, Lev: 0},
-		{Structure: "array", Operation: "access", Level: Short, Binary: 1, Lev: 1},
-		{Structure: "array", Operation: "search", Level: Short, Binary: 0, Lev: 0.5},
-		{Structure: "kd_tree", Operation: "construct", Variant: "2d", Level: Long, Binary: 1, Lev: 1},
-		{Structure: "kd_tree", Operation: "construct", Variant: "2d~2dt", Level: Long, Extra: true, Binary: 0},
+	results := []dsr.Result{
+		{Structure: "stack", Operation: "compound", Level: dsr.Short, Binary: 1, Lev: 1},
+		{Structure: "stack", Operation: "compound", Level: dsr.Short, Binary: 0, Lev: 0.5, Reason: "wrong answer"},
+		{Structure: "stack", Operation: "compound", Level: dsr.Short, Run: 1, Binary: 0, Lev: 0, Reason: "schema: missing field"},
+		{Structure: "queue", Operation: "compound", Level: dsr.Long, Binary: 1, Lev: 1},
+		{Structure: "queue", Operation: "realistic", Level: dsr.Long, Binary: 0, Lev: 0},
+		{Structure: "array", Operation: "access", Level: dsr.Short, Binary: 1, Lev: 1},
+		{Structure: "array", Operation: "search", Level: dsr.Short, Binary: 0, Lev: 0.5},
+		{Structure: "kd_tree", Operation: "construct", Variant: "2d", Level: dsr.Long, Binary: 1, Lev: 1},
+		{Structure: "kd_tree", Operation: "construct", Variant: "2d~2dt", Level: dsr.Long, Extra: true, Binary: 0},
 	}
-	tab := Aggregate(results)
+	tab := dsr.Aggregate(results)
 	want := map[string]float64{
 		"Stack":    1.0 / 3, // three responses in one cell
 		"Queue":    1,       // the realistic cell is not part of the queue score
@@ -290,18 +245,18 @@ func TestAggregateMeans(t *testing.T) {
 		"K-D Tree": 1,       // the extra cell is left out
 	}
 	for _, s := range tab.Structures {
-		if w, ok := want[s.Title]; !ok || !near(s.Binary, w) {
+		if w, ok := want[s.Title]; !ok || !nearlyEqual(s.Binary, w) {
 			t.Errorf("%s: %v, want %v", s.Title, s.Binary, w)
 		}
 	}
 	// Linear 0.5, Temporal (1/3 + 1)/2, Hierarchical 1.
 	wantCats := map[string]float64{"Linear": 0.5, "Temporal": (1.0/3 + 1) / 2, "Hierarchical": 1}
 	for _, c := range tab.Categories {
-		if !near(c.Binary, wantCats[c.Name]) {
+		if !nearlyEqual(c.Binary, wantCats[c.Name]) {
 			t.Errorf("category %s: %v, want %v", c.Name, c.Binary, wantCats[c.Name])
 		}
 	}
-	if !near(tab.Overall.Binary, (0.5+(1.0/3+1)/2+1)/3) {
+	if !nearlyEqual(tab.Overall.Binary, (0.5+(1.0/3+1)/2+1)/3) {
 		t.Errorf("overall %v", tab.Overall.Binary)
 	}
 	for _, c := range tab.Cells {
@@ -310,7 +265,9 @@ func TestAggregateMeans(t *testing.T) {
 		}
 	}
 	// Only K-D Tree has a long-level challenge cell.
-	if len(tab.Challenge.Rows) != 1 || len(tab.Challenge.Missing) != 10 || !near(tab.Challenge.Score.Binary, 1) {
+	if len(tab.Challenge.Rows) != 1 || len(tab.Challenge.Missing) != 10 || !nearlyEqual(tab.Challenge.Score.Binary, 1) {
 		t.Errorf("challenge: %+v", tab.Challenge)
 	}
 }
+
+func nearlyEqual(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
