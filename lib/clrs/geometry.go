@@ -2,7 +2,9 @@ package clrs
 
 import (
 	"fmt"
+
 	"github.com/narlab/narlab/lib/clrs/internal/refmath"
+	"github.com/narlab/narlab/lib/npsort"
 )
 
 // Computational geometry (CLRS chapter 33): segments_intersect,
@@ -165,7 +167,7 @@ func SegmentsIntersect(xs, ys []float64) (*Trajectory, error) {
 //
 // Ties in the angle order (points collinear with the lowest point, or
 // duplicates) are broken exactly as numpy's default argsort (an unstable
-// introsort; see argsortNumpy). Inputs on which the reference's scan never
+// introsort; see npsort.Argsort). Inputs on which the reference's scan never
 // ends — it pops the lowest point itself when a point is collinear with the
 // lowest point and the first point of the angle order, as happens with
 // three or more points on the first ray of that order — are rejected with
@@ -209,7 +211,7 @@ func GrahamScan(xs, ys []float64) (*Trajectory, error) {
 		}
 	}
 	atans[best] = -123456789
-	order := argsortNumpy(atans)
+	order := npsort.Argsort(atans)
 	atans[best] = 0
 	push(best, last, best, 2)
 
@@ -322,121 +324,4 @@ func jarvisScan(xs, ys []float64, last int, visit func(end, i int)) int {
 		}
 	}
 	return end
-}
-
-// argsortNumpy returns the permutation that sorts v as numpy's default
-// np.argsort (kind "quicksort") does on its generic code path: an
-// introsort with median-of-three partitioning, insertion sort for
-// partitions of at most 16 elements and heapsort past a depth limit. It is
-// not stable, so the order it gives equal keys is reproduced step by step.
-// (numpy builds with AVX-512 argsort kernels order ties differently; the
-// reference's sampled inputs never have ties.) v must not hold NaN.
-func argsortNumpy(v []float64) []int {
-	idx := arange(len(v))
-	num := len(v)
-	if num < 2 {
-		return idx
-	}
-	const smallQuicksort = 15 // numpy's SMALL_QUICKSORT
-	type frame struct{ lo, hi, depth int }
-	var stack []frame
-	lo, hi := 0, num-1
-	depth := 2 * msb(num)
-	for {
-		if depth < 0 {
-			heapArgsort(v, idx[lo:hi+1])
-		} else {
-			for hi-lo > smallQuicksort {
-				mid := lo + (hi-lo)>>1
-				if v[idx[mid]] < v[idx[lo]] {
-					idx[mid], idx[lo] = idx[lo], idx[mid]
-				}
-				if v[idx[hi]] < v[idx[mid]] {
-					idx[hi], idx[mid] = idx[mid], idx[hi]
-				}
-				if v[idx[mid]] < v[idx[lo]] {
-					idx[mid], idx[lo] = idx[lo], idx[mid]
-				}
-				pivot := v[idx[mid]]
-				i, j := lo, hi-1
-				idx[mid], idx[j] = idx[j], idx[mid]
-				for {
-					for i++; v[idx[i]] < pivot; i++ {
-					}
-					for j--; pivot < v[idx[j]]; j-- {
-					}
-					if i >= j {
-						break
-					}
-					idx[i], idx[j] = idx[j], idx[i]
-				}
-				idx[i], idx[hi-1] = idx[hi-1], idx[i]
-				// Continue with the smaller side, defer the larger.
-				depth--
-				if i-lo < hi-i {
-					stack = append(stack, frame{i + 1, hi, depth})
-					hi = i - 1
-				} else {
-					stack = append(stack, frame{lo, i - 1, depth})
-					lo = i + 1
-				}
-			}
-			for i := lo + 1; i <= hi; i++ {
-				x := idx[i]
-				key := v[x]
-				j := i
-				for j > lo && key < v[idx[j-1]] {
-					idx[j] = idx[j-1]
-					j--
-				}
-				idx[j] = x
-			}
-		}
-		if len(stack) == 0 {
-			return idx
-		}
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		lo, hi, depth = f.lo, f.hi, f.depth
-	}
-}
-
-// msb is the index of the highest set bit of n > 0 (numpy's npy_get_msb).
-func msb(n int) int {
-	d := 0
-	for n >>= 1; n > 0; n >>= 1 {
-		d++
-	}
-	return d
-}
-
-// heapArgsort sorts the indices a by v[a[·]] with numpy's heapsort
-// (aheapsort), used by argsortNumpy past its depth limit.
-func heapArgsort(v []float64, a []int) {
-	n := len(a)
-	// at(k) is a[k-1]: numpy's heapsort indexes from 1.
-	sift := func(i, size, tmp int) {
-		for j := 2 * i; j <= size; {
-			if j < size && v[a[j-1]] < v[a[j]] {
-				j++
-			}
-			if v[tmp] < v[a[j-1]] {
-				a[i-1] = a[j-1]
-				i = j
-				j += j
-			} else {
-				break
-			}
-		}
-		a[i-1] = tmp
-	}
-	for l := n >> 1; l > 0; l-- {
-		sift(l, n, a[l-1])
-	}
-	for size := n; size > 1; {
-		tmp := a[size-1]
-		a[size-1] = a[0]
-		size--
-		sift(1, size, tmp)
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/narlab/narlab/lib/npsort"
 )
 
 // Graph algorithms (CLRS chapters 22–25): dfs, bfs, topological_sort,
@@ -207,7 +209,7 @@ func firstOfNumpyArgsort(v []float64) int {
 	if !ties {
 		return best
 	}
-	return argsortNumpy(v)[0]
+	return npsort.Argsort(v)[0]
 }
 
 // dfsWalk is the reference's iterative depth-first search, shared by the

@@ -1,5 +1,7 @@
 package clrs
 
+import "github.com/narlab/narlab/lib/npsort"
+
 // The depth-first family: dfs, topological_sort, articulation_points,
 // bridges and strongly_connected_components (CLRS §22.3–22.5 and problem
 // 22-2). See graphs.go for the shared DFS hints.
@@ -361,7 +363,7 @@ func StronglyConnectedComponents(A Matrix) (*Trajectory, error) {
 	for i, f := range t.f {
 		negF[i] = -f
 	}
-	order := argsortNumpy(negF)
+	order := npsort.Argsort(negF)
 	clear(w.color)
 	copy(w.sPrev, arange(n))
 	phase = 1

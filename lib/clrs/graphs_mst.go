@@ -1,5 +1,7 @@
 package clrs
 
+import "github.com/narlab/narlab/lib/npsort"
+
 // Minimum spanning trees: mst_kruskal and mst_prim (CLRS §23.2). Both take
 // a symmetric weight matrix A (an undirected graph; A[u][v] == 0 means no
 // edge) and ignore the diagonal. On a disconnected graph they return a
@@ -91,7 +93,7 @@ func MSTKruskal(A Matrix) (*Trajectory, error) {
 	}
 	r.expectSteps(3*len(wts) + 1)
 	push(kruskalIdle)
-	for _, e := range argsortNumpy(wts) {
+	for _, e := range npsort.Argsort(wts) {
 		u, v = eu[e], ev[e]
 		rootU, rootV = u, v
 		clear(maskU)

@@ -1,10 +1,14 @@
 package clrs
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/narlab/narlab/lib/npsort"
+)
 
 // Greedy algorithms: activity_selector (CLRS §16.1) and task_scheduling
 // (CLRS §16.5). Both visit the items in an order given by numpy's default
-// (unstable) argsort, which argsortNumpy (geometry.go) reproduces so that
+// (unstable) argsort, which npsort.Argsort reproduces so that
 // ties are broken as in the reference.
 
 func init() {
@@ -66,7 +70,7 @@ func ActivitySelector(s, f []float64) (*Trajectory, error) {
 		r.pushOneHot(hK, k, n)
 	}
 	push(0, 0)
-	byFinish := argsortNumpy(f)
+	byFinish := npsort.Argsort(f)
 	k := byFinish[0]
 	selected[k] = 1
 	push(k, k)
@@ -126,7 +130,7 @@ func TaskScheduling(d []int, w []float64) (*Trajectory, error) {
 	for i, v := range w {
 		negW[i] = -v
 	}
-	byPenalty := argsortNumpy(negW)
+	byPenalty := npsort.Argsort(negW)
 	selected[byPenalty[0]] = 1
 	t := 1
 	push(byPenalty[0], t)

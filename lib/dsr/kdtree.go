@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/narlab/narlab/lib/npsort"
 )
 
 // K-D tree construction: the splitting axis cycles 0, 1, …, k-1 with the
@@ -46,7 +48,7 @@ func kdTreeTask(in *Input, o Options) (any, error) {
 			for i, p := range pts {
 				keys[i] = p[axis]
 			}
-			for _, i := range npArgsort(keys) {
+			for _, i := range npsort.Argsort(keys) {
 				s = append(s, pts[i])
 			}
 		}

@@ -3,7 +3,6 @@ package dsr
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -329,36 +328,6 @@ func TestReferenceKDTreeTies(t *testing.T) {
 	}
 	if rep := verifyTask(t, "kd_tree/construct", Options{KDTies: PaperReading}); rep.Matched == rep.Total {
 		t.Error("stable order: expected some published instances to differ")
-	}
-}
-
-// TestNumpyArgsort checks the port of numpy's default argsort against
-// outputs of numpy 1.26.4 (np.argsort, x86-64 without AVX-512).
-func TestNumpyArgsort(t *testing.T) {
-	cases := []struct{ v, want []int }{
-		{[]int{5, 3, 5, 1, 5, 3, 5, 1, 5, 3, 5, 1, 5, 3, 5, 1, 5, 3, 5},
-			[]int{3, 15, 7, 11, 9, 1, 5, 13, 17, 16, 14, 12, 0, 8, 6, 4, 2, 10, 18}},
-		{[]int{55, 47, 39, 8, 0, 21, 37, 32, 55, 15, 8, 3, 24, 26, 9, 99, 80, 84, 58, 92, 78, 57, 92, 91, 66, 65, 82, 91, 86},
-			[]int{4, 11, 3, 10, 14, 9, 5, 12, 13, 7, 6, 2, 1, 0, 8, 21, 18, 25, 24, 20, 16, 26, 17, 28, 27, 23, 19, 22, 15}},
-		{[]int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-			[]int{0, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 18, 19}},
-		{[]int{7, 7, 3, 3, 9, 9, 1, 1, 7, 3, 9, 1, 7, 3, 9, 1, 7, 3},
-			[]int{15, 6, 7, 11, 17, 2, 3, 13, 9, 12, 0, 16, 1, 8, 5, 4, 14, 10}},
-		{[]int{3, 1, 2}, []int{1, 2, 0}},
-	}
-	for _, c := range cases {
-		if got := npArgsort(c.v); !slices.Equal(got, c.want) {
-			t.Errorf("npArgsort(%v) = %v, want %v", c.v, got, c.want)
-		}
-	}
-	// The heapsort fallback sorts too.
-	v := []int{9, 4, 4, 7, 1, 0, 3, 3, 8}
-	idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
-	npAHeapsort(v, idx)
-	for i := 1; i < len(idx); i++ {
-		if v[idx[i-1]] > v[idx[i]] {
-			t.Fatalf("heapsort order %v is not sorted", idx)
-		}
 	}
 }
 
