@@ -797,17 +797,25 @@ func parseSkipList(p *refParser) error {
 			in.Ops[len(in.Ops)-1].Probs = ps
 			return nil
 		}
+		return insertDeleteOp(p)(l, n, in)
+	}, "")
+}
+
+// insertDeleteOp parses the operation lines "insert X" / "delete X" (X an
+// integer) of the skip list, B+ tree and Bloom filter files.
+func insertDeleteOp(p *refParser) func(l string, n int, in *Input) error {
+	return func(l string, n int, in *Input) error {
 		f := strings.Fields(l)
 		if len(f) != 2 || (f[0] != "insert" && f[0] != "delete") {
-			return p.errAt(n, "unexpected line %q", l)
+			return p.errAt(n, "unexpected line %q (expected insert/delete and an integer)", l)
 		}
-		v, err := atoiAt(p, n, f[1])
+		x, err := atoiAt(p, n, f[1])
 		if err != nil {
 			return err
 		}
-		in.Ops = append(in.Ops, Op{Name: f[0], Args: []int{v}})
+		in.Ops = append(in.Ops, Op{Name: f[0], Args: []int{x}})
 		return nil
-	}, "")
+	}
 }
 
 // bstInputs reads binary_tree/bst_generation/bst_input_<level>.txt: "Tree i"
@@ -1246,18 +1254,7 @@ func parseBPlus(p *refParser) error {
 		}
 		in.Order, _ = strconv.Atoi(m[2])
 		return nil
-	}, func(l string, n int, in *Input) error {
-		f := strings.Fields(l)
-		if len(f) != 2 || (f[0] != "insert" && f[0] != "delete") {
-			return p.errAt(n, "unexpected line %q", l)
-		}
-		x, err := atoiAt(p, n, f[1])
-		if err != nil {
-			return err
-		}
-		in.Ops = append(in.Ops, Op{Name: f[0], Args: []int{x}})
-		return nil
-	}, "")
+	}, insertDeleteOp(p), "")
 }
 
 func parseKDTree(p *refParser) error {
@@ -1536,18 +1533,7 @@ func parseBloom(p *refParser) error {
 		in.M, _ = strconv.Atoi(m[2])
 		in.K, _ = strconv.Atoi(m[3])
 		return nil
-	}, func(l string, n int, in *Input) error {
-		f := strings.Fields(l)
-		if len(f) != 2 || (f[0] != "insert" && f[0] != "delete") {
-			return p.errAt(n, "unexpected line %q", l)
-		}
-		x, err := atoiAt(p, n, f[1])
-		if err != nil {
-			return err
-		}
-		in.Ops = append(in.Ops, Op{Name: f[0], Args: []int{x}})
-		return nil
-	}, "")
+	}, insertDeleteOp(p), "")
 }
 
 // parseNaturalQueue: "enqueue Name Surname" / "dequeue Name Surname" lines,
