@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup run test vet bench bench-dataset ui-screenshot clean
+.PHONY: setup run test vet bench bench-dataset time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -29,6 +29,10 @@ bench:
 ## CLRS-30 generation, narlab beside the reference samplers (needs ../shared/tools/clrs-ref).
 bench-dataset: setup
 	scripts/bench_dataset.sh
+
+## Cold and warm execution time of every notebook (figures recorded in the README).
+time-notebooks: setup
+	scripts/time_notebooks.sh
 
 ui-screenshot: setup
 	scripts/ui-screenshot.sh
