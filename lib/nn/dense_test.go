@@ -17,13 +17,7 @@ func TestMatMulGradient(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	fill := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return v
-	}
+	fill := func(n int) []float32 { return normals(rng, n, 1) }
 	for _, d := range []struct{ m, k, n int }{{1, 1, 1}, {5, 3, 4}, {12, 7, 2}, {2, 9, 11}} {
 		loss := func(y *Node) *Node { return ReduceAllSum(Mul(Tanh(y), y)) }
 		exec := MustNewExec(be, func(a, b *Node) []*Node {
@@ -44,4 +38,13 @@ func TestMatMulGradient(t *testing.T) {
 			}
 		}
 	}
+}
+
+// normals returns n draws of N(0, scale²).
+func normals(rng *rand.Rand, n int, scale float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(scale * rng.NormFloat64())
+	}
+	return v
 }

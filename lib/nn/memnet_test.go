@@ -19,13 +19,7 @@ func TestMemnetReadsItsOwnRow(t *testing.T) {
 	}
 	const B, N, H = 1, 4, 32 // wide enough that no node's ReLU layer is all dead
 	rng := rand.New(rand.NewPCG(1, 2))
-	fill := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(0.1 * rng.NormFloat64()) // small latents keep the attention off saturation
-		}
-		return v
-	}
+	fill := func(n int) []float32 { return normals(rng, n, 0.1) } // small latents keep the attention off saturation
 	nodeF, graphF := fill(B*N*H), fill(B*H)
 	adj := make([]float32, B*N*N)
 	for i := range N {
