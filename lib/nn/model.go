@@ -210,7 +210,7 @@ func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj 
 	case "deepsets":
 		mask = eye(adj.Graph(), B, N)
 	}
-	m1 := Dense(ctx.In("m1"), z, true, H)      // sender i  → [B,1,N,H] after expand? see below
+	m1 := Dense(ctx.In("m1"), z, true, H)      // sender i
 	m2 := Dense(ctx.In("m2"), z, true, H)      // receiver j
 	me := Dense(ctx.In("me"), edgeF, true, H)  // [B,N,N,H]
 	mg := Dense(ctx.In("mg"), graphF, true, H) // [B,H]
