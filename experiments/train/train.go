@@ -352,7 +352,7 @@ func logRun(run *experiments.Run, cfg Config, res *Result) {
 	for _, p := range res.History {
 		steps, vals = append(steps, float64(p.Step)), append(vals, p.Score)
 	}
-	fig, err := plots.ValidationCurves([]plots.Panel{{Title: cfg.Algo, Series: []plots.Series{{Label: paperModel(cfg.Processor),
+	fig, err := plots.ValidationCurves([]plots.Panel{{Title: cfg.Algo, Series: []plots.Series{{Label: PaperModel(cfg.Processor),
 		Runs: []plots.Curve{{Steps: steps, Values: vals}}}}}}, plots.DefaultCurveOptions())
 	if err == nil {
 		if png, err := fig.PNG(); err == nil {
@@ -370,8 +370,9 @@ func logRun(run *experiments.Run, cfg Config, res *Result) {
 	}
 }
 
-// paperModel maps a processor to the CLRS paper's column name.
-func paperModel(p string) string {
+// PaperModel maps a processor to the CLRS paper's column name (processors
+// the paper has no column for are returned unchanged).
+func PaperModel(p string) string {
 	switch p {
 	case "mpnn":
 		return "MPNN"
@@ -390,10 +391,10 @@ func paperModel(p string) string {
 // paperScores returns the paper's validation (Table 4) and test (Table 2)
 // means in percent for an algorithm and processor, or nil.
 func paperScores(algo, processor string) (val, test any) {
-	if s, ok := paper.Validation[algo][paperModel(processor)]; ok {
+	if s, ok := paper.Validation[algo][PaperModel(processor)]; ok {
 		val = s.Mean
 	}
-	if s, ok := paper.Test[algo][paperModel(processor)]; ok {
+	if s, ok := paper.Test[algo][PaperModel(processor)]; ok {
 		test = s.Mean
 	}
 	return val, test

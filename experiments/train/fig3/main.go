@@ -53,9 +53,19 @@ func main() {
 				fmt.Printf("| %s | %s | error: %v |||||||\n", a, p, err)
 				continue
 			}
-			model := map[string]string{"mpnn": "MPNN", "pgn": "PGN", "gat": "GAT", "deepsets": "Deep Sets"}[p]
-			fmt.Printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f | %s |\n", a, p, 100*res.BestVal,
-				paper.Validation[a][model].Mean, 100*res.Test["score"], paper.Test[a][model].Mean, res.BestStep, res.StepsPerS, res.RunURL)
+			model := train.PaperModel(p)
+			fmt.Printf("| %s | %s | %.2f | %s | %.2f | %s | %d | %.2f | %s |\n", a, p, 100*res.BestVal,
+				paperScore(paper.Validation[a], model), 100*res.Test["score"], paperScore(paper.Test[a], model),
+				res.BestStep, res.StepsPerS, res.RunURL)
 		}
 	}
+}
+
+// paperScore is a table cell of the paper's mean score, or "—" where the
+// paper has none for the model.
+func paperScore(row map[string]paper.Score, model string) string {
+	if s, ok := row[model]; ok {
+		return fmt.Sprintf("%.2f", s.Mean)
+	}
+	return "—"
 }
