@@ -225,13 +225,9 @@ func (m *GNN) inverseTransform(k int, v float64) float64 {
 // and graph features [B,G] to standardized predictions [B,T].
 func (m *GNN) model(ctx *context.Context, adj, mask, nf, gf *Node) *Node {
 	H := m.cfg.Hidden
-	B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
-	// dense applies a layer to [B,N,F] node features as one [B·N,F] matrix
-	// product (the pure-Go backend is much faster on rank-2 inputs).
-	dense := func(c *context.Context, x *Node, bias bool) *Node {
-		f := x.Shape().Dimensions[2]
-		return Reshape(nn.Dense(c, Reshape(x, B*N, f), bias, H), B, N, H)
-	}
+	// dense maps [B,N,F] node features to [B,N,H] (nn.Dense multiplies them
+	// as one [B·N,F] matrix).
+	dense := func(c *context.Context, x *Node, bias bool) *Node { return nn.Dense(c, x, bias, H) }
 	maskH := InsertAxes(mask, -1) // [B,N,1]
 	deg := ReduceSum(adj, -1)     // [B,N]
 	invDeg := InsertAxes(Inverse(Max(deg, OnesLike(deg))), -1)

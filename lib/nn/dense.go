@@ -57,7 +57,7 @@ func matMul(a, b *Node) *Node {
 	bID := IdentityWithCustomGradient(b, func(_, _ *Node) *Node {
 		return DotGeneral(a, []int{0}, nil, recorded(), []int{0}, nil) // [M,K]ᵀ·[M,N] → [K,N]
 	})
-	zero := StopGradient(ZerosLike(ReduceAllSum(a)))
+	zero := StopGradient(Scalar(a.Graph(), a.DType(), 0))
 	link := Mul(Add(ReduceAllSum(aID), ReduceAllSum(bID)), zero)
 	product := Add(Dot(StopGradient(a), StopGradient(b)), link)
 	return IdentityWithCustomGradient(product, func(_, grad *Node) *Node {
