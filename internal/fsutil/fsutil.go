@@ -1,0 +1,107 @@
+// Package fsutil holds narlab's one atomic file writer and its one JSONL
+// reader and writer. Every file narlab writes goes through WriteFile or
+// Write, so an interrupted command never leaves a half-written file behind,
+// and every JSON-lines input is read by ReadJSONL or ScanLines with the same
+// documented line limit (MaxLine).
+package fsutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Modes for WriteFile and Write. Data, checkpoints and figures are
+// DataMode; files that hold secrets (tokens, passwords) are SecretMode.
+// Both are reduced by the process umask, as os.WriteFile does.
+const (
+	DataMode   os.FileMode = 0o644
+	SecretMode os.FileMode = 0o600
+	DirMode    os.FileMode = 0o755
+)
+
+// umask is the process umask, read once at start-up (reading it means
+// setting it, which is only safe before other goroutines create files).
+var umask = func() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}()
+
+// Umask returns the process umask read at start-up.
+func Umask() os.FileMode { return umask }
+
+// WriteFile writes data to path atomically: parent directories are created,
+// the bytes go to a uniquely named temporary file in the same directory,
+// which is synced, given mode perm (less the umask) and renamed over path.
+// Readers see either the old file or the whole new one, never a part.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write is WriteFile for content produced by a function: write streams
+// into the temporary file, and nothing appears at path unless it returns
+// nil. Use it for large outputs that should not be built in memory.
+func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm &^ umask); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable; errors are ignored because some
+// file systems do not support syncing a directory.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// CheckWritableDir reports whether files can be created in dir (creating
+// it if needed), so a command can fail before doing any work rather than
+// at its first save.
+func CheckWritableDir(dir string) error {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".narlab-writable-*")
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

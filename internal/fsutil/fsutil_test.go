@@ -1,0 +1,106 @@
+package fsutil
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteFileModesHonourUmask(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		perm os.FileMode
+	}{{"data.bin", DataMode}, {"secret.txt", SecretMode}} {
+		p := filepath.Join(dir, "sub", tc.name)
+		if err := WriteFile(p, []byte("x"), tc.perm); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := st.Mode().Perm(), tc.perm&^Umask(); got != want {
+			t.Errorf("%s: mode %v, want %v (umask %v)", tc.name, got, want, Umask())
+		}
+	}
+}
+
+func TestWriteFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	if err := WriteFile(p, []byte("old"), DataMode); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := Write(p, DataMode, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != "old" {
+		t.Errorf("file = %q after a failed write, want the old content", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("directory holds %d entries after a failed write, want 1 (temporary file left behind)", len(ents))
+	}
+}
+
+func TestReadJSONL(t *testing.T) {
+	type rec struct{ A int }
+	tests := []struct {
+		name, in string
+		want     []int
+		err      string
+	}{
+		{"plain", "{\"A\":1}\n{\"A\":2}\n", []int{1, 2}, ""},
+		{"blank lines and no final newline", "\n{\"A\":1}\n\n{\"A\":3}", []int{1, 3}, ""},
+		{"bad line named", "{\"A\":1}\n{\"A\":\n", []int{1}, "line 2"},
+		{"empty", "", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int
+			err := ReadJSONL(strings.NewReader(tc.in), func(_ int, r rec) error {
+				got = append(got, r.A)
+				return nil
+			})
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckWritableDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root writes anywhere; check a path under a regular file instead.
+		f := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(f, nil, 0o644)
+		if err := CheckWritableDir(filepath.Join(f, "sub")); err == nil {
+			t.Fatal("a directory under a regular file was reported writable")
+		}
+		return
+	}
+	d := t.TempDir()
+	os.Chmod(d, 0o500)
+	defer os.Chmod(d, 0o700)
+	if err := CheckWritableDir(d); err == nil {
+		t.Fatal("a read-only directory was reported writable")
+	}
+}
