@@ -5,18 +5,25 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup run test vet bench bench-dataset time-notebooks ui-screenshot clean
+.PHONY: setup gpu run test vet bench bench-dataset bench-train time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
+
+## GPU: the CUDA PJRT plugin and NVIDIA's libraries from PyPI into .venv
+## (narlab then picks XLA CUDA on a machine with an NVIDIA GPU).
+gpu: setup
+	scripts/setup-gpu.sh
 
 ## The main job: see `narlab demo -h`.
 run: setup
 	bin/narlab demo
 
 ## Every test (CI runs this through .ci/run).
+## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the
+## plugin is installed by setup), not quietly narrow to the pure-Go backend.
 test: setup vet
-	$(GO) test -timeout 45m ./...
+	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -29,6 +36,10 @@ bench:
 ## CLRS-30 generation, narlab beside the reference samplers (needs ../shared/tools/clrs-ref).
 bench-dataset: setup
 	scripts/bench_dataset.sh
+
+## Training steps/s, narlab beside the JAX reference, in one run (figures in the README).
+bench-train: setup
+	scripts/bench_train.sh
 
 ## Cold and warm execution time of every notebook (figures recorded in the README).
 time-notebooks: setup

@@ -8,7 +8,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+# Bold tags only on a terminal: logs get plain text.
+if [ -t 2 ]; then log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }; else log() { printf '[setup] %s\n' "$*" >&2; }; fi
 
 python=${PYTHON:-python3}
 venv="$root/.venv"
@@ -26,15 +27,28 @@ else
   log "Python environment up to date"
 fi
 
+# XLA's CPU PJRT plugin (Apache-2.0), from the lammps-jax-pjrt-cpu wheel:
+# exactly pjrt_c_api_cpu_plugin.so, built from the XLA of jaxlib 0.11.2.
+# --no-deps: its metadata asks for jax, which narlab does not use. narlab
+# finds it in .venv by itself (`bin/narlab backends`).
+xla_cpu_plugin=lammps-jax-pjrt-cpu==0.11.2
+have=$("$venv/bin/python" -m pip show lammps-jax-pjrt-cpu 2>/dev/null | awk '/^Version:/{print $2}')
+if [ "$have" != "${xla_cpu_plugin#*==}" ]; then
+  log "installing the XLA CPU plugin ($xla_cpu_plugin, 62 MB)"
+  "$venv/bin/python" -m pip install -q --no-deps "$xla_cpu_plugin"
+else
+  log "XLA CPU plugin up to date"
+fi
+
 log "fetching the Go module graph"
 # The notebook kernel's scratch module requires every narlab dependency
 # directly and resolves them offline, so every module's go.mod must be in
 # the cache, not only those of packages that get built.
 go mod graph >/dev/null
 
-log "building bin/narlab"
+log "building bin/narlab (cgo, with the XLA backend)"
 mkdir -p bin
-go build -o bin/narlab ./cmd/narlab
+CGO_ENABLED=1 go build -o bin/narlab ./cmd/narlab
 
 log "installing the Go (narlab) Jupyter kernel"
 NARLAB_ROOT="$root" bin/narlab kernel install

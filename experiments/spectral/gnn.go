@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/gomlx/gomlx/backends"
-	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend, "go"
-	. "github.com/gomlx/gomlx/pkg/core/graph"    //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/gomlx/compute"
+	_ "github.com/gomlx/compute/gobackend" // the pure-Go backend, "go"
+	. "github.com/gomlx/gomlx/core/graph"  //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/nn"
 )
@@ -94,10 +94,10 @@ type GNN struct {
 	cfg      GNNConfig
 	logY     []bool
 	mu, sd   []float64
-	backend  backends.Backend
-	ctx      *context.Context
-	trainFn  *context.Exec
-	predFn   *context.Exec
+	backend  compute.Backend
+	store    *model.Store
+	trainFn  *model.Exec
+	predFn   *model.Exec
 	rng      *rand.Rand
 	maxNodes int
 	// Losses is the training loss (mean squared error of standardized
@@ -110,7 +110,7 @@ func (m *GNN) Tasks() []string { return m.tasks }
 
 // TrainGNN trains a GNN for tasks on graphs gs with ground truth
 // truth[task][i]. backend may be nil for the pure-Go backend.
-func TrainGNN(backend backends.Backend, tasks []string, gs []*graphtext.Graph, truth map[string][]float64, cfg GNNConfig) (*GNN, error) {
+func TrainGNN(backend compute.Backend, tasks []string, gs []*graphtext.Graph, truth map[string][]float64, cfg GNNConfig) (*GNN, error) {
 	c, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -138,8 +138,8 @@ func TrainGNN(backend backends.Backend, tasks []string, gs []*graphtext.Graph, t
 	}
 	T := len(tasks)
 	m := &GNN{tasks: slices.Clone(tasks), cfg: c, backend: backend, logY: make([]bool, T), mu: make([]float64, T), sd: make([]float64, T),
-		ctx: context.New().Checked(false), rng: rand.New(rand.NewPCG(uint64(c.Seed), 0x676e6e)), maxNodes: c.MaxNodes}
-	if err := m.ctx.SetRNGStateFromSeed(c.Seed); err != nil {
+		store: model.NewStore(), rng: rand.New(rand.NewPCG(uint64(c.Seed), 0x676e6e)), maxNodes: c.MaxNodes}
+	if err := m.store.SetRNGStateFromSeed(c.Seed); err != nil {
 		return nil, err
 	}
 	t := make([][]float64, T) // t[k][i]: standardized target
@@ -163,21 +163,21 @@ func TrainGNN(backend backends.Backend, tasks []string, gs []*graphtext.Graph, t
 			return nil, fmt.Errorf("spectral: training graph %d: %w", i, err)
 		}
 	}
-	opt := optimizers.Adam().LearningRate(c.LearningRate).Done()
-	m.trainFn, err = context.NewExec(backend, m.ctx, func(ctx *context.Context, in []*Node) *Node {
+	opt := optimizer.Adam().LearningRate(c.LearningRate).Done()
+	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		g := in[0].Graph()
-		ctx.SetTraining(g, true)
-		pred := m.model(ctx, in[0], in[1], in[2], in[3])
+		scope.Store().SetTraining(g, true)
+		pred := m.model(scope, in[0], in[1], in[2], in[3])
 		d := Sub(pred, in[4])
 		loss := ReduceAllMean(Mul(d, d))
-		opt.UpdateGraph(ctx, g, loss)
+		opt.UpdateGraph(scope, g, loss)
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("spectral: %w", err)
 	}
-	m.predFn, err = context.NewExec(backend, m.ctx, func(ctx *context.Context, in []*Node) *Node {
-		return m.model(ctx, in[0], in[1], in[2], in[3])
+	m.predFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
+		return m.model(scope, in[0], in[1], in[2], in[3])
 	})
 	if err != nil {
 		return nil, fmt.Errorf("spectral: %w", err)
@@ -194,7 +194,7 @@ func TrainGNN(backend backends.Backend, tasks []string, gs []*graphtext.Graph, t
 		}
 		in := m.tensors(batch)
 		in = append(in, tensors.FromFlatDataAndDimensions(toF32(target), c.Batch, T))
-		res, err := m.trainFn.Exec(in...)
+		res, err := m.trainFn.Call(in...)
 		if err != nil {
 			return nil, fmt.Errorf("spectral: train step %d: %w", step, err)
 		}
@@ -223,32 +223,32 @@ func (m *GNN) inverseTransform(k int, v float64) float64 {
 
 // model maps adjacency [B,N,N], node mask [B,N], node features [B,N,F]
 // and graph features [B,G] to standardized predictions [B,T].
-func (m *GNN) model(ctx *context.Context, adj, mask, nf, gf *Node) *Node {
+func (m *GNN) model(scope *model.Scope, adj, mask, nf, gf *Node) *Node {
 	H := m.cfg.Hidden
 	// dense maps [B,N,F] node features to [B,N,H] (nn.Dense multiplies them
 	// as one [B·N,F] matrix).
-	dense := func(c *context.Context, x *Node, bias bool) *Node { return nn.Dense(c, x, bias, H) }
+	dense := func(c *model.Scope, x *Node, bias bool) *Node { return nn.Dense(c, x, bias, H) }
 	maskH := InsertAxes(mask, -1) // [B,N,1]
 	deg := ReduceSum(adj, -1)     // [B,N]
 	invDeg := InsertAxes(Inverse(Max(deg, OnesLike(deg))), -1)
-	h := Mul(activations.Relu(dense(ctx.In("embed"), nf, true)), maskH)
+	h := Mul(activation.Relu(dense(scope.At("embed"), nf, true)), maskH)
 	for l := 0; l < m.cfg.Layers; l++ {
-		c := ctx.In(fmt.Sprintf("layer_%d", l))
+		c := scope.At("layer_%d", l)
 		sum := DotGeneral(adj, []int{2}, []int{0}, h, []int{1}, []int{0}) // [B,N,H]: Σ_j A_ij h_j
 		mean := Mul(sum, invDeg)
 		sum = MulScalar(sum, 0.125) // keeps activations O(1) on graphs of degree ≲ 10
-		upd := Add(Add(dense(c.In("self"), h, true), dense(c.In("sum"), sum, false)),
-			dense(c.In("mean"), mean, false))
-		h = Mul(Add(h, MulScalar(activations.Relu(upd), 0.5)), maskH)
+		upd := Add(Add(dense(c.At("self"), h, true), dense(c.At("sum"), sum, false)),
+			dense(c.At("mean"), mean, false))
+		h = Mul(Add(h, MulScalar(activation.Relu(upd), 0.5)), maskH)
 	}
 	n := ReduceSum(mask, -1) // [B]
 	sumH := ReduceSum(h, 1)  // [B,H]
 	meanH := Div(sumH, InsertAxes(n, -1))
 	sumH = MulScalar(sumH, 1.0/16)
 	z := Concatenate([]*Node{sumH, meanH, gf}, -1)
-	z = activations.Relu(nn.Dense(ctx.In("readout_1"), z, true, H))
-	z = activations.Relu(nn.Dense(ctx.In("readout_2"), z, true, H))
-	return nn.Dense(ctx.In("readout_out"), z, true, len(m.tasks))
+	z = activation.Relu(nn.Dense(scope.At("readout_1"), z, true, H))
+	z = activation.Relu(nn.Dense(scope.At("readout_2"), z, true, H))
+	return nn.Dense(scope.At("readout_out"), z, true, len(m.tasks))
 }
 
 // graphFeatures are one graph's padded model inputs.
@@ -365,7 +365,7 @@ func (m *GNN) Predict(gs []*graphtext.Graph) (map[string][]float64, error) {
 		for i := e - s; i < B; i++ { // pad with copies of the first graph
 			batch[i] = batch[0]
 		}
-		res, err := m.predFn.Exec(m.tensors(batch)...)
+		res, err := m.predFn.Call(m.tensors(batch)...)
 		if err != nil {
 			return nil, fmt.Errorf("spectral: predict: %w", err)
 		}

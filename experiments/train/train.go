@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -164,11 +165,17 @@ type Result struct {
 	BestVal    float64            // its score
 	Test       map[string]float64 // test scores of the best checkpoint: per output and "score"
 	Checkpoint string             // the best checkpoint's directory
-	StepsPerS  float64            // training steps per second (this process)
-	Backend    string             // the backend used
-	Run        *experiments.Run   // the MLflow run (nil with NoMLflow); ended
-	RunID      string
-	RunURL     string
+	// StepsPerS is the steady-state training rate of this process: one
+	// over the median step time (no compilation, no validation).
+	StepsPerS float64
+	// FirstStep is the time of this process's first step (compilation
+	// included).
+	FirstStep     time.Duration
+	Backend       string           // the backend used: "xla-cuda", "xla-cpu" or "go"
+	BackendConfig string           // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
+	Run           *experiments.Run // the MLflow run (nil with NoMLflow); ended
+	RunID         string
+	RunURL        string
 }
 
 // state is what Dir/state.json keeps for resuming.
@@ -186,15 +193,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	be, err := nn.Backend(cfg.Backend)
+	be, choice, err := nn.BackendChoice(cfg.Backend)
 	if err != nil {
 		return nil, err
 	}
-	backendName := cfg.Backend
-	if backendName == "" {
-		backendName = be.Name()
+	backendName := choice.Kind
+	if choice.Kind == "go" && cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "narlab: training on the pure-Go backend: %s\n", choice.Reason)
 	}
-	res = &Result{Backend: backendName, Checkpoint: filepath.Join(cfg.Dir, "best")}
+	res = &Result{Backend: backendName, BackendConfig: choice.Config, Checkpoint: filepath.Join(cfg.Dir, "best")}
 	trainS, err := trainSampler(cfg)
 	if err != nil {
 		return nil, err
@@ -234,6 +241,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		params := cfg.Params()
 		params["backend"] = backendName
+		params["backend_config"] = choice.Config
 		if run, err = experiments.Start(ctx, cfg.Experiment, params, opts...); err != nil {
 			return nil, err
 		}
@@ -248,6 +256,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 
 	t0 := time.Now()
+	var stepTimes []time.Duration // each training step's time, validation excluded
 	var loss float64
 	for step := start + 1; step <= cfg.Steps; step++ {
 		if err := ctx.Err(); err != nil {
@@ -257,8 +266,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err != nil {
 			return res, err
 		}
+		ts := time.Now()
 		if loss, err = m.TrainStep(fb); err != nil {
 			return res, err
+		}
+		stepTimes = append(stepTimes, time.Since(ts))
+		if len(stepTimes) == 1 {
+			res.FirstStep = stepTimes[0]
+			logMetric("train/first_step_s", step, stepTimes[0].Seconds())
 		}
 		logMetric("train/loss", step, loss)
 		if step%cfg.EvalEvery == 0 || step == cfg.Steps {
@@ -295,8 +310,8 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if cfg.Progress != nil {
 		fmt.Fprintln(cfg.Progress)
 	}
-	if done := cfg.Steps - start; done > 0 {
-		res.StepsPerS = float64(done) / time.Since(t0).Seconds()
+	if rate := SteadyRate(stepTimes); rate > 0 {
+		res.StepsPerS = rate
 		logMetric("train/steps_per_s", cfg.Steps, res.StepsPerS)
 	}
 	res.History, res.BestStep, res.BestVal = st.History, st.BestStep, st.BestVal
@@ -317,6 +332,25 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		logRun(run, cfg, res)
 	}
 	return res, nil
+}
+
+// SteadyRate is the steady-state rate of steps with the given durations:
+// one over their median, so that the first step (compilation) and the
+// steps that recompile for a new shape do not count; 0 with no steps.
+func SteadyRate(times []time.Duration) float64 {
+	if len(times) == 0 {
+		return 0
+	}
+	s := slices.Clone(times)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	if med <= 0 {
+		return 0
+	}
+	return 1 / med.Seconds()
 }
 
 func bar(i, n int) string {

@@ -8,7 +8,7 @@ package tools
 
 import (
 	_ "github.com/gomlx/gomlx/backends/default"
-	_ "github.com/gomlx/gomlx/pkg/ml/layers"
+	_ "github.com/gomlx/gomlx/ml/layers"
 	_ "github.com/google/uuid"
 	_ "github.com/janpfeifer/gonb"
 	_ "github.com/janpfeifer/gonb/gonbui"

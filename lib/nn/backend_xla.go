@@ -1,5 +1,7 @@
-//go:build xla
+//go:build cgo && !noxla
 
 package nn
 
-import _ "github.com/gomlx/gomlx/backends/xla" // XLA/PJRT (cgo): CPU and CUDA plugins
+// XLA/PJRT (cgo): the CPU and CUDA plugins. Build with -tags noxla (or
+// CGO_ENABLED=0) for a binary with the pure-Go backend only.
+import _ "github.com/gomlx/go-xla/compute/xla"

@@ -1,9 +1,9 @@
 package nn
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Dense is a linear layer over the last axis of x, x·W (+ b), a drop-in
@@ -17,16 +17,16 @@ import (
 // at hidden size 128 a training step cost twenty forward passes, almost all
 // of it in those products. Here the backward pass is the two matrix products
 // v·Wᵀ and xᵀ·v. Other narlab models (experiments/spectral) use it too.
-func Dense(ctx *context.Context, x *Node, useBias bool, out int) *Node {
+func Dense(scope *model.Scope, x *Node, useBias bool, out int) *Node {
 	g := x.Graph()
-	ctx = ctx.In("dense")
+	scope = scope.At("dense")
 	dims := x.Shape().Dimensions
 	in := dims[len(dims)-1]
 	rows := x.Shape().Size() / in
-	w := ctx.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).ValueGraph(g)
+	w := scope.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
 	y := matMul(Reshape(x, rows, in), w)
 	if useBias {
-		b := ctx.VariableWithShape("biases", shapes.Make(x.DType(), out)).ValueGraph(g)
+		b := scope.VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
 		y = Add(y, InsertAxes(b, 0))
 	}
 	outDims := append(append([]int(nil), dims[:len(dims)-1]...), out)
@@ -59,7 +59,7 @@ func matMul(a, b *Node) *Node {
 	})
 	zero := StopGradient(Scalar(a.Graph(), a.DType(), 0))
 	link := Mul(Add(ReduceAllSum(aID), ReduceAllSum(bID)), zero)
-	product := Add(Dot(StopGradient(a), StopGradient(b)), link)
+	product := Add(Dot(StopGradient(a), StopGradient(b)).Product(), link)
 	return IdentityWithCustomGradient(product, func(_, grad *Node) *Node {
 		v = grad
 		return grad

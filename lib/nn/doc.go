@@ -3,7 +3,7 @@
 // GAT, GATv2, MPNN, PGN, Triplet-GMPNN, or an End-to-End Memory Network,
 // masked or full) applied once per algorithm step with the previous step's
 // latents, per-probe decoders, and the per-type losses of the CLRS
-// reference (clrs/_src/nets.py, decoders.py, losses.py).
+// reference (clrs/_src/nets.py, decoders.py, loss.py).
 //
 // Graphs are dense: N nodes, every (i, j) pair an edge slot, the
 // processor's adjacency the identity plus the algorithm's graph (its edge

@@ -1,12 +1,12 @@
 package nn
 
 import (
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/initializers"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
 // Memory-network sizes of the reference: embedding 16, 128 memory slots,
@@ -37,12 +37,12 @@ const (
 // answer reduces to W·relu(H·B·g); it is computed on its own rather than
 // sliced out of a padded batch (the pure-Go backend has no Pad op, which
 // the gradient of a slice needs).
-func memnet(ctx *context.Context, nodeF, edgeF, graphF, adj *Node, hidden int) *Node {
+func memnet(scope *model.Scope, nodeF, edgeF, graphF, adj *Node, hidden int) *Node {
 	g := nodeF.Graph()
 	dims := nodeF.Shape().Dimensions
 	B, N := dims[0], dims[1]
 	stories := Mul(edgeF, InsertAxes(adj, -1)) // [B,N,N,H]
-	embedQ, embedM, embedO := ctx.In("query_embedding"), ctx.In("memory_embedding"), ctx.In("output_embedding")
+	embedQ, embedM, embedO := scope.At("query_embedding"), scope.At("memory_embedding"), scope.At("output_embedding")
 	u := Dense(embedQ, nodeF, false, memnetEmbedding)     // [B,N,E]
 	mem := Dense(embedM, stories, false, memnetEmbedding) // [B,N,N,E]
 	out := Dense(embedO, stories, false, memnetEmbedding) // [B,N,N,E]
@@ -52,8 +52,8 @@ func memnet(ctx *context.Context, nodeF, edgeF, graphF, adj *Node, hidden int) *
 	zeros := Zeros(g, shapeF32(B, N, total-N, memnetEmbedding))
 	mem = Concatenate([]*Node{mem, zeros}, 2)
 	out = Concatenate([]*Node{out, zeros}, 2)
-	slots := ctx.In("memory").WithInitializer(initializers.Zero).
-		VariableWithShape("contents", shapes.Make(dtypes.Float32, memnetSlots, memnetEmbedding)).ValueGraph(g)
+	slots := scope.At("memory").WithInitializer(initializer.Zero).
+		VariableWithShape("contents", shapes.Make(dtypes.Float32, memnetSlots, memnetEmbedding)).NodeValue(g)
 	if extra := total - memnetSlots; extra > 0 {
 		// Graphs larger than the reference's memory: the extra slots carry no
 		// learnt vector.
@@ -64,8 +64,8 @@ func memnet(ctx *context.Context, nodeF, edgeF, graphF, adj *Node, hidden int) *
 	probs := Softmax(Einsum("bike,bie->bik", mem, u), -1)
 	read := Einsum("bik,bike->bie", probs, out)
 	answer := func(x *Node) *Node {
-		h := Dense(ctx.In("output_linear"), x, false, hidden)
-		return Dense(ctx.In("answer"), activations.Relu(h), false, hidden)
+		h := Dense(scope.At("output_linear"), x, false, hidden)
+		return Dense(scope.At("answer"), activation.Relu(h), false, hidden)
 	}
 	nodes := answer(Add(u, read))                                     // [B,N,H]
 	graphRow := answer(Dense(embedQ, graphF, false, memnetEmbedding)) // [B,H]

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // TestMemnetReadsItsOwnRow checks what each node of a memory network reads:
@@ -26,24 +26,24 @@ func TestMemnetReadsItsOwnRow(t *testing.T) {
 		adj[i*N+i] = 1
 		adj[i*N+(i+1)%N] = 1 // a directed ring plus self-loops
 	}
-	ctx := context.New().Checked(false)
-	if err := ctx.SetRNGStateFromSeed(5); err != nil {
+	store := model.NewStore()
+	if err := store.SetRNGStateFromSeed(5); err != nil {
 		t.Fatal(err)
 	}
 	for _, masked := range []bool{true, false} {
-		exec, err := context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) *Node {
+		exec, err := model.NewExec(be, store, func(scope *model.Scope, in []*Node) *Node {
 			a := Reshape(in[3], B, N, N)
 			if !masked {
 				a = OnesLike(a)
 			}
-			return memnet(ctx, Reshape(in[0], B, N, H), Reshape(in[1], B, N, N, H), Reshape(in[2], B, H), a, H)
+			return memnet(scope, Reshape(in[0], B, N, H), Reshape(in[1], B, N, N, H), Reshape(in[2], B, H), a, H)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := fill(B * N * N * H)
 		latents := func(edgeF []float32) [][]float32 {
-			out, err := exec.Exec(nodeF, edgeF, graphF, adj)
+			out, err := exec.Call(nodeF, edgeF, graphF, adj)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,10 @@
 package nn
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
-	"github.com/gomlx/gomlx/pkg/ml/layers/activations"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/layers/norm"
+	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -45,7 +45,7 @@ func encoderInput(l probeLayout, x *Node) *Node {
 // forward unrolls the model over the hint steps and returns the output
 // logits (in their probes' layouts, read at each sample's last step) and
 // the summed hint loss (nil when hints are not decoded).
-func (m *Model) forward(ctx *context.Context, gi graphInputs, training bool) (outs []*Node, hintLoss *Node) {
+func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs []*Node, hintLoss *Node) {
 	H := m.cfg.Hidden
 	B, N := gi.adj.Shape().Dimensions[0], gi.adj.Shape().Dimensions[1]
 	g := gi.adj.Graph()
@@ -57,15 +57,15 @@ func (m *Model) forward(ctx *context.Context, gi graphInputs, training bool) (ou
 	nodeIn := Zeros(g, shapeF32(B, N, H))
 	edgeIn := Zeros(g, shapeF32(B, N, N, H))
 	graphIn := Zeros(g, shapeF32(B, H))
-	add := func(l probeLayout, x *Node, scope string, nodeF, edgeF, graphF **Node) {
+	add := func(l probeLayout, x *Node, name string, nodeF, edgeF, graphF **Node) {
 		var e *Node
 		if kind(l.Type) == clrs.Pointer && l.Location == clrs.Edge {
 			// One-hot [B,i,j,k]: mean over i of enc1 plus mean over j of enc2.
 			x = InsertAxes(x, -1)
-			e = Add(ReduceMean(Dense(ctx.In(scope).In("1"), x, true, H), 1),
-				ReduceMean(Dense(ctx.In(scope).In("2"), x, true, H), 2))
+			e = Add(ReduceMean(Dense(scope.At("%s", name).At("1"), x, true, H), 1),
+				ReduceMean(Dense(scope.At("%s", name).At("2"), x, true, H), 2))
 		} else {
-			e = Dense(ctx.In(scope), encoderInput(l, x), true, H)
+			e = Dense(scope.At("%s", name), encoderInput(l, x), true, H)
 		}
 		switch l.enc {
 		case clrs.Node:
@@ -98,7 +98,7 @@ func (m *Model) forward(ctx *context.Context, gi graphInputs, training bool) (ou
 		if encodeHints {
 			adj = hintAdjacency(adj, m.spec.hints, fed)
 		}
-		next, triEdges := m.process(ctx.In("processor"), nodeF, edgeF, graphF, hidden, adj)
+		next, triEdges := m.process(scope.At("processor"), nodeF, edgeF, graphF, hidden, adj)
 		hT := Concatenate([]*Node{nodeF, hidden, next}, -1) // [B,N,3H]
 		eT := edgeF
 		if triEdges != nil {
@@ -108,14 +108,14 @@ func (m *Model) forward(ctx *context.Context, gi graphInputs, training bool) (ou
 
 		var outsS []*Node
 		for _, l := range m.spec.outputs {
-			outsS = append(outsS, decode(ctx.In("dec_output_"+l.Name), l, hT, eT, graphF, H))
+			outsS = append(outsS, decode(scope.At("dec_output_%s", l.Name), l, hT, eT, graphF, H))
 		}
 		stepOuts = append(stepOuts, outsS)
 
 		if decodeHints && s+1 < gi.hints[0].Shape().Dimensions[0] {
 			valid := stepOf(gi.hintValid, s+1) // [B]
 			for i, l := range m.spec.hints {
-				logits := decode(ctx.In("dec_hint_"+l.Name), l, hT, eT, graphF, H)
+				logits := decode(scope.At("dec_hint_%s", l.Name), l, hT, eT, graphF, H)
 				truth := stepOf(gi.hints[i], s+1)
 				loss := probeLoss(l, logits, truth, valid)
 				if hintLoss == nil {
@@ -191,17 +191,17 @@ func broadcastSample(w, x *Node) *Node {
 
 // process is one processor step: the next node latents and, for
 // Triplet-GMPNN, the triplet edge latents.
-func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj *Node) (*Node, *Node) {
+func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *Node) (*Node, *Node) {
 	H := m.cfg.Hidden
 	z := Concatenate([]*Node{nodeF, hidden}, -1) // [B,N,2H]
 	B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
 	switch m.cfg.Processor {
 	case "gat", "gatv2":
-		return m.gat(ctx, z, edgeF, graphF, adj), nil
+		return m.gat(scope, z, edgeF, graphF, adj), nil
 	case "memnet":
-		return memnet(ctx, nodeF, edgeF, graphF, adj, H), nil
+		return memnet(scope, nodeF, edgeF, graphF, adj, H), nil
 	case "memnet_full":
-		return memnet(ctx, nodeF, edgeF, graphF, Ones(adj.Graph(), shapeF32(B, N, N)), H), nil
+		return memnet(scope, nodeF, edgeF, graphF, Ones(adj.Graph(), shapeF32(B, N, N)), H), nil
 	}
 	mask := adj
 	switch m.cfg.Processor {
@@ -210,25 +210,25 @@ func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj 
 	case "deepsets":
 		mask = eye(adj.Graph(), B, N)
 	}
-	m1 := Dense(ctx.In("m1"), z, true, H)      // sender i
-	m2 := Dense(ctx.In("m2"), z, true, H)      // receiver j
-	me := Dense(ctx.In("me"), edgeF, true, H)  // [B,N,N,H]
-	mg := Dense(ctx.In("mg"), graphF, true, H) // [B,H]
+	m1 := Dense(scope.At("m1"), z, true, H)      // sender i
+	m2 := Dense(scope.At("m2"), z, true, H)      // receiver j
+	me := Dense(scope.At("me"), edgeF, true, H)  // [B,N,N,H]
+	mg := Dense(scope.At("mg"), graphF, true, H) // [B,H]
 	// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
 	msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
-	msgs = Dense(ctx.In("msg_mlp_1"), activations.Relu(msgs), true, H)
-	msgs = Dense(ctx.In("msg_mlp_2"), activations.Relu(msgs), true, H)
+	msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
+	msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
 	penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
 	agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
-	ret := activations.Relu(Add(Dense(ctx.In("o1"), z, true, H), Dense(ctx.In("o2"), agg, true, H)))
-	ret = layers.LayerNormalization(ctx.In("ln"), ret, -1).Done()
+	ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
+	ret = norm.LayerNorm(scope.At("ln"), ret, -1).Done()
 	var tri *Node
 	if m.cfg.Processor == "triplet_mpnn" {
-		tri = m.triplets(ctx.In("triplet"), z, edgeF, graphF)
+		tri = m.triplets(scope.At("triplet"), z, edgeF, graphF)
 		// Gating: keep part of the previous latents.
-		g1 := Dense(ctx.In("gate1"), z, true, H)
-		g2 := Dense(ctx.In("gate2"), agg, true, H)
-		gate := Sigmoid(Add(Dense(ctx.In("gate3"), activations.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+		g1 := Dense(scope.At("gate1"), z, true, H)
+		g2 := Dense(scope.At("gate2"), agg, true, H)
+		gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
 		ret = Add(Mul(ret, OneMinus(gate)), Mul(hidden, gate))
 	}
 	return ret, tri
@@ -236,15 +236,15 @@ func (m *Model) process(ctx *context.Context, nodeF, edgeF, graphF, hidden, adj 
 
 // triplets computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j, z_k,
 // e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
-func (m *Model) triplets(ctx *context.Context, z, edgeF, graphF *Node) *Node {
+func (m *Model) triplets(scope *model.Scope, z, edgeF, graphF *Node) *Node {
 	const T = 8
-	t1 := Dense(ctx.In("t1"), z, true, T)       // [B,N,T]  i
-	t2 := Dense(ctx.In("t2"), z, true, T)       // j
-	t3 := Dense(ctx.In("t3"), z, true, T)       // k
-	te1 := Dense(ctx.In("te1"), edgeF, true, T) // [B,N,N,T] (i,j)
-	te2 := Dense(ctx.In("te2"), edgeF, true, T) // (i,k)
-	te3 := Dense(ctx.In("te3"), edgeF, true, T) // (k,j) read as (j,k) below
-	tg := Dense(ctx.In("tg"), graphF, true, T)  // [B,T]
+	t1 := Dense(scope.At("t1"), z, true, T)       // [B,N,T]  i
+	t2 := Dense(scope.At("t2"), z, true, T)       // j
+	t3 := Dense(scope.At("t3"), z, true, T)       // k
+	te1 := Dense(scope.At("te1"), edgeF, true, T) // [B,N,N,T] (i,j)
+	te2 := Dense(scope.At("te2"), edgeF, true, T) // (i,k)
+	te3 := Dense(scope.At("te3"), edgeF, true, T) // (k,j) read as (j,k) below
+	tg := Dense(scope.At("tg"), graphF, true, T)  // [B,T]
 	// tri[b,i,j,k] over axes 1,2,3.
 	tri := Add(InsertAxes(t1, 2, 2), InsertAxes(t2, 1, 2)) // [B,N,1,1,T] + [B,1,N,1,T]
 	tri = Add(tri, InsertAxes(t3, 1, 1))                   // + [B,1,1,N,T]
@@ -252,42 +252,42 @@ func (m *Model) triplets(ctx *context.Context, z, edgeF, graphF *Node) *Node {
 	tri = Add(tri, InsertAxes(te2, 2))                     // (i,k) → [B,N,1,N,T]
 	tri = Add(tri, InsertAxes(te3, 1))                     // (j,k) → [B,1,N,N,T]
 	tri = Add(tri, InsertAxes(tg, 1, 1, 1))
-	out := Dense(ctx.In("o3"), ReduceMax(tri, 1), true, m.cfg.Hidden) // max over i → [B,N(j),N(k),H]
-	return activations.Relu(out)
+	out := Dense(scope.At("o3"), ReduceMax(tri, 1), true, m.cfg.Hidden) // max over i → [B,N(j),N(k),H]
+	return activation.Relu(out)
 }
 
 // gat is one graph-attention step (one head): coefficients softmax_j over
 // the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT) or
 // a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
-func (m *Model) gat(ctx *context.Context, z, edgeF, graphF, adj *Node) *Node {
+func (m *Model) gat(scope *model.Scope, z, edgeF, graphF, adj *Node) *Node {
 	H := m.cfg.Hidden
-	values := Dense(ctx.In("values"), z, true, H) // [B,N,H]
+	values := Dense(scope.At("values"), z, true, H) // [B,N,H]
 	var logits *Node
 	if m.cfg.Processor == "gat" {
-		a1 := Dense(ctx.In("a1"), z, true, 1)
-		a2 := Dense(ctx.In("a2"), z, true, 1)
-		ae := Dense(ctx.In("ae"), edgeF, true, 1)
-		ag := Dense(ctx.In("ag"), graphF, true, 1)
+		a1 := Dense(scope.At("a1"), z, true, 1)
+		a2 := Dense(scope.At("a2"), z, true, 1)
+		ae := Dense(scope.At("ae"), edgeF, true, 1)
+		ag := Dense(scope.At("ag"), graphF, true, 1)
 		l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
-		logits = activations.LeakyReluWithAlpha(Squeeze(l, -1), 0.2)
+		logits = activation.LeakyReluWith(Squeeze(l, -1), 0.2)
 	} else {
-		w1 := Dense(ctx.In("w1"), z, true, H)
-		w2 := Dense(ctx.In("w2"), z, true, H)
-		we := Dense(ctx.In("we"), edgeF, true, H)
-		wg := Dense(ctx.In("wg"), graphF, true, H)
+		w1 := Dense(scope.At("w1"), z, true, H)
+		w2 := Dense(scope.At("w2"), z, true, H)
+		we := Dense(scope.At("we"), edgeF, true, H)
+		wg := Dense(scope.At("wg"), graphF, true, H)
 		pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
-		logits = Squeeze(Dense(ctx.In("a"), activations.LeakyReluWithAlpha(pre, 0.2), true, 1), -1)
+		logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, 0.2), true, 1), -1)
 	}
 	// logits[b,i,j]: i attends to j over the adjacency.
 	coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
 	att := Einsum("bij,bjh->bih", coefs, values)
-	ret := activations.Relu(Add(att, Dense(ctx.In("skip"), z, true, H)))
-	return layers.LayerNormalization(ctx.In("ln"), ret, -1).Done()
+	ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
+	return norm.LayerNorm(scope.At("ln"), ret, -1).Done()
 }
 
 // decode returns a probe's logits in its layout from node latents hT
 // [B,N,3H], edge latents eT [B,N,N,·] and graph features [B,H].
-func decode(ctx *context.Context, l probeLayout, hT, eT, graphF *Node, H int) *Node {
+func decode(scope *model.Scope, l probeLayout, hT, eT, graphF *Node, H int) *Node {
 	out := 1
 	if l.classes > 0 {
 		out = l.classes
@@ -301,33 +301,33 @@ func decode(ctx *context.Context, l probeLayout, hT, eT, graphF *Node, H int) *N
 	switch l.Location {
 	case clrs.Node:
 		if kind(l.Type) == clrs.Pointer {
-			p1 := Dense(ctx.In("p1"), hT, true, H)                               // x
-			p2 := Dense(ctx.In("p2"), hT, true, H)                               // y
-			p3 := TransposeAllDims(Dense(ctx.In("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
+			p1 := Dense(scope.At("p1"), hT, true, H)                               // x
+			p2 := Dense(scope.At("p2"), hT, true, H)                               // y
+			p3 := TransposeAllDims(Dense(scope.At("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
 			m := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
-			return Squeeze(Dense(ctx.In("p4"), m, true, 1), -1) // [B,N,N]
+			return Squeeze(Dense(scope.At("p4"), m, true, 1), -1) // [B,N,N]
 		}
-		return squeeze(Dense(ctx.In("l"), hT, true, out))
+		return squeeze(Dense(scope.At("l"), hT, true, out))
 	case clrs.Edge:
 		if kind(l.Type) == clrs.Pointer {
 			// pred_ij = L(h)_i + L(h)_j + L(e)_ij; logit[i,j,k] = L1(max(pred_ij, L(h)_k)).
-			a := Dense(ctx.In("p1"), hT, true, H)
-			b := Dense(ctx.In("p2"), hT, true, H)
-			e := Dense(ctx.In("p3"), eT, true, H)
+			a := Dense(scope.At("p1"), hT, true, H)
+			b := Dense(scope.At("p2"), hT, true, H)
+			e := Dense(scope.At("p3"), eT, true, H)
 			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
-			k := Dense(ctx.In("p4"), hT, true, H)                   // [B,N,H]
+			k := Dense(scope.At("p4"), hT, true, H)                 // [B,N,H]
 			m := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))      // [B,N,N,N,H]
-			return Squeeze(Dense(ctx.In("p5"), m, true, 1), -1)
+			return Squeeze(Dense(scope.At("p5"), m, true, 1), -1)
 		}
-		a := Dense(ctx.In("e1"), hT, true, out)
-		b := Dense(ctx.In("e2"), hT, true, out)
-		e := Dense(ctx.In("e3"), eT, true, out)
+		a := Dense(scope.At("e1"), hT, true, out)
+		b := Dense(scope.At("e2"), hT, true, out)
+		e := Dense(scope.At("e3"), eT, true, out)
 		return squeeze(Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e))
 	default:
-		gr := Add(Dense(ctx.In("g1"), ReduceMax(hT, 1), true, out), Dense(ctx.In("g2"), graphF, true, out))
+		gr := Add(Dense(scope.At("g1"), ReduceMax(hT, 1), true, out), Dense(scope.At("g2"), graphF, true, out))
 		if kind(l.Type) == clrs.Pointer {
-			per := Squeeze(Dense(ctx.In("g3"), hT, true, 1), -1) // [B,N]
-			return Add(per, gr)                                  // gr is [B,1]
+			per := Squeeze(Dense(scope.At("g3"), hT, true, 1), -1) // [B,N]
+			return Add(per, gr)                                    // gr is [B,1]
 		}
 		return squeeze(gr)
 	}
@@ -371,7 +371,7 @@ func probeLoss(l probeLayout, logits, truth, w *Node) *Node {
 	case clrs.Mask:
 		valid := Mul(wb, ConvertDType(NotEqual(truth, ConstAs(truth, -1)), truth.DType()))
 		// BCE with logits, stable: max(x,0) − x·t + log(1 + exp(−|x|)).
-		bce := Add(Sub(activations.Relu(logits), Mul(logits, truth)), Log1p(Exp(Neg(Abs(logits)))))
+		bce := Add(Sub(activation.Relu(logits), Mul(logits, truth)), Log1p(Exp(Neg(Abs(logits)))))
 		return Div(ReduceAllSum(Mul(valid, bce)), denom(valid))
 	}
 	axis := softmaxAxis(l)

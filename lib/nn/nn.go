@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/metrics"
 )
@@ -70,17 +70,17 @@ func (c Config) validate() error {
 type Model struct {
 	cfg     Config
 	spec    modelSpec
-	backend backends.Backend
-	ctx     *context.Context
-	trainFn *context.Exec
-	predFn  *context.Exec
+	backend compute.Backend
+	store   *model.Store
+	trainFn *model.Exec
+	predFn  *model.Exec
 	rng     *rand.Rand
 }
 
 // New builds a model for cfg.Algorithm on a backend (see [Backend]). The
 // probe layout (e.g. the number of categories) is read from a small sample
 // of the algorithm's sampler.
-func New(backend backends.Backend, cfg Config) (*Model, error) {
+func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -96,30 +96,30 @@ func New(backend backends.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{cfg: cfg, spec: spec, backend: backend, ctx: context.New().Checked(false),
+	m := &Model{cfg: cfg, spec: spec, backend: backend, store: model.NewStore(),
 		rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6e61726c6162))}
-	if err := m.ctx.SetRNGStateFromSeed(cfg.Seed); err != nil {
+	if err := m.store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
 	}
-	opt := optimizers.Adam().LearningRate(cfg.LearningRate).Done()
-	m.trainFn, err = context.NewExec(backend, m.ctx, func(ctx *context.Context, in []*Node) *Node {
+	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Done()
+	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		g := in[0].Graph()
-		ctx.SetTraining(g, true)
+		scope.Store().SetTraining(g, true)
 		gi := splitInputs(m.spec, in)
-		outs, hintLoss := m.forward(ctx, gi, true)
+		outs, hintLoss := m.forward(scope, gi, true)
 		loss := m.outputLoss(outs, gi)
 		if hintLoss != nil {
 			loss = Add(loss, hintLoss)
 		}
-		opt.UpdateGraph(ctx, g, loss)
+		opt.UpdateGraph(scope, g, loss)
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.predFn, err = context.NewExec(backend, m.ctx, func(ctx *context.Context, in []*Node) []*Node {
+	m.predFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
 		gi := splitInputs(m.spec, in)
-		outs, _ := m.forward(ctx, gi, false)
+		outs, _ := m.forward(scope, gi, false)
 		return outs
 	})
 	if err != nil {
@@ -133,7 +133,7 @@ func (m *Model) Config() Config { return m.cfg }
 
 // Step returns the number of training steps taken (restored from a
 // checkpoint).
-func (m *Model) Step() int64 { return optimizers.GetGlobalStep(m.ctx) }
+func (m *Model) Step() int64 { return optimizer.GetGlobalStep(m.store) }
 
 func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 	ones := OnesLike(Squeeze(Slice(gi.hintValid, AxisRange(0, 1)), 0)) // [B]
@@ -240,7 +240,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := m.trainFn.Exec(in...)
+	res, err := m.trainFn.Call(in...)
 	if err != nil {
 		return 0, fmt.Errorf("nn: train step: %w", err)
 	}
@@ -260,7 +260,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := m.predFn.Exec(in...)
+	res, err := m.predFn.Call(in...)
 	if err != nil {
 		return nil, fmt.Errorf("nn: predict: %w", err)
 	}
@@ -375,13 +375,13 @@ func (m *Model) Save(dir string) error {
 	if err := os.WriteFile(filepath.Join(tmp, configFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("nn: %w", err)
 	}
-	prev := m.ctx.Loader()
-	h, err := checkpoints.Build(m.ctx).Dir(tmp).Keep(1).Done()
+	prev := m.store.Loader()
+	h, err := checkpoint.Build(m.store).Dir(tmp).Keep(1).Done()
 	if err != nil {
 		return fmt.Errorf("nn: checkpoint %s: %w", dir, err)
 	}
 	err = h.Save()
-	m.ctx.SetLoader(prev)
+	m.store.SetLoader(prev)
 	if err != nil {
 		return fmt.Errorf("nn: saving checkpoint %s: %w", dir, err)
 	}
@@ -400,7 +400,7 @@ func (m *Model) Save(dir string) error {
 }
 
 // Load restores a model saved with Save.
-func Load(backend backends.Backend, dir string) (*Model, error) {
+func Load(backend compute.Backend, dir string) (*Model, error) {
 	data, err := os.ReadFile(filepath.Join(dir, configFile))
 	if err != nil {
 		return nil, fmt.Errorf("nn: %s is not a narlab checkpoint: %w", dir, err)
@@ -413,7 +413,7 @@ func Load(backend backends.Backend, dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkpoints.Build(m.ctx).Dir(dir).Keep(2).Immediate().Done(); err != nil {
+	if _, err := checkpoint.Build(m.store).Dir(dir).Keep(2).Immediate().Done(); err != nil {
 		return nil, fmt.Errorf("nn: loading checkpoint %s: %w", dir, err)
 	}
 	return m, nil

@@ -2,10 +2,12 @@ package nn
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -22,15 +24,45 @@ func fixedBatch(t *testing.T, algo string, n, b int) *clrs.Feedback {
 	return fb
 }
 
-// TestOverfit trains each processor on one small fixed batch: the loss
-// must fall by an order of magnitude and the batch's score reach 0.95.
-// The algorithms cover node pointers (insertion_sort), masks (bfs... via
-// reach in dfs-like outputs), mask_one (minimum), and graph-level outputs.
-func TestOverfit(t *testing.T) {
+// testBackends returns the backends every model test runs on: the pure-Go
+// one, and XLA CPU when its plugin is installed (`make setup`). With
+// NARLAB_REQUIRE_XLA=1 (set by `make test`) a missing XLA plugin fails the
+// test instead of narrowing it to pure Go.
+func testBackends(t *testing.T) map[string]compute.Backend {
+	t.Helper()
+	out := map[string]compute.Backend{}
 	be, err := Backend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	out["go"] = be
+	c := Choose("")
+	if os.Getenv(EnvBackend) == "" && c.Kind == "xla-cpu" {
+		be, err := Backend(c.Config)
+		if err != nil {
+			t.Fatalf("the XLA CPU plugin was found but does not start: %v", err)
+		}
+		out["xla"] = be
+	} else if os.Getenv("NARLAB_REQUIRE_XLA") == "1" {
+		t.Fatalf("NARLAB_REQUIRE_XLA=1 but narlab picks %s: %s", c.Kind, c.Reason)
+	} else {
+		t.Logf("XLA CPU not tested: %s", c.Reason)
+	}
+	return out
+}
+
+// TestOverfit trains each processor on one small fixed batch, on every
+// test backend: the loss must fall by an order of magnitude and the
+// batch's score reach 0.95. The algorithms cover node pointers
+// (insertion_sort), masks (bfs... via reach in dfs-like outputs), mask_one
+// (minimum), and graph-level outputs.
+func TestOverfit(t *testing.T) {
+	for name, be := range testBackends(t) {
+		t.Run(name, func(t *testing.T) { testOverfit(t, be) })
+	}
+}
+
+func testOverfit(t *testing.T, be compute.Backend) {
 	cases := []struct {
 		algo, processor string
 		steps           int
@@ -94,10 +126,12 @@ func TestOverfit(t *testing.T) {
 // TestCheckpointRoundTrip saves a trained model and loads it back: the
 // scores on a batch are identical.
 func TestCheckpointRoundTrip(t *testing.T) {
-	be, err := Backend("go")
-	if err != nil {
-		t.Fatal(err)
+	for name, be := range testBackends(t) {
+		t.Run(name, func(t *testing.T) { testCheckpointRoundTrip(t, be) })
 	}
+}
+
+func testCheckpointRoundTrip(t *testing.T, be compute.Backend) {
 	fb := fixedBatch(t, "insertion_sort", 5, 4)
 	cfg := DefaultConfig("insertion_sort", "mpnn")
 	cfg.Hidden = 16
