@@ -35,8 +35,15 @@ python3 scripts/time_reference.py --ref "$ref" --splits train | tee "$out/ref_tr
 
 echo "== narlab: whole CLRS-30 dataset in memory (trajectories; then batched)" >&2
 go test -run '^$' -bench 'FullDataset' -benchtime 2x ./lib/clrs/ | tee "$out/go_full.txt" >&2
-echo "== narlab: whole CLRS-30 dataset written as .npz" >&2
+echo "== narlab: the train split end to end (sampling + writing .npz), stored and compressed" >&2
 tmp="$(mktemp -d)"
+/usr/bin/time -v bin/narlab clrs generate --split train --out "$tmp/train" --quiet 2> "$out/narlab_train_time.txt"
+du -sh "$tmp/train" | tee "$out/narlab_train_size.txt" >&2
+rm -rf "$tmp/train"
+/usr/bin/time -v bin/narlab clrs generate --split train --compress --out "$tmp/trainz" --quiet 2> "$out/narlab_trainz_time.txt"
+du -sh "$tmp/trainz" | tee "$out/narlab_trainz_size.txt" >&2
+rm -rf "$tmp/trainz"
+echo "== narlab: whole CLRS-30 dataset written as .npz" >&2
 /usr/bin/time -v bin/narlab clrs generate --split all --out "$tmp/clrs30" --quiet 2> "$out/narlab_all_time.txt"
 du -sh "$tmp/clrs30" | tee "$out/narlab_all_size.txt" >&2
 rm -rf "$tmp"
@@ -66,10 +73,17 @@ for line in open(os.path.join(out, 'go_full.txt')):
     m = re.match(r'BenchmarkFullDataset/(\w+)\S*\s+\d+\s+(\d+) ns/op', line)
     if m:
         full[m.group(1)] = int(m.group(2)) / 1e9
-t = open(os.path.join(out, 'narlab_all_time.txt')).read()
-wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)', t).group(1)
-secs = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(':'))))
-rss = int(re.search(r'Maximum resident set size \(kbytes\): (\d+)', t).group(1)) / 1024
+def timed(name):
+    t = open(os.path.join(out, name)).read()
+    wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)', t).group(1)
+    secs = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(':'))))
+    rss = int(re.search(r'Maximum resident set size \(kbytes\): (\d+)', t).group(1)) / 1024
+    return secs, rss
+def size(name):
+    return open(os.path.join(out, name)).read().split()[0]
+secs, rss = timed('narlab_all_time.txt')
+trs, trrss = timed('narlab_train_time.txt')
+trz, trzrss = timed('narlab_trainz_time.txt')
 cpu = os.cpu_count()
 print(f'Measured on {platform.machine()} Linux, {cpu} CPUs, by scripts/bench_dataset.sh\n')
 print('| algorithm | reference (s / 1,000 at n=16) | narlab 1 CPU (s) | speed-up |')
@@ -79,6 +93,12 @@ for a in sorted(ref):
         print(f'| {a} | {ref[a]:.3f} | {go[a]:.4f} | {ref[a]/go[a]:.0f}× |')
 rt, gt = sum(ref.values()), sum(go.get(a, 0) for a in ref)
 print(f'| **train split, 30 algorithms** | **{rt:.1f}** | **{gt:.2f}** | **{rt/gt:.0f}×** |')
+print()
+print('| train split, 30 algorithms, end to end (sampling + writing) | time | speed-up over the reference samplers | size | peak memory |')
+print('|---|---:|---:|---:|---:|')
+print(f'| reference samplers (sampling only, 1 CPU) | {rt:.1f} s | | | |')
+print(f'| `narlab clrs generate --split train` (stored .npz, the default) | {trs:.2f} s | {rt/trs:.0f}× | {size("narlab_train_size.txt")} | {trrss:.0f} MiB |')
+print(f'| `narlab clrs generate --split train --compress` | {trz:.2f} s | {rt/trz:.0f}× | {size("narlab_trainz_size.txt")} | {trzrss:.0f} MiB |')
 allref = sum(reftot.values())
 print()
 print('| whole CLRS-30 dataset (train + val + test) | time | peak memory |')
@@ -86,5 +106,5 @@ print('|---|---:|---:|')
 print(f'| reference samplers: trajectories batched into padded arrays, in memory (1 CPU) | {allref:.1f} s | |')
 print(f'| narlab samplers: every trajectory, in memory ({cpu} CPUs; BenchmarkFullDataset/trajectories) | {full["trajectories"]:.2f} s ({allref/full["trajectories"]:.0f}×) | |')
 print(f'| narlab samplers, then batched into padded arrays like the reference (BenchmarkFullDataset/batched) | {full["batched"]:.2f} s ({allref/full["batched"]:.0f}×) | |')
-print(f'| `narlab clrs generate --split all`: generated and written as compressed .npz, streamed | {secs:.1f} s ({allref/secs:.0f}×) | {rss:.0f} MiB |')
+print(f'| `narlab clrs generate --split all`: generated and written as stored .npz, streamed | {secs:.1f} s ({allref/secs:.0f}×) | {rss:.0f} MiB |')
 PY

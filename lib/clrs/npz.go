@@ -11,22 +11,42 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
+
+// NPZOption configures how .npz archives are written.
+type NPZOption func(*npzConfig)
+
+type npzConfig struct{ compress bool }
+
+// Compressed deflates every array, as numpy.savez_compressed does (at
+// deflate's fastest level, several arrays at once): files are several
+// times smaller, and writing them takes several times longer than
+// generating the data. Without it arrays are stored as numpy.savez stores
+// them.
+func Compressed() NPZOption { return func(c *npzConfig) { c.compress = true } }
+
+func npzConfigOf(opts []NPZOption) npzConfig {
+	var c npzConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
 
 // WriteNPZ writes a feedback as a numpy .npz archive readable by
 // numpy.load: one array per probe, named "input/NAME", "hint/NAME" and
 // "output/NAME", plus "lengths" (float64 [B]). Inputs and outputs keep
 // their dtype (int64 or float64); hints are float64 [T, B, …] as in the
-// reference's batched feedback. Arrays are deflate-compressed, as
-// numpy.savez_compressed writes them (at deflate's fastest level, several
-// arrays at once).
-func WriteNPZ(w io.Writer, f *Feedback) error {
+// reference's batched feedback. Arrays are stored uncompressed, as
+// numpy.savez writes them, unless the Compressed option is given.
+func WriteNPZ(w io.Writer, f *Feedback, opts ...NPZOption) error {
 	var members []npzMember
 	for _, sec := range []struct {
 		prefix string
@@ -37,7 +57,7 @@ func WriteNPZ(w io.Writer, f *Feedback) error {
 		}
 	}
 	members = append(members, lengthsMember(f.Lengths))
-	return writeMembers(w, members)
+	return writeMembers(w, members, npzConfigOf(opts))
 }
 
 // WriteTrajectoriesNPZ writes the .npz archive of Batch(trajs, 0) — the
@@ -45,7 +65,7 @@ func WriteNPZ(w io.Writer, f *Feedback) error {
 // building the padded hint arrays in memory: each hint is streamed step by
 // step from the trajectories. Use it for large datasets (the CLRS-30 test
 // split of quickselect holds gigabytes of padded hints).
-func WriteTrajectoriesNPZ(w io.Writer, trajs []*Trajectory) error {
+func WriteTrajectoriesNPZ(w io.Writer, trajs []*Trajectory, opts ...NPZOption) error {
 	if len(trajs) == 0 {
 		return fmt.Errorf("clrs: WriteTrajectoriesNPZ needs at least one trajectory")
 	}
@@ -123,7 +143,7 @@ func WriteTrajectoriesNPZ(w io.Writer, trajs []*Trajectory) error {
 		lengths[b] = t.Length
 	}
 	members = append(members, lengthsMember(lengths))
-	return writeMembers(w, members)
+	return writeMembers(w, members, npzConfigOf(opts))
 }
 
 // npzMember is one array of an archive: its name, dtype, shape, and a
@@ -156,9 +176,13 @@ type compressedMember struct {
 	err              error
 }
 
-// writeMembers deflates the members concurrently (one goroutine per CPU)
-// and writes them to the zip archive in order.
-func writeMembers(w io.Writer, members []npzMember) error {
+// writeMembers writes the members to a zip archive in order: streamed
+// straight into the archive when stored, or deflated concurrently (one
+// goroutine per CPU) when compressed.
+func writeMembers(w io.Writer, members []npzMember, cfg npzConfig) error {
+	if !cfg.compress {
+		return writeStored(w, members)
+	}
 	results := make([]chan compressedMember, len(members))
 	for i := range results {
 		results[i] = make(chan compressedMember, 1)
@@ -201,6 +225,24 @@ func writeMembers(w io.Writer, members []npzMember) error {
 	return zw.Close()
 }
 
+// writeStored streams each member's .npy bytes into the archive without
+// holding any array in memory (the zip entries carry data descriptors).
+func writeStored(w io.Writer, members []npzMember) error {
+	zw := zip.NewWriter(w)
+	for _, m := range members {
+		hdr := &zip.FileHeader{Name: m.name + ".npy", Method: zip.Store}
+		hdr.SetMode(0o644)
+		fw, err := zw.CreateHeader(hdr)
+		if err == nil {
+			err = writeNPY(fw, m.dtype, m.shape, m.emit)
+		}
+		if err != nil {
+			return fmt.Errorf("clrs: writing %s: %w", m.name, err)
+		}
+	}
+	return zw.Close()
+}
+
 func compressMember(m npzMember) compressedMember {
 	var buf bytes.Buffer
 	fw, err := flate.NewWriter(&buf, flate.BestSpeed)
@@ -228,6 +270,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// littleEndian reports whether this machine stores numbers little-endian
+// (as .npy's '<f8' does), so that float64 slices can be written as they are.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 // writeNPY writes one array in the .npy format (version 1.0, little
 // endian); emit hands over its values in row-major order.
@@ -267,6 +316,19 @@ func writeNPY(w io.Writer, dtype DType, shapeDims []int, emit func(put func([]fl
 		return err
 	}
 	return errors.Join(emit(func(vals []float64) error {
+		if dtype == Float64 && littleEndian {
+			// float64 arrays are their own little-endian bytes: no encoding.
+			raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 8*len(vals))
+			if len(out)+len(raw) <= cap(out) {
+				out = append(out, raw...)
+				return nil
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			_, err := w.Write(raw)
+			return err
+		}
 		for _, v := range vals {
 			switch dtype {
 			case Int64:
@@ -286,46 +348,28 @@ func writeNPY(w io.Writer, dtype DType, shapeDims []int, emit func(put func([]fl
 	}), flush())
 }
 
-// SaveNPZ writes a feedback to path atomically: the archive is written to a
-// temporary file in the same directory and renamed into place, so an
+// SaveNPZ writes a feedback to path atomically (see fsutil.Write: a
+// temporary file renamed into place, mode 0644 less the umask), so an
 // interrupted run never leaves a half-written file.
-func SaveNPZ(path string, f *Feedback) error {
-	return saveAtomic(path, func(w io.Writer) error { return WriteNPZ(w, f) })
+func SaveNPZ(path string, f *Feedback, opts ...NPZOption) error {
+	return saveAtomic(path, func(w io.Writer) error { return WriteNPZ(w, f, opts...) })
 }
 
 // SaveTrajectoriesNPZ is SaveNPZ of Batch(trajs, 0), streamed with
 // WriteTrajectoriesNPZ.
-func SaveTrajectoriesNPZ(path string, trajs []*Trajectory) error {
-	return saveAtomic(path, func(w io.Writer) error { return WriteTrajectoriesNPZ(w, trajs) })
+func SaveTrajectoriesNPZ(path string, trajs []*Trajectory, opts ...NPZOption) error {
+	return saveAtomic(path, func(w io.Writer) error { return WriteTrajectoriesNPZ(w, trajs, opts...) })
 }
 
 func saveAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("clrs: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*.npz")
+	err := fsutil.Write(path, fsutil.DataMode, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
-		return fmt.Errorf("clrs: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("clrs: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("clrs: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("clrs: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("clrs: %w", err)
 	}
 	return nil

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 )
 
@@ -30,9 +32,19 @@ func pythonWithNumpy(t *testing.T) string {
 	return ""
 }
 
-// TestNPZReadByNumpy writes feedback with WriteNPZ and reads it back with
-// numpy.load, checking names, dtypes, shapes and every value.
+// TestNPZReadByNumpy writes feedback with WriteNPZ, stored and
+// compressed, and reads it back with numpy.load, checking names, dtypes,
+// shapes and every value, and that the file's mode honours the umask.
 func TestNPZReadByNumpy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []NPZOption
+	}{{"stored", nil}, {"compressed", []NPZOption{Compressed()}}} {
+		t.Run(tc.name, func(t *testing.T) { testNPZReadByNumpy(t, tc.opts) })
+	}
+}
+
+func testNPZReadByNumpy(t *testing.T, opts []NPZOption) {
 	py := pythonWithNumpy(t)
 	s, err := NewSampler("insertion_sort", Length(6), Seed(3), NumSamples(3))
 	if err != nil {
@@ -47,8 +59,11 @@ func TestNPZReadByNumpy(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "insertion_sort_test.npz")
-	if err := SaveNPZ(path, fb); err != nil {
+	if err := SaveNPZ(path, fb, opts...); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != fsutil.DataMode&^fsutil.Umask() {
+		t.Errorf("file mode %v (%v), want %v", st.Mode().Perm(), err, fsutil.DataMode&^fsutil.Umask())
 	}
 	script := `
 import json, sys, numpy as np
@@ -117,17 +132,20 @@ func TestTrajectoriesNPZMatchesBatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var batched, streamed bytes.Buffer
-			if err := WriteNPZ(&batched, fb); err != nil {
-				t.Fatal(err)
+			for _, opts := range [][]NPZOption{nil, {Compressed()}} {
+				var batched, streamed bytes.Buffer
+				if err := WriteNPZ(&batched, fb, opts...); err != nil {
+					t.Fatal(err)
+				}
+				if err := WriteTrajectoriesNPZ(&streamed, s.Trajectories(), opts...); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(batched.Bytes(), streamed.Bytes()) {
+					t.Fatalf("compressed=%v: streamed archive (%d bytes) differs from the batched one (%d bytes)",
+						len(opts) > 0, streamed.Len(), batched.Len())
+				}
+				t.Logf("compressed=%v: %d distinct trajectory lengths, %d bytes", len(opts) > 0, len(lengths), batched.Len())
 			}
-			if err := WriteTrajectoriesNPZ(&streamed, s.Trajectories()); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(batched.Bytes(), streamed.Bytes()) {
-				t.Fatalf("streamed archive (%d bytes) differs from the batched one (%d bytes)", streamed.Len(), batched.Len())
-			}
-			t.Logf("%d distinct trajectory lengths, %d bytes", len(lengths), batched.Len())
 		})
 	}
 	if err := WriteTrajectoriesNPZ(io.Discard, nil); err == nil {
