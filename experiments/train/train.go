@@ -59,6 +59,11 @@ type Config struct {
 	Experiment  string
 	NoMLflow    bool
 	TrackingURI string
+	// ParentRun makes the MLflow run a nested run of that run id (a
+	// sweep's parent run); Tags are extra tags set when the run is created
+	// (a sweep's id and cell key).
+	ParentRun string
+	Tags      map[string]string
 	// Progress receives the progress line (steps/s, loss, scores); nil:
 	// none.
 	Progress io.Writer
@@ -232,6 +237,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if cfg.TrackingURI != "" {
 			opts = append(opts, experiments.TrackingURI(cfg.TrackingURI))
 		}
+		if cfg.ParentRun != "" {
+			opts = append(opts, experiments.Parent(cfg.ParentRun))
+		}
+		opts = append(opts, experiments.Tags(cfg.Tags))
 		params := cfg.Params()
 		params["backend"] = backendName
 		if run, err = experiments.Start(ctx, cfg.Experiment, params, opts...); err != nil {
