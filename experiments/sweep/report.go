@@ -392,4 +392,3 @@ func (r *Report) Log(ctx context.Context) error {
 	}
 	return nil
 }
-
