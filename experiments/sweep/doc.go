@@ -28,9 +28,10 @@
 //     once that run is FINISHED the superseded ones are deleted (MLflow's
 //     soft delete: `mlflow gc` purges them, restore brings them back).
 //
-// So the active runs of a finished sweep are one FINISHED run per cell. The
-// report stitches a resumed cell's validation curve from its deleted
-// attempts (the points before resumed_at_step) and its finished run.
+// So the active runs of a finished sweep are one FINISHED run per cell. A
+// resumed run holds the whole validation curve (narlab train logs the
+// points of the checkpoint it resumes from again), so nothing is lost when
+// the interrupted attempt is deleted.
 //
 // Submitting a sweep again (the same directory) submits only the cells that
 // have no FINISHED run and no task still queued or running in SLURM.

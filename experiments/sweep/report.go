@@ -7,7 +7,6 @@ import (
 	"math"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -40,7 +39,7 @@ func (sw *Sweep) Status(ctx context.Context) (cells []CellStatus, queueErr error
 	if err != nil {
 		return nil, nil, err
 	}
-	byKey, err := sw.attempts(ctx, c, false)
+	byKey, err := sw.attempts(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,8 +117,8 @@ type CellScore struct {
 	RunID   string
 	Test    float64 // test/score, a fraction
 	BestVal float64 // val/best_score, a fraction
-	// Curve is the validation score over steps, stitched across the cell's
-	// attempts when it was resumed.
+	// Curve is the validation score over steps (a resumed run holds the
+	// points it resumed from too).
 	Curve plots.Curve
 }
 
@@ -160,7 +159,7 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	byKey, err := sw.attempts(ctx, c, true)
+	byKey, err := sw.attempts(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +167,7 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 	for _, cell := range sw.Cells {
 		var fin *Attempt
 		for i, a := range byKey[cell.Key] {
-			if a.Status == mlflow.StatusFinished && !a.Deleted {
+			if a.Status == mlflow.StatusFinished {
 				fin = &byKey[cell.Key][i]
 				break
 			}
@@ -186,7 +185,7 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 		if m, ok := fin.Run.Data.Metric("val/best_score"); ok {
 			sc.BestVal = float64(m.Value)
 		}
-		if sc.Curve, err = stitch(ctx, c, byKey[cell.Key], fin.RunID); err != nil {
+		if sc.Curve, err = curve(ctx, c, fin.RunID); err != nil {
 			return nil, fmt.Errorf("sweep: cell %s: %w", cell.Key, err)
 		}
 		rep.Cells = append(rep.Cells, sc)
@@ -250,36 +249,18 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-// stitch joins a cell's validation curve across its attempts (oldest
-// first, up to the finished one): an attempt that resumed at step r keeps
-// the earlier attempts' points up to r and adds its own.
-func stitch(ctx context.Context, c *mlflow.Client, attempts []Attempt, finished string) (plots.Curve, error) {
-	var steps, vals []float64
-	for _, a := range attempts {
-		hist, err := c.GetMetricHistory(ctx, a.RunID, "val/score")
-		if err != nil {
-			return plots.Curve{}, fmt.Errorf("val/score of run %s: %w", a.RunID, err)
-		}
-		from := math.Inf(1)
-		if r, ok := a.Run.Data.Tag("resumed_at_step"); ok {
-			if n, err := strconv.Atoi(r); err == nil {
-				from = float64(n)
-			}
-		}
-		k := 0
-		for k < len(steps) && steps[k] <= from {
-			k++
-		}
-		steps, vals = steps[:k], vals[:k]
-		sort.Slice(hist, func(i, j int) bool { return hist[i].Step < hist[j].Step })
-		for _, m := range hist {
-			steps, vals = append(steps, float64(m.Step)), append(vals, float64(m.Value))
-		}
-		if a.RunID == finished {
-			break
-		}
+// curve is the run's validation score over steps.
+func curve(ctx context.Context, c *mlflow.Client, runID string) (plots.Curve, error) {
+	hist, err := c.GetMetricHistory(ctx, runID, "val/score")
+	if err != nil {
+		return plots.Curve{}, fmt.Errorf("val/score of run %s: %w", runID, err)
 	}
-	return plots.Curve{Steps: steps, Values: vals}, nil
+	sort.Slice(hist, func(i, j int) bool { return hist[i].Step < hist[j].Step })
+	var cv plots.Curve
+	for _, m := range hist {
+		cv.Steps, cv.Values = append(cv.Steps, float64(m.Step)), append(cv.Values, m.Value)
+	}
+	return cv, nil
 }
 
 // meanStd returns the mean and the sample standard deviation (n−1; 0 for

@@ -259,18 +259,14 @@ func (sw *Sweep) ensureParent(ctx context.Context, c *mlflow.Client) error {
 type Attempt struct {
 	RunID     string
 	Status    mlflow.RunStatus
-	Deleted   bool
 	StartTime int64
 	Run       mlflow.Run
 }
 
-// attempts returns every run of the sweep's cells by cell key, oldest
-// first; deleted ones too when all is set.
-func (sw *Sweep) attempts(ctx context.Context, c *mlflow.Client, all bool) (map[string][]Attempt, error) {
+// attempts returns the active runs of the sweep's cells by cell key,
+// oldest first.
+func (sw *Sweep) attempts(ctx context.Context, c *mlflow.Client) (map[string][]Attempt, error) {
 	opts := mlflow.SearchOptions{Filter: fmt.Sprintf(`tags."%s" = '%s' and tags."%s" = 'cell'`, TagSweep, sw.ID, TagRole)}
-	if all {
-		opts.ViewType = mlflow.AllViews
-	}
 	runs, err := c.SearchRuns(ctx, []string{sw.ExperimentID}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: searching the runs of sweep %s: %w", sw.ID, err)
@@ -278,8 +274,7 @@ func (sw *Sweep) attempts(ctx context.Context, c *mlflow.Client, all bool) (map[
 	out := map[string][]Attempt{}
 	for _, r := range runs {
 		key, _ := r.Data.Tag(TagCell)
-		out[key] = append(out[key], Attempt{RunID: r.Info.RunID, Status: r.Info.Status,
-			Deleted: r.Info.LifecycleStage == "deleted", StartTime: int64(r.Info.StartTime), Run: r})
+		out[key] = append(out[key], Attempt{RunID: r.Info.RunID, Status: r.Info.Status, StartTime: int64(r.Info.StartTime), Run: r})
 	}
 	for _, as := range out {
 		sort.Slice(as, func(i, j int) bool { return as[i].StartTime < as[j].StartTime })
@@ -304,7 +299,7 @@ func (sw *Sweep) cellAttempts(ctx context.Context, c *mlflow.Client, key string)
 
 // finishedCells returns the keys of the cells with a FINISHED active run.
 func (sw *Sweep) finishedCells(ctx context.Context, c *mlflow.Client) (map[string]bool, error) {
-	byKey, err := sw.attempts(ctx, c, false)
+	byKey, err := sw.attempts(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -249,6 +249,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
 		st.RunID = run.ID()
 		defer func() { run.EndWith(context.WithoutCancel(ctx), err) }()
+		// A resumed run carries the validation curve it resumes from, so
+		// each run has the whole curve (a sweep deletes the interrupted one).
+		for _, p := range st.History {
+			run.LogMetric("val/score", int64(p.Step), p.Score)
+		}
 	}
 	logMetric := func(key string, step int, v float64) {
 		if run != nil {
