@@ -315,6 +315,8 @@ PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 			}
 			atExit(func() { killPidFile(filepath.Join(dir, d+".pid")) })
 		}
+		// Runs after the daemons stopped (cleanups run in reverse order).
+		atExit(func() { killStepds(dir) })
 		// Wait until the node takes jobs.
 		deadline := time.Now().Add(time.Minute)
 		for {
@@ -350,6 +352,26 @@ func slurmCmd(conf, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
 	return cmd
+}
+
+// killStepds kills the slurmstepd processes of the test cluster in dir
+// that outlived its slurmd (they keep its log open).
+func killStepds(dir string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.HasPrefix(b, []byte("slurmstepd")) {
+			continue
+		}
+		fds, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "fd", "*"))
+		for _, fd := range fds {
+			if target, err := os.Readlink(fd); err == nil && strings.HasPrefix(target, dir+"/") {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+				syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+		}
+	}
 }
 
 // killPidFile stops the daemon whose pid is in path: SIGTERM, then SIGKILL
