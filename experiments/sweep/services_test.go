@@ -416,4 +416,3 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 		time.Sleep(200 * time.Millisecond)
 	}
 }
-
