@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup run test vet bench bench-dataset time-notebooks ui-screenshot clean
+.PHONY: setup run test vet bench bench-dataset bench-tracking time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -16,6 +16,7 @@ run: setup
 
 ## Every test (CI runs this through .ci/run).
 test: setup vet
+	scripts/setup-cluster.sh
 	$(GO) test -timeout 45m ./...
 
 vet:
@@ -29,6 +30,11 @@ bench:
 ## CLRS-30 generation, narlab beside the reference samplers (needs ../shared/tools/clrs-ref).
 bench-dataset: setup
 	scripts/bench_dataset.sh
+
+## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (README).
+bench-tracking: setup
+	scripts/setup-cluster.sh
+	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./experiments/sweep
 
 ## Cold and warm execution time of every notebook (figures recorded in the README).
 time-notebooks: setup

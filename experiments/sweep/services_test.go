@@ -196,14 +196,16 @@ func needMLflow(t testing.TB) {
 }
 
 // serveMLflow starts `narlab mlflow serve` on backend (a database URI)
-// and returns its URL; it is stopped at the end of the test.
-func serveMLflow(t testing.TB, backend string) string {
+// with 2 workers and returns its URL; it is stopped at the end of the test.
+func serveMLflow(t testing.TB, backend string) string { return serveMLflowWorkers(t, backend, 2) }
+
+func serveMLflowWorkers(t testing.TB, backend string, workers int) string {
 	t.Helper()
 	needMLflow(t)
 	dir := t.TempDir()
 	port := freePort(t)
 	cmd := exec.Command(narlab(t), "mlflow", "serve", "--backend-store", backend, "--artifacts", filepath.Join(dir, "artifacts"),
-		"--port", strconv.Itoa(port), "--workers", "2", "--dir", filepath.Join(dir, "server"))
+		"--port", strconv.Itoa(port), "--workers", strconv.Itoa(workers), "--dir", filepath.Join(dir, "server"))
 	cmd.Env = append(os.Environ(), "NARLAB_DATA="+filepath.Join(dir, "data"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
