@@ -71,7 +71,7 @@ func sweepRun(args []string) error {
 	throttle := fs.Int("throttle", 0, "slurm: at most K cells at once (the array's %K; 0: no limit)")
 	fs.Var(&sbatch, "sbatch", "slurm: extra #SBATCH option, e.g. --account=clrs (repeatable)")
 	parallel := fs.Int("parallel", 0, "local: cells at once (default 1)")
-	dryRun := fs.Bool("dry-run", false, "slurm: write the job script and print it; submit nothing")
+	dryRun := fs.Bool("dry-run", false, "slurm: print the job script of the whole grid; write, create and submit nothing")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -195,14 +195,31 @@ func sweepRun(args []string) error {
 		override(&s)
 		spec = &s
 	}
-	sw, err := sweep.Prepare(ctx, *dir, spec, sweep.Options{Tracking: *tracking, Narlab: narlab, Root: root, Check: checkTrainArgs})
+	opts := sweep.Options{Tracking: *tracking, Narlab: narlab, Root: root, Check: checkTrainArgs}
+	if *dryRun {
+		// Print the whole array's script; nothing is written or created.
+		sw, err := sweep.Plan(*dir, spec, opts)
+		if err != nil {
+			return err
+		}
+		if sw.Spec.Executor != "slurm" {
+			return fmt.Errorf("sweep run: --dry-run is for the slurm executor")
+		}
+		script, err := sw.Script(sw.Cells)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, script)
+		return nil
+	}
+	sw, err := sweep.Prepare(ctx, *dir, spec, opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "sweep %s: %d cells; parent run %s on %s\n", sw.ID, len(sw.Cells), sw.ParentRunID, sw.Tracking)
 	switch sw.Spec.Executor {
 	case "slurm":
-		sub, err := sw.SubmitSlurm(ctx, *dryRun)
+		sub, err := sw.SubmitSlurm(ctx)
 		if err != nil {
 			return err
 		}
@@ -211,19 +228,8 @@ func sweepRun(args []string) error {
 			fmt.Fprintln(stdout, "nothing to submit")
 			return nil
 		}
-		if *dryRun {
-			data, err := os.ReadFile(sub.Script)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s", data)
-			return nil
-		}
 		fmt.Fprintf(stdout, "submitted job array %s (%d cells): %s\n", sub.JobID, len(sub.Submitted), sub.Script)
 	case "local":
-		if *dryRun {
-			return fmt.Errorf("sweep run: --dry-run is for the slurm executor")
-		}
 		res, err := sw.RunLocal(ctx)
 		if err != nil {
 			return err

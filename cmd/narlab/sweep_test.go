@@ -55,3 +55,26 @@ func TestSweepAndServeRejectBadInput(t *testing.T) {
 		})
 	}
 }
+
+// --dry-run prints the whole grid's job script and writes nothing.
+func TestSweepDryRun(t *testing.T) {
+	t.Setenv("MLFLOW_TRACKING_URI", "http://mlflow.lab:5000")
+	dir := filepath.Join(t.TempDir(), "fig3")
+	var out strings.Builder
+	stdout = &out
+	defer func() { stdout = os.Stdout }()
+	err := run([]string{"sweep", "run", "--dir", dir, "--algos", "bfs,dfs", "--processors", "mpnn", "--seeds", "1,2,3",
+		"--set", "steps=100", "--gpus", "1", "--throttle", "4", "--sbatch=--account=clrs", "--dry-run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --array=0-5%4\n", "#SBATCH --gres=gpu:1\n", "#SBATCH --account=clrs\n",
+		"#   5: dfs-mpnn-s3\n", "export MLFLOW_TRACKING_URI='http://mlflow.lab:5000'\n", "sweep cell --dir '" + dir + "'"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("script lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--dry-run created %s (%v)", dir, err)
+	}
+}

@@ -139,11 +139,10 @@ type Submission struct {
 
 // SubmitSlurm submits the cells that are neither FINISHED in MLflow nor
 // still queued or running in SLURM as one job array, through a script
-// written atomically to the sweep directory. With dryRun it writes the
-// script and submits nothing.
-func (sw *Sweep) SubmitSlurm(ctx context.Context, dryRun bool) (*Submission, error) {
+// written atomically to the sweep directory.
+func (sw *Sweep) SubmitSlurm(ctx context.Context) (*Submission, error) {
 	sub := &Submission{Script: filepath.Join(sw.Dir, scriptFile)}
-	if _, err := exec.LookPath("sbatch"); err != nil && !dryRun {
+	if _, err := exec.LookPath("sbatch"); err != nil {
 		return nil, fmt.Errorf("sweep: the slurm executor needs sbatch and squeue on PATH (run on the cluster's login node): %w", err)
 	}
 	c, err := sw.client()
@@ -154,11 +153,9 @@ func (sw *Sweep) SubmitSlurm(ctx context.Context, dryRun bool) (*Submission, err
 	if err != nil {
 		return nil, err
 	}
-	queued := map[int]QueuedTask{}
-	if !dryRun {
-		if queued, err = sw.Queue(ctx); err != nil {
-			return nil, err
-		}
+	queued, err := sw.Queue(ctx)
+	if err != nil {
+		return nil, err
 	}
 	for _, cell := range sw.Cells {
 		switch _, q := queued[cell.Index]; {
@@ -182,9 +179,6 @@ func (sw *Sweep) SubmitSlurm(ctx context.Context, dryRun bool) (*Submission, err
 	}
 	if err := fsutil.WriteFile(sub.Script, []byte(script), 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	if dryRun {
-		return sub, nil
 	}
 	cmd := exec.CommandContext(ctx, "sbatch", "--parsable", sub.Script)
 	cmd.Dir = sw.Dir

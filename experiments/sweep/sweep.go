@@ -106,6 +106,44 @@ func Load(dir string) (*Sweep, error) {
 // the parent run and writes sweep.json. Preparing the same spec again
 // (a resubmission) finds the same parent run.
 func Prepare(ctx context.Context, dir string, spec *Spec, o Options) (*Sweep, error) {
+	sw, err := Plan(dir, spec, o)
+	if err != nil {
+		return nil, err
+	}
+	if sw.Tracking == "" {
+		return nil, fmt.Errorf("sweep: no tracking server: every cell logs to one MLflow server all nodes can reach; pass --tracking URI or set %s (see narlab mlflow serve)", mlflow.EnvTrackingURI)
+	}
+	if err := fsutil.CheckWritableDir(sw.Dir); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	c, err := sw.client()
+	if err != nil {
+		return nil, err
+	}
+	exp, err := c.GetOrCreateExperiment(ctx, sw.Spec.Experiment)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: tracking server %s: %w", sw.Tracking, err)
+	}
+	if sw.ExperimentID != "" && sw.ExperimentID != exp.ID {
+		// Another server, or the experiment was recreated: find the parent
+		// run again there.
+		sw.ParentRunID = ""
+	}
+	sw.ExperimentID = exp.ID
+	if err := sw.ensureParent(ctx, c); err != nil {
+		return nil, err
+	}
+	if err := sw.save(); err != nil {
+		return nil, err
+	}
+	return sw, nil
+}
+
+// Plan is [Prepare] without its effects: it checks the spec and the
+// directory and returns the sweep as Prepare would start it, without
+// contacting the tracking server or writing anything (the parent run is
+// not known yet unless the directory holds the sweep already).
+func Plan(dir string, spec *Spec, o Options) (*Sweep, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
@@ -149,9 +187,6 @@ func Prepare(ctx context.Context, dir string, spec *Spec, o Options) (*Sweep, er
 	if sw.Tracking == "" {
 		sw.Tracking = os.Getenv(mlflow.EnvTrackingURI)
 	}
-	if sw.Tracking == "" {
-		return nil, fmt.Errorf("sweep: no tracking server: every cell logs to one MLflow server all nodes can reach; pass --tracking URI or set %s (see narlab mlflow serve)", mlflow.EnvTrackingURI)
-	}
 	if o.Narlab != "" {
 		sw.Narlab = o.Narlab
 	}
@@ -163,29 +198,6 @@ func Prepare(ctx context.Context, dir string, spec *Spec, o Options) (*Sweep, er
 	}
 	if st, err := os.Stat(sw.Narlab); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("sweep: the cells' narlab executable %s is not an executable file", sw.Narlab)
-	}
-	if err := fsutil.CheckWritableDir(abs); err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	c, err := sw.client()
-	if err != nil {
-		return nil, err
-	}
-	exp, err := c.GetOrCreateExperiment(ctx, sw.Spec.Experiment)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: tracking server %s: %w", sw.Tracking, err)
-	}
-	if sw.ExperimentID != "" && sw.ExperimentID != exp.ID {
-		// Another server, or the experiment was recreated: find the parent
-		// run again there.
-		sw.ParentRunID = ""
-	}
-	sw.ExperimentID = exp.ID
-	if err := sw.ensureParent(ctx, c); err != nil {
-		return nil, err
-	}
-	if err := sw.save(); err != nil {
-		return nil, err
 	}
 	return &sw, nil
 }
