@@ -410,6 +410,32 @@ func TestLocalSweepKilledTraining(t *testing.T) {
 		t.Errorf("the killed training's run is %s; want KILLED", r.Info.Status)
 	}
 	checkReport(t, c, env, sw, finished, victim.Key)
+
+	// A task stopped after its training finished but before it cleaned up
+	// leaves an ended earlier attempt beside the FINISHED run: the next
+	// submission supersedes it and runs nothing.
+	cell0 := sw.Cells[0]
+	stale, err := c.CreateRun(context.Background(), mlflow.CreateRunOptions{ExperimentID: sw.ExperimentID, Tags: []mlflow.Tag{
+		{Key: TagSweep, Value: sw.ID}, {Key: TagRole, Value: "cell"}, {Key: TagCell, Value: cell0.Key},
+		{Key: mlflow.TagParentRunID, Value: sw.ParentRunID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.EndRun(context.Background(), stale.Info.RunID, mlflow.StatusFailed); err != nil {
+		t.Fatal(err)
+	}
+	if out := runNarlab(t, env, 0, "sweep", "run", "--dir", dir); !strings.Contains(out, "0 cells to run, 2 already FINISHED") {
+		t.Errorf("third run:\n%s", out)
+	}
+	r, err := c.GetRun(context.Background(), stale.Info.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by, _ := r.Data.Tag(TagSupersededBy); r.Info.LifecycleStage != "deleted" || by != finished[cell0.Key].Info.RunID {
+		t.Errorf("the stale attempt of a finished cell: %s, superseded by %q; want deleted, superseded by %s",
+			r.Info.LifecycleStage, by, finished[cell0.Key].Info.RunID)
+	}
+	checkExactlyOnce(t, c, sw)
 }
 
 // trainingPID finds the `narlab train` process training in dir (started

@@ -310,6 +310,9 @@ func (sw *Sweep) cellAttempts(ctx context.Context, c *mlflow.Client, key string)
 }
 
 // finishedCells returns the keys of the cells with a FINISHED active run.
+// Earlier attempts of those cells still active and ended (FAILED or KILLED;
+// left when a task stopped between its training's end and its clean-up)
+// are superseded on the way, as the cell's task would have done.
 func (sw *Sweep) finishedCells(ctx context.Context, c *mlflow.Client) (map[string]bool, error) {
 	byKey, err := sw.attempts(ctx, c)
 	if err != nil {
@@ -317,10 +320,22 @@ func (sw *Sweep) finishedCells(ctx context.Context, c *mlflow.Client) (map[strin
 	}
 	done := map[string]bool{}
 	for k, as := range byKey {
+		fin := ""
+		var stale []Attempt
 		for _, a := range as {
-			if a.Status == mlflow.StatusFinished {
-				done[k] = true
+			switch {
+			case a.Status == mlflow.StatusFinished && fin == "":
+				fin = a.RunID
+			case a.Status == mlflow.StatusFailed || a.Status == mlflow.StatusKilled:
+				stale = append(stale, a)
 			}
+		}
+		if fin == "" {
+			continue
+		}
+		done[k] = true
+		if _, err := supersede(ctx, c, stale, fin); err != nil {
+			return nil, fmt.Errorf("sweep: cell %s: %w", k, err)
 		}
 	}
 	return done, nil
