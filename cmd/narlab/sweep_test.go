@@ -29,6 +29,7 @@ func TestSweepAndServeRejectBadInput(t *testing.T) {
 		{"status of nothing", []string{"sweep", "status"}, "holds no sweep"},
 		{"report of nothing", []string{"sweep", "report"}, "holds no sweep"},
 		{"cell of nothing", []string{"sweep", "cell", "--index", "0"}, "holds no sweep"},
+		{"train tag without a value", []string{"train", "--algo", "bfs", "--tag", "narlab.sweep.id"}, "invalid usage"},
 		{"serve without artifacts", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db"}, "--artifacts are required"},
 		{"serve on a file store", []string{"mlflow", "serve", "--backend-store", "/tmp/mlruns", "--artifacts", "ART"}, "want a database URI"},
 		{"serve on a bad port", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db", "--artifacts", "ART", "--port", "70000"}, "port 70000"},

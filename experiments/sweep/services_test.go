@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"encoding/json"
 	"crypto/rand"
 	"fmt"
 	"net"
@@ -201,9 +202,22 @@ func serveMLflow(t testing.TB, backend string) string { return serveMLflowWorker
 
 func serveMLflowWorkers(t testing.TB, backend string, workers int) string {
 	t.Helper()
+	return startServe(t, backend, t.TempDir(), freePort(t), workers).url
+}
+
+// served is a running `narlab mlflow serve`.
+type served struct {
+	url, dir string
+	cmd      *exec.Cmd
+	exited   chan error
+}
+
+// startServe starts `narlab mlflow serve` with its state in dir (the same
+// dir and port start it again on the same stores); it is stopped at the
+// end of the test.
+func startServe(t testing.TB, backend, dir string, port, workers int) *served {
+	t.Helper()
 	needMLflow(t)
-	dir := t.TempDir()
-	port := freePort(t)
 	cmd := exec.Command(narlab(t), "mlflow", "serve", "--backend-store", backend, "--artifacts", filepath.Join(dir, "artifacts"),
 		"--port", strconv.Itoa(port), "--workers", strconv.Itoa(workers), "--dir", filepath.Join(dir, "server"))
 	cmd.Env = append(os.Environ(), "NARLAB_DATA="+filepath.Join(dir, "data"))
@@ -212,22 +226,14 @@ func serveMLflowWorkers(t testing.TB, backend string, workers int) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	url := "http://127.0.0.1:" + strconv.Itoa(port)
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
+	s := &served{url: "http://127.0.0.1:" + strconv.Itoa(port), dir: dir, cmd: cmd, exited: make(chan error, 1)}
+	go func() { s.exited <- cmd.Wait() }()
+	t.Cleanup(s.stop)
 	deadline := time.Now().Add(4 * time.Minute)
-	for !strings.Contains(out.String(), url) {
+	for !strings.Contains(out.String(), s.url) {
 		select {
-		case err := <-exited:
+		case err := <-s.exited:
+			s.exited <- err
 			t.Fatalf("narlab mlflow serve exited (%v):\n%s\nserver log:\n%s", err, out.String(), readTail(filepath.Join(dir, "server", "server.log")))
 		case <-time.After(200 * time.Millisecond):
 		}
@@ -235,7 +241,43 @@ func serveMLflowWorkers(t testing.TB, backend string, workers int) string {
 			t.Fatalf("narlab mlflow serve did not start in 4 minutes:\n%s", out.String())
 		}
 	}
-	return url
+	return s
+}
+
+// stop stops the server the way a service manager does (SIGTERM).
+func (s *served) stop() {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.exited:
+		s.exited <- err
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+	}
+}
+
+// crash kills the MLflow server process group with SIGKILL (requests in
+// flight are cut) and waits for `narlab mlflow serve` to notice and exit.
+func (s *served) crash(t testing.TB) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.dir, "server", "server.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil || st.PID <= 1 {
+		t.Fatalf("server.json: %v %s", err, b)
+	}
+	if err := syscall.Kill(-st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.exited:
+		s.exited <- err
+	case <-time.After(time.Minute):
+		t.Fatal("narlab mlflow serve did not notice its server died")
+	}
 }
 
 func readTail(path string) string {
