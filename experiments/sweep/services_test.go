@@ -2,8 +2,8 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/json"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
