@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test vet bench bench-dataset bench-train time-notebooks ui-screenshot clean
+.PHONY: setup gpu run test vet bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -23,6 +23,7 @@ run: setup
 ## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the
 ## plugin is installed by setup), not quietly narrow to the pure-Go backend.
 test: setup vet
+	scripts/setup-cluster.sh
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
 
 vet:
@@ -40,6 +41,11 @@ bench-dataset: setup
 ## Training steps/s, narlab beside the JAX reference, in one run (figures in the README).
 bench-train: setup
 	scripts/bench_train.sh
+
+## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (README).
+bench-tracking: setup
+	scripts/setup-cluster.sh
+	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./experiments/sweep
 
 ## Cold and warm execution time of every notebook (figures recorded in the README).
 time-notebooks: setup

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/experiments/train"
 	"github.com/narlab/narlab/lib/nn"
 )
@@ -21,6 +24,36 @@ func init() {
 
 func trainCmd(args []string) error {
 	var c train.Config
+	fs := trainFlags(&c)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if c.Algo == "" {
+		fs.Usage()
+		return fmt.Errorf("train: --algo is required")
+	}
+	c.Progress = os.Stderr
+	// SIGTERM too: SLURM sends it to a cancelled or preempted job, and the
+	// run then ends FAILED (resumable) instead of staying RUNNING.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := train.Run(ctx, c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s/%s on %s: best val %.2f%% at step %d; test %.2f%%  (%.2f steps/s)\n",
+		c.Algo, c.Processor, res.Backend, 100*res.BestVal, res.BestStep, 100*res.Test["score"], res.StepsPerS)
+	printScores(res.Test)
+	fmt.Fprintf(stdout, "checkpoint: %s\n", res.Checkpoint)
+	if res.RunURL != "" {
+		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
+	}
+	return nil
+}
+
+// trainFlags are the flags of `narlab train`, filling c; `narlab sweep`
+// parses a cell's flags with them before it submits anything.
+func trainFlags(c *train.Config) *flag.FlagSet {
 	fs := newFlags("train", "--algo A --processor P [flags]")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
 	fs.StringVar(&c.Processor, "processor", "mpnn", "processor: "+strings.Join(nn.Processors, ", "))
@@ -41,27 +74,39 @@ func trainCmd(args []string) error {
 	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
 	fs.StringVar(&c.TrackingURI, "tracking-uri", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	// Sweeps (narlab sweep): the cell's run is a child of the sweep's run.
+	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
+	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
+	return fs
+}
+
+// tagFlag collects repeated --tag key=value flags.
+type tagFlag struct{ m *map[string]string }
+
+func (f tagFlag) String() string {
+	if f.m == nil || *f.m == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(*f.m))
+	for k, v := range *f.m {
+		keys = append(keys, k+"="+v)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (f tagFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	if err := mlflow.ValidateTag(k, v); err != nil {
 		return err
 	}
-	if c.Algo == "" {
-		fs.Usage()
-		return fmt.Errorf("train: --algo is required")
+	if *f.m == nil {
+		*f.m = map[string]string{}
 	}
-	c.Progress = os.Stderr
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := train.Run(ctx, c)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s/%s on %s: best val %.2f%% at step %d; test %.2f%%  (%.2f steps/s)\n",
-		c.Algo, c.Processor, res.Backend, 100*res.BestVal, res.BestStep, 100*res.Test["score"], res.StepsPerS)
-	printScores(res.Test)
-	fmt.Fprintf(stdout, "checkpoint: %s\n", res.Checkpoint)
-	if res.RunURL != "" {
-		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
-	}
+	(*f.m)[k] = v
 	return nil
 }
 

@@ -35,6 +35,17 @@ type ServerConfig struct {
 	Workers int
 	// StartTimeout bounds the wait for GET /health to answer (default 2 min).
 	StartTimeout time.Duration
+	// BackendStore is the backend store's URI (default: the SQLite file
+	// Dir/mlflow.db), e.g. postgresql://mlflow@db.lab:5432/mlflow for a
+	// server a team shares. Keep passwords out of it (PGPASSWORD or
+	// ~/.pgpass): it shows in the process list.
+	BackendStore string
+	// Artifacts is the root of the artifact store behind the server's proxy
+	// (default Dir/artifacts).
+	Artifacts string
+	// Host is the address to bind (default 127.0.0.1; 0.0.0.0 serves every
+	// interface, for a shared server).
+	Host string
 }
 
 // Server is a local tracking server started by narlab.
@@ -91,7 +102,19 @@ func (cfg *ServerConfig) defaults() error {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 2 * time.Minute
 	}
-	return os.MkdirAll(filepath.Join(cfg.Dir, "artifacts"), 0o755)
+	if cfg.BackendStore == "" {
+		cfg.BackendStore = "sqlite:///" + filepath.Join(cfg.Dir, "mlflow.db")
+	}
+	if cfg.Artifacts == "" {
+		cfg.Artifacts = filepath.Join(cfg.Dir, "artifacts")
+	}
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return err
+	}
+	return os.MkdirAll(cfg.Artifacts, 0o755)
 }
 
 // EnsureServer returns the local server recorded in cfg.Dir if it is
@@ -141,9 +164,10 @@ func FindServer(ctx context.Context, dir string) (*Server, error) {
 }
 
 // StartServer starts a new local server (and records it in cfg.Dir's state
-// file): `mlflow server` with the SQLite store cfg.Dir/mlflow.db and the
-// artifact store cfg.Dir/artifacts behind its artifact proxy, bound to
-// 127.0.0.1. It returns once GET /health answers, and fails (with the tail
+// file): `mlflow server` with the backend store cfg.BackendStore (default:
+// the SQLite store cfg.Dir/mlflow.db) and the artifact store cfg.Artifacts
+// (default cfg.Dir/artifacts) behind its artifact proxy, bound to cfg.Host
+// (default 127.0.0.1). It returns once GET /health answers, and fails (with the tail
 // of the server's log) if the server exits or the timeout passes first. The
 // server runs in its own session and outlives the calling process; stop it
 // with [Server.Stop] or [StopServer].
@@ -189,12 +213,12 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	defer logf.Close()
 	logStart, _ := logf.Seek(0, io.SeekEnd)
-	fmt.Fprintf(logf, "\n=== narlab: starting mlflow server on 127.0.0.1:%d at %s\n", port, time.Now().Format(time.RFC3339))
+	fmt.Fprintf(logf, "\n=== narlab: starting mlflow server on %s:%d at %s\n", cfg.Host, port, time.Now().Format(time.RFC3339))
 	args := []string{"server",
-		"--backend-store-uri", "sqlite:///" + filepath.Join(cfg.Dir, "mlflow.db"),
-		"--artifacts-destination", filepath.Join(cfg.Dir, "artifacts"),
+		"--backend-store-uri", cfg.BackendStore,
+		"--artifacts-destination", cfg.Artifacts,
 		"--serve-artifacts",
-		"--host", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--host", cfg.Host, "--port", strconv.Itoa(port),
 		"--workers", strconv.Itoa(cfg.Workers),
 	}
 	cmd := exec.Command(cfg.MLflow, args...)
@@ -210,7 +234,11 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("mlflow: starting %s: %w", cfg.MLflow, err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Port: port, PID: cmd.Process.Pid, Dir: cfg.Dir,
+	host := cfg.Host
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1" // bound to every interface: reach it on loopback
+	}
+	s := &Server{URL: "http://" + net.JoinHostPort(host, strconv.Itoa(port)), Port: port, PID: cmd.Process.Pid, Dir: cfg.Dir,
 		Started: time.Now().UTC(), MLflow: cfg.MLflow, exited: make(chan struct{})}
 	var waitErr error
 	go func() {

@@ -60,6 +60,11 @@ type Config struct {
 	Experiment  string
 	NoMLflow    bool
 	TrackingURI string
+	// ParentRun makes the MLflow run a nested run of that run id (a
+	// sweep's parent run); Tags are extra tags set when the run is created
+	// (a sweep's id and cell key).
+	ParentRun string
+	Tags      map[string]string
 	// Progress receives the progress line (steps/s, loss, scores); nil:
 	// none.
 	Progress io.Writer
@@ -239,6 +244,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if cfg.TrackingURI != "" {
 			opts = append(opts, experiments.TrackingURI(cfg.TrackingURI))
 		}
+		if cfg.ParentRun != "" {
+			opts = append(opts, experiments.Parent(cfg.ParentRun))
+		}
+		opts = append(opts, experiments.Tags(cfg.Tags))
 		params := cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
@@ -248,6 +257,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
 		st.RunID = run.ID()
 		defer func() { run.EndWith(context.WithoutCancel(ctx), err) }()
+		// A resumed run carries the validation curve it resumes from, so
+		// each run has the whole curve (a sweep deletes the interrupted one).
+		for _, p := range st.History {
+			run.LogMetric("val/score", int64(p.Step), p.Score)
+		}
 	}
 	logMetric := func(key string, step int, v float64) {
 		if run != nil {

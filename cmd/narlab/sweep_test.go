@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Bad sweeps and server settings fail with a clear error before anything
+// is written, submitted or started. (The sweeps themselves run in
+// experiments/sweep's tests, against a real SLURM cluster and MLflow on
+// PostgreSQL.)
+func TestSweepAndServeRejectBadInput(t *testing.T) {
+	t.Setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:9") // never reached: every case fails before
+	grid := []string{"--algos", "bfs", "--processors", "mpnn", "--seeds", "1,2"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad train value", append(append([]string{"sweep", "run"}, grid...), "--set", "steps=many"), `invalid value "many" for flag -steps`},
+		{"unknown train flag", append(append([]string{"sweep", "run"}, grid...), "--vary", "widht=8,16"), "flag provided but not defined: -widht"},
+		{"flag the sweep sets", append(append([]string{"sweep", "run"}, grid...), "--set", "dir=/tmp"), `flag "dir": set by the sweep directory`},
+		{"seed not a number", []string{"sweep", "run", "--algos", "bfs", "--processors", "mpnn", "--seeds", "one"}, `"one" is not an integer`},
+		{"spec and grid flags", append([]string{"sweep", "run", "--spec", "x.json"}, grid...), "not both"},
+		{"no grid, no sweep", []string{"sweep", "run"}, "holds no sweep"},
+		{"unknown executor", append(append([]string{"sweep", "run"}, grid...), "--executor", "pbs"), `executor "pbs"`},
+		{"status of nothing", []string{"sweep", "status"}, "holds no sweep"},
+		{"report of nothing", []string{"sweep", "report"}, "holds no sweep"},
+		{"cell of nothing", []string{"sweep", "cell", "--index", "0"}, "holds no sweep"},
+		{"train tag without a value", []string{"train", "--algo", "bfs", "--tag", "narlab.sweep.id"}, "invalid usage"},
+		{"serve without artifacts", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db"}, "--artifacts are required"},
+		{"serve on a file store", []string{"mlflow", "serve", "--backend-store", "/tmp/mlruns", "--artifacts", "ART"}, "want a database URI"},
+		{"serve on a bad port", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db", "--artifacts", "ART", "--port", "70000"}, "port 70000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "sweep")
+			args := append([]string(nil), tt.args...)
+			for i, a := range args {
+				if a == "ART" {
+					args[i] = filepath.Join(dir, "artifacts")
+				}
+			}
+			if args[0] == "sweep" {
+				args = append(args, "--dir", dir)
+			}
+			err := run(args)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("narlab %s: %v; want an error with %q", strings.Join(args, " "), err, tt.want)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("%s was created (%v); nothing should be written", dir, err)
+			}
+		})
+	}
+}
+
+// --dry-run prints the whole grid's job script and writes nothing.
+func TestSweepDryRun(t *testing.T) {
+	t.Setenv("MLFLOW_TRACKING_URI", "http://mlflow.lab:5000")
+	dir := filepath.Join(t.TempDir(), "fig3")
+	var out strings.Builder
+	stdout = &out
+	defer func() { stdout = os.Stdout }()
+	err := run([]string{"sweep", "run", "--dir", dir, "--algos", "bfs,dfs", "--processors", "mpnn", "--seeds", "1,2,3",
+		"--set", "steps=100", "--gpus", "1", "--throttle", "4", "--sbatch=--account=clrs", "--dry-run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --array=0-5%4\n", "#SBATCH --gres=gpu:1\n", "#SBATCH --account=clrs\n",
+		"#   5: dfs-mpnn-s3\n", "export MLFLOW_TRACKING_URI='http://mlflow.lab:5000'\n", "sweep cell --dir '" + dir + "'"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("script lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--dry-run created %s (%v)", dir, err)
+	}
+}
