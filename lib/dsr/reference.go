@@ -1,7 +1,6 @@
 package dsr
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -345,19 +344,22 @@ type refParser struct {
 	tag string
 }
 
+// readLines returns the lines of a published text file (blank lines
+// included, so that line numbers match the file), each without its line
+// ending and trailing blanks.
 func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, strings.TrimRight(sc.Text(), " \t\r"))
+	if len(data) == 0 {
+		return nil, nil
 	}
-	return lines, sc.Err()
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return lines, nil
 }
 
 func parseRef(root, rel string, spec refSpec) ([]Instance, error) {
