@@ -399,15 +399,6 @@ func (p *refParser) next() (string, int, bool) {
 	return "", 0, false
 }
 
-func (p *refParser) peek() (string, bool) {
-	for j := p.i; j < len(p.lines); j++ {
-		if l := strings.TrimSpace(p.lines[j]); l != "" {
-			return l, true
-		}
-	}
-	return "", false
-}
-
 // add records an instance whose truth is a Python literal.
 func (p *refParser) add(operation string, in Input, truth any, line int) error {
 	op := operation
