@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup run test vet bench bench-dataset time-notebooks ui-screenshot clean
+.PHONY: setup run test test-short vet bench bench-dataset time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -17,6 +17,11 @@ run: setup
 ## Every test (CI runs this through .ci/run).
 test: setup vet
 	$(GO) test -timeout 45m ./...
+
+## The fast tier: no servers, no Jupyter, no long runs (tests behind
+## testing.Short() say what they skip with -v). No set-up needed.
+test-short:
+	$(GO) test -short -timeout 10m ./...
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
