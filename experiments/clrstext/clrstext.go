@@ -26,13 +26,6 @@ import (
 	"github.com/narlab/narlab/plots"
 )
 
-// Logger is what [Log] records through; *experiments.Run implements it.
-type Logger interface {
-	LogMetric(key string, step int64, value float64) error
-	LogArtifact(artifactPath string, data []byte) error
-	LogTable(artifactPath string, columns []string, rows [][]any) error
-}
-
 // Artifact paths written by [Log].
 const (
 	ScoresTable    = "scores.json"
@@ -158,7 +151,7 @@ func Params(data, predictions, label string, rows, preds, unanswered int) map[st
 //
 // then the score table (ScoresTable) and, when fig is not nil, its PNG
 // (FigureArtifact). It stops at the first error.
-func Log(l Logger, r clrstext.Report, fig *plots.Figure) error {
+func Log(l experiments.Logger, r clrstext.Report, fig *plots.Figure) error {
 	metric := func(key string, step int64, v float64) func() error {
 		return func() error { return l.LogMetric(key, step, v) }
 	}
