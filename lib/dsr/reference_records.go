@@ -20,7 +20,8 @@ import (
 //     (fields) in order, the last of which completes the record.
 //
 // Blank lines are ignored everywhere. An instance's source line is the
-// record's first line.
+// record's first line (for the realistic graph records, their traversal
+// line; see sourcedHere).
 
 // recordFormat describes the records of one kind of published file.
 type recordFormat struct {
