@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test vet bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot clean
+.PHONY: setup gpu run test test-short vet bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -25,6 +25,11 @@ run: setup
 test: setup vet
 	scripts/setup-cluster.sh
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
+
+## The fast tier: no servers, no Jupyter, no long runs (tests behind
+## testing.Short() say what they skip with -v). No set-up needed.
+test-short:
+	$(GO) test -short -timeout 10m ./...
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -12,8 +12,8 @@
 // on-disk spool under DATA/mlflow/spool and sends them in the background;
 // whatever the server did not take is replayed later (`narlab mlflow sync`).
 //
-// Metric names are grouped by "/": train/loss, val/score, test/score,
-// test/score/<output>; the MLflow UI groups charts by the prefix, so runs
-// of different algorithms and processors line up in its charts and in the
-// parallel-coordinates view.
+// Metric names are grouped by "/": train/loss, val/score, val/best_score,
+// test/score, test/output/<output>; the MLflow UI groups charts by the
+// prefix, so runs of different algorithms and processors line up in its
+// charts and in the parallel-coordinates view.
 package experiments

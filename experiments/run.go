@@ -205,6 +205,18 @@ func gitCommit() string {
 	return strings.TrimSpace(string(out))
 }
 
+// Logger is what the benchmark packages (experiments/clrstext,
+// experiments/dsrbench, …) record a run's results through: *Run implements
+// it, so a notebook or command passes its run, and a test can pass an
+// in-memory recorder.
+type Logger interface {
+	LogMetric(key string, step int64, value float64) error
+	LogArtifact(artifactPath string, data []byte) error
+	LogTable(artifactPath string, columns []string, rows [][]any) error
+}
+
+var _ Logger = (*Run)(nil)
+
 // ID returns the server's run id ("" while the run has not reached the
 // server yet).
 func (r *Run) ID() string { return r.logger.RunID() }

@@ -20,6 +20,9 @@ import (
 // one, from the project's environment) under the data directory, a second
 // Start reuses it, and everything a run logs reads back from the server.
 func TestEmbeddedServerRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real MLflow server; run without -short")
+	}
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}

@@ -17,8 +17,16 @@ import (
 )
 
 // Out receives the text rendering of displays when not running in a
-// notebook.
-var Out io.Writer = os.Stdout
+// notebook; nil (the default) means standard output at the time of the
+// call.
+var Out io.Writer
+
+func out() io.Writer {
+	if Out != nil {
+		return Out
+	}
+	return os.Stdout
+}
 
 // InNotebook reports whether the program runs inside a GoNB cell.
 func InNotebook() bool { return gonbui.IsNotebook }
@@ -33,24 +41,25 @@ func Show(f *plots.Figure) error {
 		gonbui.DisplayPNG(png)
 		gonbui.Sync()
 	} else {
-		fmt.Fprintf(Out, "[figure %q: %d bytes of PNG]\n", f.Title, len(png))
+		fmt.Fprintf(out(), "[figure %q: %d bytes of PNG]\n", figureTitle(f), len(png))
 	}
 	return nil
 }
 
-// ShowSVG displays a figure inline as SVG (scales without blurring).
-func ShowSVG(f *plots.Figure) error {
-	svg, err := f.SVG()
-	if err != nil {
-		return err
+// figureTitle is the figure's title, or its first panel's for a figure
+// whose only title is on its panel.
+func figureTitle(f *plots.Figure) string {
+	if f.Title != "" {
+		return f.Title
 	}
-	if InNotebook() {
-		gonbui.DisplaySVG(string(svg))
-		gonbui.Sync()
-	} else {
-		fmt.Fprintf(Out, "[figure %q: %d bytes of SVG]\n", f.Title, len(svg))
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if p != nil {
+				return p.Title.Text
+			}
+		}
 	}
-	return nil
+	return ""
 }
 
 // HTML displays raw HTML.
@@ -59,7 +68,7 @@ func HTML(s string) {
 		gonbui.DisplayHTML(s)
 		gonbui.Sync()
 	} else {
-		fmt.Fprintln(Out, s)
+		fmt.Fprintln(out(), s)
 	}
 }
 
@@ -69,12 +78,12 @@ func Markdown(s string) {
 		gonbui.DisplayMarkdown(s)
 		gonbui.Sync()
 	} else {
-		fmt.Fprintln(Out, s)
+		fmt.Fprintln(out(), s)
 	}
 }
 
-// TableHTML renders a table as HTML (cells are escaped).
-func TableHTML(headers []string, rows [][]string) string {
+// tableHTML renders a table as HTML (cells are escaped).
+func tableHTML(headers []string, rows [][]string) string {
 	var b strings.Builder
 	b.WriteString(`<table class="narlab"><thead><tr>`)
 	for _, h := range headers {
@@ -95,7 +104,7 @@ func TableHTML(headers []string, rows [][]string) string {
 // Table displays a table (HTML in a notebook, aligned text elsewhere).
 func Table(headers []string, rows [][]string) {
 	if InNotebook() {
-		gonbui.DisplayHTML(TableHTML(headers, rows))
+		gonbui.DisplayHTML(tableHTML(headers, rows))
 		gonbui.Sync()
 		return
 	}
@@ -111,12 +120,11 @@ func Table(headers []string, rows [][]string) {
 		}
 	}
 	line := func(cells []string) {
-		for i, c := range cells {
-			if i < len(width) {
-				fmt.Fprintf(Out, "%-*s  ", width[i], c)
-			}
+		var b strings.Builder
+		for i, c := range cells[:min(len(cells), len(width))] {
+			fmt.Fprintf(&b, "%-*s  ", width[i], c)
 		}
-		fmt.Fprintln(Out)
+		fmt.Fprintln(out(), strings.TrimRight(b.String(), " "))
 	}
 	line(headers)
 	for _, r := range rows {
@@ -130,7 +138,7 @@ func ShowResults(t *plots.ResultsTable) {
 		gonbui.DisplayHTML(t.HTML())
 		gonbui.Sync()
 	} else {
-		fmt.Fprint(Out, t.Markdown())
+		fmt.Fprint(out(), t.Markdown())
 	}
 }
 
@@ -267,25 +275,26 @@ func (p *Progress) Update(done, total int, info string) {
 			`<div style="font-family:monospace">%s <progress value="%d" max="%d"></progress></div>`,
 			html.EscapeString(text), done, total))
 	} else {
-		fmt.Fprintln(Out, text)
+		fmt.Fprintln(out(), text)
 	}
 }
 
-// RunURL is the MLflow UI address of a run.
-func RunURL(trackingURI, experimentID, runID string) string {
-	return strings.TrimRight(trackingURI, "/") + "/#/experiments/" + experimentID + "/runs/" + runID
-}
-
-// RunLink displays a link to an MLflow run.
-func RunLink(trackingURI, experimentID, runID, text string) {
-	u := RunURL(trackingURI, experimentID, runID)
+// RunLink displays a link to an MLflow run's page. url is the address
+// MLflow's client builds (experiments.Run.URL, mlflow.Client.RunURL), so
+// notebooks, the CLI and logs all link to the same page; text defaults to
+// "MLflow run".
+func RunLink(url, text string) {
 	if text == "" {
-		text = "MLflow run " + runID
+		text = "MLflow run"
 	}
 	if InNotebook() {
-		gonbui.DisplayHTML(fmt.Sprintf(`<a href="%s" target="_blank">%s</a>`, html.EscapeString(u), html.EscapeString(text)))
+		gonbui.DisplayHTML(runLinkHTML(url, text))
 		gonbui.Sync()
 	} else {
-		fmt.Fprintf(Out, "%s: %s\n", text, u)
+		fmt.Fprintf(out(), "%s: %s\n", text, url)
 	}
+}
+
+func runLinkHTML(url, text string) string {
+	return fmt.Sprintf(`<a href="%s" target="_blank">%s</a>`, html.EscapeString(url), html.EscapeString(text))
 }

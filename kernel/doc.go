@@ -13,8 +13,9 @@
 // dependencies and checksums: every narlab import and dependency then
 // resolves offline.
 //
-// The display helpers (Show, Table, Trajectory, Progress, RunLink) render
-// tables, figures from package plots, hint sequences and training progress
-// inline. Outside a notebook they print a text rendering to standard output,
-// so the same code runs in tests and scripts.
+// The display helpers (Show, Table, HTML, Markdown, ShowResults,
+// Trajectory, Progress, RunLink) render tables, figures from package plots,
+// hint sequences, training progress and links to MLflow runs inline.
+// Outside a notebook they print a text rendering to standard output (or
+// Out), so the same code runs in tests and scripts.
 package kernel

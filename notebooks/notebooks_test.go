@@ -40,6 +40,9 @@ type notebook struct {
 // and checks that the outputs each notebook declares (images, HTML tables)
 // are there.
 func TestNotebooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("executes every notebook in a real Jupyter kernel; run without -short")
+	}
 	py, err := project.Python()
 	if err != nil {
 		t.Fatalf("%v (the notebook test needs the project's Jupyter environment)", err)

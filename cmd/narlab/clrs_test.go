@@ -52,6 +52,7 @@ func narlabCLI(t *testing.T) string {
 // input must exit non-zero with a message that names the problem, and
 // print nothing on stdout.
 func TestClrsRunInputs(t *testing.T) {
+	t.Parallel()
 	bin := narlabCLI(t)
 	cases := []struct {
 		name, algo, input string

@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/lib/clrs"
+	textexp "github.com/narlab/narlab/experiments/clrstext"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/plots"
 )
@@ -167,7 +167,7 @@ func clrstextGenerate(args []string) error {
 	if *out == "" {
 		err = gen(stdout)
 	} else {
-		err = clrstext.WriteFileAtomic(*out, gen)
+		err = fsutil.Write(*out, fsutil.DataMode, gen)
 	}
 	if !*quiet {
 		fmt.Fprintln(os.Stderr)
@@ -231,7 +231,7 @@ func clrstextScore(args []string) error {
 	if label == "" {
 		label = strings.TrimSuffix(filepath.Base(*predPath), filepath.Ext(*predPath))
 	}
-	fig, err := clrstextFigure(label, rep)
+	fig, err := textexp.Figure(label, rep)
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func clrstextScore(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := clrstext.WriteFileAtomic(*figure, func(w io.Writer) error { _, err := w.Write(png); return err }); err != nil {
+		if err := fsutil.WriteFile(*figure, png, fsutil.DataMode); err != nil {
 			return err
 		}
 	}
@@ -251,19 +251,14 @@ func clrstextScore(args []string) error {
 			return err
 		}
 	} else {
-		w := bufio.NewWriter(stdout)
-		writeScoreTable(w, rep, missing)
-		if err := w.Flush(); err != nil {
+		if err := textexp.WriteTable(stdout, rep, missing); err != nil {
 			return err
 		}
 	}
 	if *tracking == "none" {
 		return nil
 	}
-	params := map[string]string{
-		"data": *data, "predictions": *predPath, "model": label,
-		"rows": strconv.Itoa(len(rows)), "predictions_count": strconv.Itoa(len(preds)), "unanswered": strconv.Itoa(missing),
-	}
+	params := textexp.Params(*data, *predPath, label, len(rows), len(preds), missing)
 	return clrstextLogRun(*experiment, *tracking, label, params, rep, fig)
 }
 
@@ -276,91 +271,12 @@ func readRowsFile(path string) ([]clrstext.Row, error) {
 	return clrstext.ReadRows(f)
 }
 
-func writeScoreTable(w io.Writer, r clrstext.Report, missing int) {
-	fmt.Fprintf(w, "%-30s %6s %6s %9s %7s %7s\n", "algorithm", "length", "n", "accuracy", "ttff", "parsed")
-	for _, c := range r.Cells {
-		fmt.Fprintf(w, "%-30s %6d %6d %9.3f %7.3f %7.3f\n", c.Algo, c.Length, c.N, c.Accuracy, c.TTFF, c.Parsed)
-	}
-	fmt.Fprintln(w)
-	for _, c := range r.PerAlgo {
-		fmt.Fprintf(w, "%-30s %6s %6d %9.3f %7.3f %7.3f\n", c.Algo, "all", c.N, c.Accuracy, c.TTFF, c.Parsed)
-	}
-	fmt.Fprintf(w, "\noverall: %d answers, accuracy %.4f (macro over algorithms %.4f), time-to-first-failure %.4f",
-		r.Overall.N, r.Overall.Accuracy, r.MacroAccuracy, r.Overall.TTFF)
-	if missing > 0 {
-		fmt.Fprintf(w, "; %d dataset rows without a prediction were left out", missing)
-	}
-	fmt.Fprintln(w)
-}
-
-// clrstextFigure draws the paper's Figure 5 layout: one panel per
-// algorithm, accuracy (and time-to-first-failure) against test length.
-func clrstextFigure(label string, r clrstext.Report) (*plots.Figure, error) {
-	byAlgo := map[string][]clrstext.Cell{}
-	for _, c := range r.Cells {
-		byAlgo[c.Algo] = append(byAlgo[c.Algo], c)
-	}
-	// Panels in CLRS-30 order, then any other algorithm by name.
-	var names []string
-	for _, a := range clrs.CLRS30() {
-		if _, ok := byAlgo[a]; ok {
-			names = append(names, a)
-		}
-	}
-	var extra []string
-	for a := range byAlgo {
-		if !contains(names, a) {
-			extra = append(extra, a)
-		}
-	}
-	sort.Strings(extra)
-	names = append(names, extra...)
-	var panels []plots.Panel
-	for _, a := range names {
-		cells := byAlgo[a]
-		acc := plots.Curve{}
-		ttff := plots.Curve{}
-		for _, c := range cells {
-			acc.Steps = append(acc.Steps, float64(c.Length))
-			acc.Values = append(acc.Values, c.Accuracy)
-			ttff.Steps = append(ttff.Steps, float64(c.Length))
-			ttff.Values = append(ttff.Values, c.TTFF)
-		}
-		panels = append(panels, plots.Panel{Title: strings.ReplaceAll(a, "_", " "), Series: []plots.Series{
-			{Label: label + " accuracy", Runs: []plots.Curve{acc}},
-			{Label: label + " time-to-first-failure", Runs: []plots.Curve{ttff}},
-		}})
-	}
-	o := plots.DefaultCurveOptions()
-	o.Cols = min(6, len(panels))
-	o.XLabel = "test length"
-	o.YLabel = "score (%)"
-	o.Title = "CLRS-Text: accuracy and time-to-first-failure vs length (" + label + ")"
-	fig, err := plots.ValidationCurves(panels, o)
-	if err != nil {
-		return nil, fmt.Errorf("clrstext score: figure: %w", err)
-	}
-	return fig, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// clrstextLogRun records a scoring run in MLflow: params, the overall and
-// per-algorithm metrics (per-length accuracies as metric steps), the score
-// table and the figure.
+// clrstextLogRun records a scoring run in MLflow (see textexp.Log for what
+// it logs).
 func clrstextLogRun(experiment, tracking, label string, params map[string]string, r clrstext.Report, fig *plots.Figure) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	opts := []experiments.Option{experiments.RunName(label),
-		experiments.Tags(map[string]string{"model": label, "benchmark": "CLRS-Text"}),
-		experiments.Source("narlab clrstext score")}
+	opts := textexp.RunOptions(label)
 	if tracking != "" {
 		opts = append(opts, experiments.TrackingURI(tracking))
 	}
@@ -368,44 +284,7 @@ func clrstextLogRun(experiment, tracking, label string, params map[string]string
 	if err != nil {
 		return fmt.Errorf("clrstext score: %w (score offline with --no-mlflow)", err)
 	}
-	logErr := func() error {
-		if err := run.LogMetric("accuracy", 0, r.Overall.Accuracy); err != nil {
-			return err
-		}
-		if err := run.LogMetric("macro_accuracy", 0, r.MacroAccuracy); err != nil {
-			return err
-		}
-		if err := run.LogMetric("ttff", 0, r.Overall.TTFF); err != nil {
-			return err
-		}
-		for _, c := range r.PerAlgo {
-			if err := run.LogMetric("accuracy/"+c.Algo, 0, c.Accuracy); err != nil {
-				return err
-			}
-			if err := run.LogMetric("ttff/"+c.Algo, 0, c.TTFF); err != nil {
-				return err
-			}
-		}
-		var rows [][]any
-		for _, c := range r.Cells {
-			// Per-length curves: the length is the metric step.
-			if err := run.LogMetric("accuracy_by_length/"+c.Algo, int64(c.Length), c.Accuracy); err != nil {
-				return err
-			}
-			if err := run.LogMetric("ttff_by_length/"+c.Algo, int64(c.Length), c.TTFF); err != nil {
-				return err
-			}
-			rows = append(rows, []any{c.Algo, c.Length, c.N, c.Accuracy, c.TTFF, c.Parsed})
-		}
-		if err := run.LogTable("scores.json", []string{"algorithm", "length", "n", "accuracy", "ttff", "parsed"}, rows); err != nil {
-			return err
-		}
-		png, err := fig.PNG()
-		if err != nil {
-			return err
-		}
-		return run.LogArtifact("figures/accuracy_vs_length.png", png)
-	}()
+	logErr := textexp.Log(run, r, fig)
 	if err := run.EndWith(ctx, logErr); err != nil {
 		return fmt.Errorf("clrstext score: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
 	}

@@ -51,6 +51,7 @@ func fixtureText(t *testing.T, file, algo string) string {
 // TestClrstextSampleCLI checks `narlab clrstext sample` against the
 // reference fixtures and its errors.
 func TestClrstextSampleCLI(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		file string
@@ -136,6 +137,7 @@ func clrstextData(t *testing.T) (data, preds string, rows int) {
 // TestClrstextGenerateScoreCLI runs generate → score offline, and the
 // generator's failures (which must leave no file behind).
 func TestClrstextGenerateScoreCLI(t *testing.T) {
+	t.Parallel()
 	data, preds, rows := clrstextData(t)
 	if rows != 130 { // bridges: sizes 4..7, minimum: 4..64; 2 rows each, one seed
 		t.Fatalf("%d rows", rows)
@@ -185,6 +187,9 @@ func TestClrstextGenerateScoreCLI(t *testing.T) {
 // TestClrstextScoreMLflow logs a scoring run to narlab's local MLflow
 // server and reads it back: metrics, the table and the figure.
 func TestClrstextScoreMLflow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real MLflow server; run without -short")
+	}
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run make setup", err)
 	}

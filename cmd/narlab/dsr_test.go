@@ -74,6 +74,7 @@ func dsrWorkspace(t *testing.T) (string, string) {
 // offline (--no-mlflow) through the CLI, and the failures each step must
 // report.
 func TestDSRGenerateVerifyScore(t *testing.T) {
+	t.Parallel()
 	insts, dir := dsrWorkspace(t)
 	offline := func(args ...string) dsr.Tables {
 		t.Helper()
@@ -187,6 +188,9 @@ func TestDSRGenerateVerifyScore(t *testing.T) {
 // and reads the run back: params, every metric, the tables and the
 // figures.
 func TestDSRScoreMLflow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real MLflow server; run without -short")
+	}
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}

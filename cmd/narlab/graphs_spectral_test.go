@@ -10,6 +10,7 @@ import (
 )
 
 func TestGraphsSpectralCLI(t *testing.T) {
+	t.Parallel()
 	bin := narlabCLI(t)
 	cases := []struct {
 		name, input string
@@ -63,6 +64,7 @@ func TestGraphsSpectralCLI(t *testing.T) {
 // TestGraphsSpectralEvalOffline scores a predictions file and the mean
 // baseline on a few generated graphs, without MLflow.
 func TestGraphsSpectralEvalOffline(t *testing.T) {
+	t.Parallel()
 	bin := narlabCLI(t)
 	dir := t.TempDir()
 	preds := filepath.Join(dir, "llm.jsonl")

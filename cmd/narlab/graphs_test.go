@@ -29,6 +29,7 @@ func graphsCLI(t *testing.T, stdin string, args ...string) (string, string, erro
 }
 
 func TestGraphsTruthCLI(t *testing.T) {
+	t.Parallel()
 	five := `{"n": 5, "edges": [[1,2],[1,3],[1,4],[1,5],[2,3],[2,4],[3,4],[4,5]], "params": {"u": 5, "v": 2, "source": 5, "target": 3}}`
 	cases := []struct {
 		task, input, want, wantErr string
@@ -74,6 +75,7 @@ func graphsWorkspace(t *testing.T) (prompts, preds string) {
 }
 
 func TestGraphsPromptsScoreCLI(t *testing.T) {
+	t.Parallel()
 	prompts, preds := graphsWorkspace(t)
 	b, _ := os.ReadFile(prompts)
 	if n := strings.Count(string(b), "\n"); n != 4*4*4*3 {
@@ -119,6 +121,9 @@ func TestGraphsPromptsScoreCLI(t *testing.T) {
 // TestGraphsScoreMLflow logs a score to narlab's embedded MLflow server (a
 // real `mlflow server`) and reads the run back.
 func TestGraphsScoreMLflow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real MLflow server; run without -short")
+	}
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run make setup", err)
 	}

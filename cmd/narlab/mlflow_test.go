@@ -19,6 +19,9 @@ import (
 // while the server is stopped half-way, and `narlab mlflow sync` delivers
 // every point exactly once.
 func TestMLflowCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and stops a real MLflow server; run without -short")
+	}
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}
@@ -149,6 +152,7 @@ func TestMLflowCommands(t *testing.T) {
 // TestMLflowCommandErrors checks that bad arguments exit non-zero with a
 // message naming the problem, before any server is started.
 func TestMLflowCommandErrors(t *testing.T) {
+	t.Parallel()
 	bin := narlabCLI(t)
 	data := t.TempDir()
 	file := filepath.Join(data, "f")

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/dsr/paper"
 	"github.com/narlab/narlab/plots"
 )
 
@@ -177,15 +178,15 @@ func OverallBars(title string, series ...Series) (*plots.Figure, error) {
 // aggregated by lib/dsr from the per-structure rows.
 func PaperFigure2(radarModels ...string) (overall, radar *plots.Figure, err error) {
 	var all, top []Series
-	for _, m := range PaperModels {
-		t, err := PaperTables(m)
+	for _, m := range paper.Models {
+		t, err := paper.Tables(m)
 		if err != nil {
 			return nil, nil, err
 		}
 		all = append(all, Series{Label: m, Tables: t})
 	}
 	for _, m := range radarModels {
-		i, err := modelIndex(PaperModels, m)
+		i, err := paper.ModelIndex(paper.Models, m)
 		if err != nil {
 			return nil, nil, err
 		}

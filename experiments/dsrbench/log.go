@@ -7,15 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/lib/dsr"
 )
 
-// Logger is what [Log] records through; *experiments.Run implements it.
-type Logger interface {
-	LogMetric(key string, step int64, value float64) error
-	LogArtifact(artifactPath string, data []byte) error
-	LogTable(artifactPath string, columns []string, rows [][]any) error
-}
+// Logger is what [Log] records through (experiments.Logger; *experiments.Run
+// implements it).
+type Logger = experiments.Logger
 
 // Metric is one named score.
 type Metric struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/graphtext/paper"
 	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
 )
@@ -17,7 +18,7 @@ func PaperSyntaxMeans() (*plots.Figure, error) {
 	for j := range groups {
 		groups[j].Label = syntaxLabels[j]
 	}
-	for _, m := range graphtext.PaperModels {
+	for _, m := range paper.Models {
 		acc := paperSyntax(m)
 		means, err := metrics.ColumnMeans(acc)
 		if err != nil {
@@ -27,12 +28,12 @@ func PaperSyntaxMeans() (*plots.Figure, error) {
 			groups[j].Values = append(groups[j].Values, means[j])
 		}
 	}
-	return plots.Bars(graphtext.PaperModels, groups, plots.BarOptions{Title: "Mean accuracy by syntax (paper, Table 6)", ValueLabel: "accuracy (%)", Min: 0, Max: 100})
+	return plots.Bars(paper.Models, groups, plots.BarOptions{Title: "Mean accuracy by syntax (paper, Table 6)", ValueLabel: "accuracy (%)", Min: 0, Max: 100})
 }
 
 func paperSyntax(model string) [][]float64 {
 	var acc [][]float64
-	for _, r := range graphtext.PaperSyntaxAccuracy[model] {
+	for _, r := range paper.SyntaxAccuracy[model] {
 		acc = append(acc, []float64{r[0], r[1], r[2], r[3]})
 	}
 	return acc
@@ -43,9 +44,9 @@ func paperSyntax(model string) [][]float64 {
 func PaperSyntaxDelta(model string) (*plots.Figure, error) {
 	acc := paperSyntax(model)
 	if acc == nil {
-		return nil, fmt.Errorf("serialization: no paper data for model %q; want one of %v", model, graphtext.PaperModels)
+		return nil, fmt.Errorf("serialization: no paper data for model %q; want one of %v", model, paper.Models)
 	}
-	return deltaBars(fmt.Sprintf("%s: accuracy difference vs Erdős syntax (paper, Table 6)", model), graphtext.PaperTaskOrder, acc, syntaxLabels[1:])
+	return deltaBars(fmt.Sprintf("%s: accuracy difference vs Erdős syntax (paper, Table 6)", model), paper.TaskOrder, acc, syntaxLabels[1:])
 }
 
 // deltaBars draws, per task, column j − column 0 for j ≥ 1.
@@ -63,9 +64,9 @@ func deltaBars(title string, tasks []string, acc [][]float64, labels []string) (
 // PaperEncodingDelta draws Fig. 3 for one model: per-task accuracy
 // difference of the given encodings against E0 (Tables 3–5).
 func PaperEncodingDelta(model string, encs []graphtext.Encoding) (*plots.Figure, error) {
-	rows := graphtext.PaperEncodingAccuracy[model]
+	rows := paper.EncodingAccuracy[model]
 	if rows == nil {
-		return nil, fmt.Errorf("serialization: no paper data for model %q; want one of %v", model, graphtext.PaperModels)
+		return nil, fmt.Errorf("serialization: no paper data for model %q; want one of %v", model, paper.Models)
 	}
 	idx := map[graphtext.Encoding]int{}
 	for i, e := range graphtext.Encodings() {
@@ -82,15 +83,15 @@ func PaperEncodingDelta(model string, encs []graphtext.Encoding) (*plots.Figure,
 	for _, e := range encs {
 		labels = append(labels, string(e)+" "+e.Name())
 	}
-	return deltaBars(fmt.Sprintf("%s: accuracy difference vs E0 (paper, Tables 3–5)", model), graphtext.PaperTaskOrder, acc, labels)
+	return deltaBars(fmt.Sprintf("%s: accuracy difference vs E0 (paper, Tables 3–5)", model), paper.TaskOrder, acc, labels)
 }
 
 // PaperEncodingHeatmap draws Fig. 7 for one model: |acc(config) − acc(E0)|
 // for the 11 non-baseline encodings (rows: tasks).
 func PaperEncodingHeatmap(model string) (*plots.Figure, error) {
-	rows := graphtext.PaperEncodingAccuracy[model]
+	rows := paper.EncodingAccuracy[model]
 	if rows == nil {
-		return nil, fmt.Errorf("serialization: no paper data for model %q; want one of %v", model, graphtext.PaperModels)
+		return nil, fmt.Errorf("serialization: no paper data for model %q; want one of %v", model, paper.Models)
 	}
 	var cols []string
 	for _, e := range graphtext.Encodings()[1:] {
@@ -106,7 +107,7 @@ func PaperEncodingHeatmap(model string) (*plots.Figure, error) {
 			vals[i] = append(vals[i], d)
 		}
 	}
-	return plots.Heatmap(fmt.Sprintf("%s: |Δ accuracy| vs E0 (paper, Tables 3–5)", model), graphtext.PaperTaskOrder, cols, vals)
+	return plots.Heatmap(fmt.Sprintf("%s: |Δ accuracy| vs E0 (paper, Tables 3–5)", model), paper.TaskOrder, cols, vals)
 }
 
 // ReportDelta draws per-task accuracy differences of configurations against

@@ -13,13 +13,14 @@
 package project
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // Module is the Go module path of narlab.
@@ -59,14 +60,16 @@ func isRoot(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "module ") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "module ")) == Module
+	errFound := errors.New("found")
+	found := false
+	fsutil.ScanLines(f, func(_ int, line []byte) error {
+		if rest, ok := strings.CutPrefix(string(line), "module "); ok {
+			found = strings.TrimSpace(rest) == Module
+			return errFound // the first module line decides
 		}
-	}
-	return false
+		return nil
+	})
+	return found
 }
 
 // Python returns the project's Python interpreter, checking that it exists.
@@ -109,7 +112,7 @@ func DataDir() (string, error) {
 		}
 		d = filepath.Join(root, "data")
 	}
-	if err := os.MkdirAll(d, 0o755); err != nil {
+	if err := os.MkdirAll(d, fsutil.DirMode); err != nil {
 		return "", fmt.Errorf("creating the data directory: %w", err)
 	}
 	return filepath.Abs(d)

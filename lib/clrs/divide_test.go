@@ -75,6 +75,7 @@ func arrBestSubarraySum(A []float64) float64 {
 // real-valued keys, whose sums depend on the order of additions, within
 // rounding.
 func TestMaxSubarrayProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(51, 52))
 	for trial := range 600 {
 		n := 2 + rng.IntN(40)

@@ -106,6 +106,7 @@ func arrSplitCost(s []float64, p []float64, i, j int) float64 {
 // inside its chain and, with positive dimensions, every entry ends up
 // known.
 func TestMatrixChainProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(81, 82))
 	for trial := range 400 {
 		n := 1 + rng.IntN(14)
@@ -199,6 +200,7 @@ func arrIsSubsequence(s, t []int) bool {
 // spells a common subsequence of that length; and every edge outside the
 // tables carries the blank marker.
 func TestLCSProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(91, 92))
 	for trial := range 800 {
 		n, m := 1+rng.IntN(12), 1+rng.IntN(12)
@@ -316,6 +318,7 @@ func arrBSTOptimum(p, q []float64) float64 {
 // its range; `w` holds the range weights; the table fills one diagonal
 // per step.
 func TestOptimalBSTProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(101, 102))
 	for trial := range 400 {
 		n := rng.IntN(11)

@@ -173,6 +173,7 @@ func adversarialSegments(rng *rand.Rand) (xs, ys []float64) {
 }
 
 func TestSegmentsIntersectProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	counts := [2]int{}
 	for trial := range 10000 {
@@ -310,6 +311,7 @@ func hullMask(n int, idx []int) []float64 {
 }
 
 func TestConvexHullProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 1000 {
 		n := 1 + rng.IntN(40)

@@ -322,6 +322,7 @@ func gBFSDist(A Matrix, s int) []int {
 }
 
 func TestBFSProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	gTrials(rng, 300, func(n int, p float64) {
 		kind := []gKind{gUndirected, gDirected}[rng.IntN(2)]
@@ -363,6 +364,7 @@ func TestBFSProperties(t *testing.T) {
 }
 
 func TestDFSProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	gTrials(rng, 300, func(n int, p float64) {
 		A := gRandom(rng, n, p, gDirected, gUnit)
@@ -408,6 +410,7 @@ func TestDFSProperties(t *testing.T) {
 }
 
 func TestTopologicalSortProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	gTrials(rng, 300, func(n int, p float64) {
 		A := gRandom(rng, n, p, gDAG, gIntWeights)
@@ -495,6 +498,7 @@ func gTarjan(A Matrix) []int {
 }
 
 func TestSCCProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	gTrials(rng, 300, func(n int, p float64) {
 		A := gRandom(rng, n, p*0.5, gDirected, gWideFloats)
@@ -552,6 +556,7 @@ func gComponentsWithout(A Matrix, cut, eu, ev int) []int {
 }
 
 func TestArticulationPointsAndBridgesProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	gTrials(rng, 300, func(n int, p float64) {
 		A := gRandom(rng, n, p*0.5, gUndirected, gUnit)
@@ -649,6 +654,7 @@ func gMSTWeight(A Matrix, only int) float64 {
 func gClose(a, b float64) bool { return math.Abs(a-b) <= 1e-9*(1+math.Abs(a)+math.Abs(b)) }
 
 func TestMSTProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	gTrials(rng, 300, func(n int, p float64) {
 		w := []gWeights{gUnit, gIntWeights, gWideFloats}[rng.IntN(3)]
@@ -791,6 +797,7 @@ func gCheckPaths(t *testing.T, algo string, A Matrix, s int, pi []int) {
 }
 
 func TestShortestPathProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 14))
 	gTrials(rng, 300, func(n int, p float64) {
 		s := rng.IntN(n)
@@ -824,6 +831,7 @@ func gUnsqueeze(v []int, n int) []int {
 }
 
 func TestFloydWarshallProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(15, 16))
 	gTrials(rng, 200, func(n int, p float64) {
 		var A Matrix

@@ -108,6 +108,7 @@ func arrChainable(s, f []float64, set []int) bool {
 // activities that share a finish time, the greedy result depends on how
 // ties are ordered (as in the reference).
 func TestActivitySelectorProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 62))
 	for trial := range 700 {
 		n := 1 + rng.IntN(13)
@@ -172,6 +173,7 @@ func TestActivitySelectorProperties(t *testing.T) {
 // acceptance test is this count, not CLRS's full independence check, so
 // the accepted set is feasible but not always the heaviest one.)
 func TestTaskSchedulingProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	for trial := range 700 {
 		n := 1 + rng.IntN(30)

@@ -56,6 +56,7 @@ func TestSearchingBadInput(t *testing.T) {
 // and every min_h step mark the first occurrence of the smallest key seen
 // so far, and i walks the array in order.
 func TestMinimumProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for trial := range 500 {
 		A := arrKeys(rng, 1+rng.IntN(40))
@@ -93,6 +94,7 @@ func TestMinimumProperties(t *testing.T) {
 // last node when there is none; low <= mid <= high at every step, and the
 // search takes at most ceil(log2 n) halvings.
 func TestBinarySearchProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 32))
 	for trial := range 1000 {
 		n := 1 + rng.IntN(70)
@@ -145,6 +147,7 @@ func TestBinarySearchProperties(t *testing.T) {
 // final position, and the pivot of each placement step lands where its
 // rank says.
 func TestQuickselectProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(41, 42))
 	for trial := range 800 {
 		n := 1 + rng.IntN(50)

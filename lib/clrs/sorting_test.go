@@ -196,6 +196,7 @@ func TestSortingBadInput(t *testing.T) {
 // one the output's, and the step counts of the fixed-schedule sorts are
 // known in closed form.
 func TestSortingProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := range 600 {
 		n := 1 + rng.IntN(40)

@@ -116,6 +116,7 @@ func oneHotIndex(row []float64) int {
 }
 
 func TestMatcherProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 3000 {
 		T, P := randomMatcherInput(rng)

@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // SizeSchedule is an ordered list of (algorithm, lengths) pairs, in the
@@ -420,34 +420,13 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// WriteFileAtomic runs write on a temporary file next to path and renames
-// it to path only when write succeeds, so path never holds a half-written
-// dataset.
-func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("clrstext: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("clrstext: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("clrstext: %w", err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("clrstext: %w", err)
-	}
-	return nil
+// WriteFileAtomic writes a dataset to path through narlab's one atomic
+// writer (internal/fsutil, with its data-file mode): nothing appears at
+// path unless write returns nil. Code inside the module calls fsutil.Write
+// directly; this is for notebooks and other modules, which cannot import
+// an internal package.
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	return fsutil.Write(path, fsutil.DataMode, write)
 }
 
 // SampleLine returns the JSON line `narlab clrstext sample` prints for an

@@ -1,11 +1,12 @@
 package clrstext
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // Row is one dataset row as the scorer needs it.
@@ -24,16 +25,8 @@ type Row struct {
 // `narlab clrstext sample` lines ({"algo", "text"}, split after the
 // question's third line). Blank lines are skipped.
 func ReadRows(r io.Reader) ([]Row, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	var out []Row
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
+	err := fsutil.ScanLines(r, func(line int, b []byte) error {
 		var raw struct {
 			Question   *string  `json:"question"`
 			Answer     *string  `json:"answer"`
@@ -51,7 +44,7 @@ func ReadRows(r io.Reader) ([]Row, error) {
 			} `json:"auxiliary"`
 		}
 		if err := json.Unmarshal(b, &raw); err != nil {
-			return nil, fmt.Errorf("clrstext: dataset line %d: %w", line, err)
+			return fmt.Errorf("line %d: %w", line, err)
 		}
 		row := Row{Algo: raw.AlgoName, Length: raw.Length, Seed: raw.Seed}
 		if row.Algo == "" {
@@ -71,19 +64,20 @@ func ReadRows(r io.Reader) ([]Row, error) {
 		case raw.Text != nil:
 			q, a, ok := SplitText(*raw.Text)
 			if !ok {
-				return nil, fmt.Errorf("clrstext: dataset line %d: text is not a CLRS-Text sample (want \"algo:\\ninputs\\nnames:\\nanswer\")", line)
+				return fmt.Errorf("line %d: text is not a CLRS-Text sample (want \"algo:\\ninputs\\nnames:\\nanswer\")", line)
 			}
 			row.Question, row.Answer = q, a
 		default:
-			return nil, fmt.Errorf("clrstext: dataset line %d: want question and answer, prompt and references, or text", line)
+			return fmt.Errorf("line %d: want question and answer, prompt and references, or text", line)
 		}
 		if row.Algo == "" {
-			return nil, fmt.Errorf("clrstext: dataset line %d: no algorithm (algo_name, algo or name)", line)
+			return fmt.Errorf("line %d: no algorithm (algo_name, algo or name)", line)
 		}
 		out = append(out, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("clrstext: reading dataset: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clrstext: dataset %w", err)
 	}
 	return out, nil
 }
@@ -113,42 +107,36 @@ type Prediction struct {
 // "completion", and optionally "index" (the 0-based dataset row; without
 // it, line k answers row k).
 func ReadPredictions(r io.Reader) ([]Prediction, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	var out []Prediction
-	line := 0
-	for sc.Scan() {
-		line++
-		if len(strings.TrimSpace(sc.Text())) == 0 {
-			continue
-		}
+	err := fsutil.ScanLines(r, func(line int, b []byte) error {
 		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return nil, fmt.Errorf("clrstext: predictions line %d: %w", line, err)
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
 		}
 		p := Prediction{Index: len(out)}
 		if v, ok := raw["index"]; ok {
 			if err := json.Unmarshal(v, &p.Index); err != nil || p.Index < 0 {
-				return nil, fmt.Errorf("clrstext: predictions line %d: index must be a non-negative integer", line)
+				return fmt.Errorf("line %d: index must be a non-negative integer", line)
 			}
 		}
 		found := false
 		for _, k := range []string{"prediction", "output", "response", "completion"} {
 			if v, ok := raw[k]; ok {
 				if err := json.Unmarshal(v, &p.Output); err != nil {
-					return nil, fmt.Errorf("clrstext: predictions line %d: %s must be a string", line, k)
+					return fmt.Errorf("line %d: %s must be a string", line, k)
 				}
 				found = true
 				break
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("clrstext: predictions line %d: no prediction, output, response or completion field", line)
+			return fmt.Errorf("line %d: no prediction, output, response or completion field", line)
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("clrstext: reading predictions: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clrstext: predictions %w", err)
 	}
 	return out, nil
 }

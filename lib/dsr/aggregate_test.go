@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/dsr/paper"
 )
 
 // The paper's printed numbers (He et al., "Can LLMs Reason Structurally?",
-// arXiv 2505.24069): Table 2 and Table 3 as transcribed in
-// experiments/dsrbench (one copy for the library, its tests and the
-// notebook); Tables 7–9 per task and level below.
+// arXiv 2505.24069): Table 2 and Table 3 as transcribed in lib/dsr/paper
+// (one copy for the library, its tests and the notebook); Tables 7–9 per
+// task and level below.
 
 // table2Inconsistent lists the printed averages that do not follow from the
 // printed rows of the same table (the mean of the rows is given, computed
@@ -34,9 +34,9 @@ var table2Inconsistent = map[string]string{
 const roundingTol = 0.01 + 1e-9
 
 func TestTable2CategoryAndOverall(t *testing.T) {
-	for m, model := range dsrbench.PaperModels {
+	for m, model := range paper.Models {
 		rows := map[string]float64{}
-		for name, vs := range dsrbench.PaperStructures {
+		for name, vs := range paper.Structures {
 			rows[name] = vs[m]
 		}
 		cats, overall, err := dsr.FromStructureScores(rows)
@@ -47,7 +47,7 @@ func TestTable2CategoryAndOverall(t *testing.T) {
 			t.Fatalf("%s: %d categories", model, len(cats))
 		}
 		check := func(name string, got float64) {
-			want := dsrbench.PaperPrinted[name][m]
+			want := paper.Printed[name][m]
 			key := model + "/" + name
 			diff := math.Abs(got - want)
 			if why, known := table2Inconsistent[key]; known {
@@ -68,26 +68,26 @@ func TestTable2CategoryAndOverall(t *testing.T) {
 		// category averages it gives the printed overall within rounding.
 		var printed []dsr.CategoryScore
 		for _, cat := range dsr.Categories() {
-			printed = append(printed, dsr.CategoryScore{Category: cat, Scores: dsr.Scores{Binary: dsrbench.PaperPrinted[cat.String()][m]}})
+			printed = append(printed, dsr.CategoryScore{Category: cat, Scores: dsr.Scores{Binary: paper.Printed[cat.String()][m]}})
 		}
-		if got := dsr.OverallScore(printed).Binary; math.Abs(got-dsrbench.PaperPrinted["Overall"][m]) > roundingTol {
-			t.Errorf("%s: overall of the printed categories %.4f, printed %.2f", model, got, dsrbench.PaperPrinted["Overall"][m])
+		if got := dsr.OverallScore(printed).Binary; math.Abs(got-paper.Printed["Overall"][m]) > roundingTol {
+			t.Errorf("%s: overall of the printed categories %.4f, printed %.2f", model, got, paper.Printed["Overall"][m])
 		}
 	}
 }
 
 // Table 3: the challenge score is the mean of the 11 printed values.
 func TestTable3ChallengeScore(t *testing.T) {
-	for m, model := range dsrbench.PaperChallengeModels {
+	for m, model := range paper.ChallengeModels {
 		in := map[string]float64{}
-		for title, row := range dsrbench.PaperChallengeRows {
+		for title, row := range paper.ChallengeRows {
 			in[title] = row[m]
 		}
 		got, err := dsr.ChallengeFromScores(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := dsrbench.PaperChallengePrinted[m]; math.Abs(got-want) > 0.005+1e-9 {
+		if want := paper.ChallengePrinted[m]; math.Abs(got-want) > 0.005+1e-9 {
 			t.Errorf("%s: challenge %.4f, printed %.2f", model, got, want)
 		}
 	}
@@ -199,15 +199,15 @@ func TestPaperPipeline(t *testing.T) {
 		for _, s := range tab.Structures {
 			// Per-level values are rounded to 0.01, the printed structure
 			// score too.
-			check(s.Title, s.Binary, dsrbench.PaperStructures[s.Title][m.col], roundingTol)
+			check(s.Title, s.Binary, paper.Structures[s.Title][m.col], roundingTol)
 		}
 		for _, c := range tab.Categories {
 			if _, known := table2Inconsistent[m.name+"/"+c.Name]; known {
 				continue
 			}
-			check(c.Name, c.Binary, dsrbench.PaperPrinted[c.Name][m.col], roundingTol)
+			check(c.Name, c.Binary, paper.Printed[c.Name][m.col], roundingTol)
 		}
-		check("Overall", tab.Overall.Binary, dsrbench.PaperPrinted["Overall"][m.col], roundingTol)
+		check("Overall", tab.Overall.Binary, paper.Printed["Overall"][m.col], roundingTol)
 		if len(tab.Challenge.Rows) != 11 || len(tab.Challenge.Missing) != 0 {
 			t.Fatalf("%s: challenge rows %d, missing %v", m.name, len(tab.Challenge.Rows), tab.Challenge.Missing)
 		}

@@ -63,6 +63,7 @@ func size(in *Input, t *Task) (n int, ok bool) {
 }
 
 func TestGenerateAllTasks(t *testing.T) {
+	t.Parallel()
 	for _, c := range allGenCases() {
 		for _, l := range Levels() {
 			name := fmt.Sprintf("%s/%d%s/%s", c.task.Name(), c.dim, c.dist, l)

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // Op is one operation of a compound task. Which fields are used depends on
@@ -204,24 +206,13 @@ func WriteJSONL(w io.Writer, insts []Instance) error {
 // ReadJSONL reads instances written by WriteJSONL. Blank lines are skipped;
 // a bad line is an error naming its line number.
 func ReadJSONL(r io.Reader) ([]Instance, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<28)
 	var out []Instance
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var in Instance
-		if err := json.Unmarshal(b, &in); err != nil {
-			return nil, fmt.Errorf("dsr: instances line %d: %w", line, err)
-		}
+	err := fsutil.ReadJSONL(r, func(_ int, in Instance) error {
 		out = append(out, in)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("dsr: reading instances: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dsr: instances %w", err)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("dsr: no instances found (expected one JSON object per line)")

@@ -1,12 +1,13 @@
 package dsr
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // Prediction is one model response to one instance, as read from a JSONL
@@ -25,22 +26,14 @@ type Prediction struct {
 // ReadPredictions reads a JSONL predictions file; a line that is not a
 // prediction is an error naming its line number.
 func ReadPredictions(r io.Reader) ([]Prediction, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<28)
 	var out []Prediction
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := fsutil.ScanLines(r, func(line int, b []byte) error {
 		var p Prediction
 		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("dsr: predictions line %d: %w", line, err)
+			return fmt.Errorf("line %d: %w", line, err)
 		}
 		if p.ID == "" {
-			return nil, fmt.Errorf("dsr: predictions line %d: missing \"id\"", line)
+			return fmt.Errorf("line %d: missing \"id\"", line)
 		}
 		n := 0
 		if p.Response != nil {
@@ -53,12 +46,13 @@ func ReadPredictions(r io.Reader) ([]Prediction, error) {
 			n++
 		}
 		if n != 1 {
-			return nil, fmt.Errorf("dsr: predictions line %d (%s): expected exactly one of \"response\", \"answer\", \"output\"", line, p.ID)
+			return fmt.Errorf("line %d (%s): expected exactly one of \"response\", \"answer\", \"output\"", line, p.ID)
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("dsr: reading predictions: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dsr: predictions %w", err)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("dsr: no predictions found (expected one JSON object per line)")

@@ -136,6 +136,7 @@ func TestPublishedExemplars(t *testing.T) {
 // TestRealisticTemplates: the realistic prompts built from the published
 // templates fill every placeholder and name the instance's people/planets.
 func TestRealisticTemplates(t *testing.T) {
+	t.Parallel()
 	dir := fixturesDir(t)
 	rt, err := LoadRealisticTemplates(dir)
 	if err != nil {
@@ -172,6 +173,7 @@ func TestRealisticTemplates(t *testing.T) {
 // published prompt examples and scenario templates (narlab ships none of
 // that prose).
 func TestNoCopiedProse(t *testing.T) {
+	t.Parallel()
 	dir := fixturesDir(t)
 	var published strings.Builder
 	for _, pattern := range []string{"prompt/*/*/prompt/*.txt", "natural/*/template/*.txt"} {

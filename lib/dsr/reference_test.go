@@ -66,6 +66,7 @@ func publishedInstances(t testing.TB, filter func(*Instance) bool) []Instance {
 // extras) has narlab's truth equal to the recorded one under the default
 // options.
 func TestPublishedInstances(t *testing.T) {
+	t.Parallel()
 	files := publishedFiles(t)
 	var total, main, realistic, extra int
 	for _, f := range files {

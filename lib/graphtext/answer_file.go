@@ -1,11 +1,12 @@
 package graphtext
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // Prediction is one line of a predictions file: a prompt id and the model's
@@ -21,44 +22,37 @@ type Prediction struct {
 func ReadPredictions(r io.Reader) (map[string]string, error) {
 	out := map[string]string{}
 	firstLine := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
+	err := fsutil.ScanLines(r, func(line int, s []byte) error {
 		var raw struct {
 			ID         *json.RawMessage `json:"id"`
 			AnswerText *string          `json:"answer_text"`
 		}
-		dec := json.NewDecoder(strings.NewReader(s))
+		dec := json.NewDecoder(bytes.NewReader(s))
 		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("graphtext: predictions line %d: %v (want {\"id\": ..., \"answer_text\": ...})", line, err)
+			return fmt.Errorf("line %d: %v (want {\"id\": ..., \"answer_text\": ...})", line, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("graphtext: predictions line %d: extra data after the JSON object", line)
+			return fmt.Errorf("line %d: extra data after the JSON object", line)
 		}
 		if raw.ID == nil {
-			return nil, fmt.Errorf("graphtext: predictions line %d: missing \"id\"", line)
+			return fmt.Errorf("line %d: missing \"id\"", line)
 		}
 		if raw.AnswerText == nil {
-			return nil, fmt.Errorf("graphtext: predictions line %d: missing \"answer_text\"", line)
+			return fmt.Errorf("line %d: missing \"answer_text\"", line)
 		}
 		id, err := idString(*raw.ID)
 		if err != nil {
-			return nil, fmt.Errorf("graphtext: predictions line %d: %v", line, err)
+			return fmt.Errorf("line %d: %v", line, err)
 		}
 		if prev, dup := firstLine[id]; dup {
-			return nil, fmt.Errorf("graphtext: predictions line %d: id %q already given on line %d", line, id, prev)
+			return fmt.Errorf("line %d: id %q already given on line %d", line, id, prev)
 		}
 		firstLine[id] = line
 		out[id] = *raw.AnswerText
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("graphtext: predictions line %d: %w", line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("graphtext: predictions %w", err)
 	}
 	return out, nil
 }

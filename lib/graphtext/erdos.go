@@ -1,7 +1,6 @@
 package graphtext
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // ErdosRecord is one record of a local copy of the Erdős dataset
@@ -71,23 +72,13 @@ func ReadErdos(r io.Reader) (insts []*ErdosInstance, skipped int, err error) {
 			lines = append(lines, i+1)
 		}
 	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		line := 0
-		for sc.Scan() {
-			line++
-			if strings.TrimSpace(sc.Text()) == "" {
-				continue
-			}
-			var rec ErdosRecord
-			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-				return nil, 0, fmt.Errorf("graphtext: Erdős data line %d: %w", line, err)
-			}
+		err := fsutil.ReadJSONL(bytes.NewReader(data), func(line int, rec ErdosRecord) error {
 			recs = append(recs, rec)
 			lines = append(lines, line)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, 0, fmt.Errorf("graphtext: Erdős data line %d: %w", line+1, err)
+			return nil
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("graphtext: Erdős data %w", err)
 		}
 	}
 	for i, rec := range recs {

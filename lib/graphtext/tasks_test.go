@@ -367,20 +367,3 @@ func TestPromptPaperExample(t *testing.T) {
 		t.Errorf("degree_centrality prompt %q", p)
 	}
 }
-
-func TestPaperTablesShape(t *testing.T) {
-	if !slices.Equal(PaperTaskOrder, TaskNames()) {
-		t.Errorf("paper task order differs from Tasks():\n%v\n%v", PaperTaskOrder, TaskNames())
-	}
-	for _, m := range PaperModels {
-		if len(PaperSyntaxAccuracy[m]) != 49 || len(PaperEncodingAccuracy[m]) != 49 || len(PaperEncodingStd[m]) != 49 {
-			t.Errorf("%s: table rows %d/%d/%d, want 49", m, len(PaperSyntaxAccuracy[m]), len(PaperEncodingAccuracy[m]), len(PaperEncodingStd[m]))
-		}
-		// Table 6's Erdős column is the same experiment as Tables 3-5's E0.
-		for i := range PaperSyntaxAccuracy[m] {
-			if PaperSyntaxAccuracy[m][i][0] != PaperEncodingAccuracy[m][i][0] {
-				t.Errorf("%s %s: Table 6 Erdős %v vs Table 3-5 E0 %v", m, PaperTaskOrder[i], PaperSyntaxAccuracy[m][i][0], PaperEncodingAccuracy[m][i][0])
-			}
-		}
-	}
-}

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/graphtext/paper"
 	"github.com/narlab/narlab/lib/metrics"
 )
 
 func table6(model string) [][]float64 {
 	var out [][]float64
-	for _, r := range graphtext.PaperSyntaxAccuracy[model] {
+	for _, r := range paper.SyntaxAccuracy[model] {
 		out = append(out, []float64{r[0], r[1], r[2], r[3]})
 	}
 	return out
@@ -74,7 +74,7 @@ func TestPaperSyntaxMeans(t *testing.T) {
 	top := metrics.TopK(gaps, 3)
 	var names []string
 	for _, i := range top {
-		names = append(names, fmt.Sprintf("%s %g", graphtext.PaperTaskOrder[i], gaps[i]))
+		names = append(names, fmt.Sprintf("%s %g", paper.TaskOrder[i], gaps[i]))
 	}
 	if got := strings.Join(names, ", "); got != "edge_number 87, density 84, topological_sort 57" {
 		t.Errorf("G1-3B top syntax gaps: %s", got)
@@ -90,7 +90,7 @@ func TestPaperEncodingDeltas(t *testing.T) {
 		"gpt-oss-120B": {0.2, 0.2, -0.7, -1.0, -3.3, -8.6, -0.3, -0.5, -0.3, -0.9, -10.0},
 	}
 	for model, w := range want {
-		rows := graphtext.PaperEncodingAccuracy[model]
+		rows := paper.EncodingAccuracy[model]
 		for c := 1; c < 12; c++ {
 			var acc, base []float64
 			for _, r := range rows {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"github.com/narlab/narlab/lib/graphtext/paper"
 	"math"
 	"strings"
 	"testing"
@@ -128,9 +129,9 @@ var paperDifficulty = map[string]string{
 	"eigenvector_centrality_top": "Hard", "heat_trace_t1": "Hard", "von_neumann_entropy": "Hard",
 }
 
-func paperColumn(get func(PaperSpectralRow) [4]float64) [][]float64 {
+func paperColumn(get func(paper.SpectralRow) [4]float64) [][]float64 {
 	var tab [][]float64
-	for _, r := range PaperSpectralTable10 {
+	for _, r := range paper.SpectralTable10 {
 		v := get(r)
 		tab = append(tab, v[:])
 	}
@@ -139,10 +140,10 @@ func paperColumn(get func(PaperSpectralRow) [4]float64) [][]float64 {
 
 // TestPaperTable1 recomputes Table 1 from Table 10's sMAPE column.
 func TestPaperTable1(t *testing.T) {
-	for m, model := range PaperSpectralModels {
+	for m, model := range paper.SpectralModels {
 		var vals []float64
 		var groups []string
-		for _, r := range PaperSpectralTable10 {
+		for _, r := range paper.SpectralTable10 {
 			vals = append(vals, r.SMAPE[m])
 			groups = append(groups, paperDifficulty[r.Task])
 		}
@@ -150,7 +151,7 @@ func TestPaperTable1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for d, want := range PaperSpectralTable1[model] {
+		for d, want := range paper.SpectralTable1[model] {
 			// Table 10 is rounded to 2 decimals, so the means agree to ±0.01.
 			if math.Abs(got[d]-want) > 0.01 {
 				t.Errorf("%s %s: mean sMAPE %.4f; Table 1 says %.2f", model, d, got[d], want)
@@ -162,14 +163,14 @@ func TestPaperTable1(t *testing.T) {
 // TestPaperGlobalError reproduces App. H's global normalized errors and
 // win counts from Table 10.
 func TestPaperGlobalError(t *testing.T) {
-	smape := paperColumn(func(r PaperSpectralRow) [4]float64 { return r.SMAPE })
-	relmae := paperColumn(func(r PaperSpectralRow) [4]float64 { return r.RelMAE })
+	smape := paperColumn(func(r paper.SpectralRow) [4]float64 { return r.SMAPE })
+	relmae := paperColumn(func(r paper.SpectralRow) [4]float64 { return r.RelMAE })
 	g, err := MinMaxGlobalError(smape, relmae)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for m, model := range PaperSpectralModels {
-		if want := PaperSpectralGlobalError[model]; math.Abs(g[m]-want) > 0.0005 {
+	for m, model := range paper.SpectralModels {
+		if want := paper.SpectralGlobalError[model]; math.Abs(g[m]-want) > 0.0005 {
 			t.Errorf("%s global error %.4f; paper %.3f", model, g[m], want)
 		}
 	}
@@ -180,8 +181,8 @@ func TestPaperGlobalError(t *testing.T) {
 	}{
 		{"sMAPE", smape, []int{1, 6, 0, 5}},
 		{"RelMAE", relmae, []int{1, 5, 0, 6}},
-		{"nRMSE_range", paperColumn(func(r PaperSpectralRow) [4]float64 { return r.NRMSERange }), []int{0, 6, 1, 5}},
-		{"nRMSE_std", paperColumn(func(r PaperSpectralRow) [4]float64 { return r.NRMSEStd }), []int{0, 4, 1, 7}},
+		{"nRMSE_range", paperColumn(func(r paper.SpectralRow) [4]float64 { return r.NRMSERange }), []int{0, 6, 1, 5}},
+		{"nRMSE_std", paperColumn(func(r paper.SpectralRow) [4]float64 { return r.NRMSEStd }), []int{0, 4, 1, 7}},
 	}
 	for _, w := range wins {
 		if got := Wins(w.tab); fmt.Sprint(got) != fmt.Sprint(w.want) {
@@ -194,7 +195,7 @@ func TestPaperGlobalError(t *testing.T) {
 // algebraic connectivity (sample std across the 4 models) and the
 // cross-metric correlations quoted in App. H.
 func TestPaperTable9AndCorrelation(t *testing.T) {
-	r := PaperSpectralTable10[0]
+	r := paper.SpectralTable10[0]
 	for _, c := range []struct {
 		v    [4]float64
 		want float64
@@ -205,18 +206,18 @@ func TestPaperTable9AndCorrelation(t *testing.T) {
 			t.Errorf("std %v = %.4f; Table 9 %.3f", c.v, got, c.want)
 		}
 	}
-	means := func(get func(PaperSpectralRow) [4]float64) []float64 {
+	means := func(get func(paper.SpectralRow) [4]float64) []float64 {
 		var out []float64
-		for _, r := range PaperSpectralTable10 {
+		for _, r := range paper.SpectralTable10 {
 			v := get(r)
 			out = append(out, (v[0]+v[1]+v[2]+v[3])/4)
 		}
 		return out
 	}
-	rng := means(func(r PaperSpectralRow) [4]float64 { return r.NRMSERange })
-	std := means(func(r PaperSpectralRow) [4]float64 { return r.NRMSEStd })
-	rel := means(func(r PaperSpectralRow) [4]float64 { return r.RelMAE })
-	sm := means(func(r PaperSpectralRow) [4]float64 { return r.SMAPE })
+	rng := means(func(r paper.SpectralRow) [4]float64 { return r.NRMSERange })
+	std := means(func(r paper.SpectralRow) [4]float64 { return r.NRMSEStd })
+	rel := means(func(r paper.SpectralRow) [4]float64 { return r.RelMAE })
+	sm := means(func(r paper.SpectralRow) [4]float64 { return r.SMAPE })
 	for _, p := range [][2][]float64{{rng, std}, {rng, rel}, {std, rel}} {
 		if c := PearsonCorrelation(p[0], p[1]); c < 0.99 {
 			t.Errorf("correlation %.4f; paper > 0.99", c)

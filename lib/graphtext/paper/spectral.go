@@ -1,22 +1,22 @@
-package metrics
+package paper
 
-// PaperSpectralModels are the models of "Lost in Serialization"'s spectral
+// SpectralModels are the models of "Lost in Serialization"'s spectral
 // study, in the column order of its Table 10.
-var PaperSpectralModels = [4]string{"G1-3B", "G1-7B", "Qwen-3B", "Qwen-7B"}
+var SpectralModels = [4]string{"G1-3B", "G1-7B", "Qwen-3B", "Qwen-7B"}
 
-// PaperSpectralRow is one row of the paper's Table 10: a spectral task and
-// its four metrics for the four [PaperSpectralModels].
-type PaperSpectralRow struct {
+// SpectralRow is one row of the paper's Table 10: a spectral task and
+// its four metrics for the four [SpectralModels].
+type SpectralRow struct {
 	Task                                string
 	NRMSEStd, NRMSERange, SMAPE, RelMAE [4]float64
 }
 
-// PaperSpectralTable10 transcribes Table 10 of "Lost in Serialization"
+// SpectralTable10 transcribes Table 10 of "Lost in Serialization"
 // (App. H; serialization notes §5.6), rows in the paper's order, sMAPE on
 // the 0–100 scale. Table 1, Table 9's std columns, the win counts and the
-// global errors 0.214/0.232/0.283/0.318 are derived from it (see the
-// tests).
-var PaperSpectralTable10 = []PaperSpectralRow{
+// global errors 0.214/0.232/0.283/0.318 are derived from it (see
+// lib/metrics' tests).
+var SpectralTable10 = []SpectralRow{
 	{Task: "algebraic_connectivity", NRMSEStd: [4]float64{3.14, 1.11, 2.33, 0.96}, NRMSERange: [4]float64{0.93, 0.32, 0.79, 0.27}, SMAPE: [4]float64{76.71, 65.10, 67.82, 58.81}, RelMAE: [4]float64{3.13, 0.99, 1.55, 0.75}},
 	{Task: "eigenvector_centrality_top", NRMSEStd: [4]float64{1.38, 1.14, 1.69, 1.43}, NRMSERange: [4]float64{0.33, 0.28, 0.41, 0.35}, SMAPE: [4]float64{61.65, 48.35, 73.68, 79.53}, RelMAE: [4]float64{1.23, 0.99, 1.63, 1.24}},
 	{Task: "estrada_index", NRMSEStd: [4]float64{1035.37, 6.40, 6296.12, 50.10}, NRMSERange: [4]float64{307.00, 1.89, 1963.05, 14.79}, SMAPE: [4]float64{44.87, 42.19, 48.64, 48.44}, RelMAE: [4]float64{123.09, 4.29, 1227.62, 26.64}},
@@ -31,15 +31,15 @@ var PaperSpectralTable10 = []PaperSpectralRow{
 	{Task: "von_neumann_entropy", NRMSEStd: [4]float64{20.33, 2.67, 3.14, 2.20}, NRMSERange: [4]float64{5.43, 0.72, 0.90, 0.60}, SMAPE: [4]float64{71.32, 38.72, 53.66, 38.70}, RelMAE: [4]float64{7.48, 2.53, 3.26, 2.39}},
 }
 
-// PaperSpectralTable1 transcribes Table 1 (average sMAPE₀₋₁₀₀ by
+// SpectralTable1 transcribes Table 1 (average sMAPE₀₋₁₀₀ by
 // difficulty), keyed by model then "Easy", "Medium", "Hard".
-var PaperSpectralTable1 = map[string]map[string]float64{
+var SpectralTable1 = map[string]map[string]float64{
 	"Qwen-3B": {"Easy": 35.01, "Medium": 53.89, "Hard": 56.60},
 	"Qwen-7B": {"Easy": 19.73, "Medium": 50.05, "Hard": 51.31},
 	"G1-3B":   {"Easy": 30.33, "Medium": 55.74, "Hard": 59.14},
 	"G1-7B":   {"Easy": 20.80, "Medium": 49.58, "Hard": 39.95},
 }
 
-// PaperSpectralGlobalError holds the global normalized errors quoted in
+// SpectralGlobalError holds the global normalized errors quoted in
 // App. H.
-var PaperSpectralGlobalError = map[string]float64{"G1-7B": 0.214, "Qwen-7B": 0.232, "G1-3B": 0.283, "Qwen-3B": 0.318}
+var SpectralGlobalError = map[string]float64{"G1-7B": 0.214, "Qwen-7B": 0.232, "G1-3B": 0.283, "Qwen-3B": 0.318}

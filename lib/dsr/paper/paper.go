@@ -1,4 +1,19 @@
-package dsrbench
+// Package paper holds the numbers published in "Can LLMs Reason
+// Structurally? Benchmarking via the Lens of Data Structures" (He, Li,
+// White, Vitercik; arXiv 2505.24069), transcribed from its tables: Table 2
+// (per-structure binary scores of 13 models, with the printed category
+// averages and overall scores) and Table 3 (the long-level scores of the 11
+// challenge structures for the five reasoning models, with the printed
+// challenge scores).
+//
+// Like every benchmark's paper package in narlab (lib/clrs/paper,
+// lib/graphtext/paper), it holds what the paper prints — the model order
+// (Models, ChallengeModels) and one variable per table — and no derived
+// numbers typed in: [Tables] and [Challenge] recompute the category
+// averages, overall and challenge scores from the rows with lib/dsr, and
+// the tests compare them with the printed ones (Printed,
+// ChallengePrinted).
+package paper
 
 import (
 	"fmt"
@@ -8,22 +23,13 @@ import (
 	"github.com/narlab/narlab/lib/dsr"
 )
 
-// The paper's printed numbers (He et al., "Can LLMs Reason Structurally?
-// Benchmarking via the Lens of Data Structures", arXiv 2505.24069),
-// transcribed from Table 2 (per-structure binary scores of 13 models, with
-// the printed category averages and overall scores) and Table 3 (the
-// long-level scores of the 11 challenge structures for the five reasoning
-// models, with the printed challenge scores). Derived numbers — category
-// averages, overall and challenge scores — are recomputed by lib/dsr from
-// these rows ([PaperTables], [PaperChallenge]), not typed in.
-
-// PaperModels lists Table 2's models in the paper's column order.
-var PaperModels = []string{"GPT-5", "Gemini-2.5-Pro", "o4-mini", "DeepSeek-R1", "Claude-3.7", "Claude-3.5",
+// Models lists Table 2's models in the paper's column order.
+var Models = []string{"GPT-5", "Gemini-2.5-Pro", "o4-mini", "DeepSeek-R1", "Claude-3.7", "Claude-3.5",
 	"Qwen3-8B", "DeepSeek-V3", "GPT-4.1", "Gemini-2.0-Flash", "Llama-3.3-70B", "Phi-4-R-14B", "Mixtral-8x7B"}
 
-// PaperStructures holds Table 2's per-structure rows: structure title →
-// one binary score per model of [PaperModels].
-var PaperStructures = map[string][]float64{
+// Structures holds Table 2's per-structure rows: structure title →
+// one binary score per model of [Models].
+var Structures = map[string][]float64{
 	"Array":          {1.00, 1.00, 1.00, 0.99, 0.99, 0.96, 0.99, 0.98, 0.94, 0.90, 0.69, 0.63, 0.49},
 	"Stack":          {1.00, 1.00, 1.00, 0.99, 0.97, 0.99, 0.99, 0.41, 0.55, 0.36, 0.04, 0.12, 0.09},
 	"Queue":          {1.00, 1.00, 1.00, 0.98, 1.00, 0.99, 0.97, 0.43, 0.55, 0.36, 0.25, 0.05, 0.03},
@@ -46,11 +52,11 @@ var PaperStructures = map[string][]float64{
 	"DAWG":           {0.34, 0.23, 0.25, 0.14, 0.06, 0.07, 0.00, 0.06, 0.05, 0.06, 0.01, 0.00, 0.00},
 }
 
-// PaperPrinted holds Table 2's printed category averages and overall score
+// Printed holds Table 2's printed category averages and overall score
 // per model (keys: the category names and "Overall"), for comparison with
 // the recomputed ones. Four category averages do not follow from their own
 // rows (see docs/dsr.md).
-var PaperPrinted = map[string][]float64{
+var Printed = map[string][]float64{
 	"Linear":       {1.00, 1.00, 1.00, 0.99, 0.99, 0.96, 0.99, 0.98, 0.94, 0.90, 0.69, 0.63, 0.49},
 	"Temporal":     {0.88, 0.84, 0.89, 0.69, 0.64, 0.79, 0.70, 0.26, 0.55, 0.42, 0.22, 0.04, 0.03},
 	"Associative":  {0.87, 0.65, 0.63, 0.62, 0.59, 0.29, 0.10, 0.18, 0.08, 0.09, 0.00, 0.03, 0.00},
@@ -60,12 +66,12 @@ var PaperPrinted = map[string][]float64{
 	"Overall":      {0.79, 0.71, 0.71, 0.63, 0.51, 0.41, 0.39, 0.32, 0.31, 0.27, 0.17, 0.13, 0.09},
 }
 
-// PaperChallengeModels lists Table 3's models in the paper's order.
-var PaperChallengeModels = []string{"GPT-5", "o4-mini", "Gemini-2.5-Pro", "DeepSeek-R1", "Claude-3.7"}
+// ChallengeModels lists Table 3's models in the paper's order.
+var ChallengeModels = []string{"GPT-5", "o4-mini", "Gemini-2.5-Pro", "DeepSeek-R1", "Claude-3.7"}
 
-// PaperChallengeRows holds Table 3's long-level scores: challenge structure
-// title → one score per model of [PaperChallengeModels].
-var PaperChallengeRows = map[string][]float64{
+// ChallengeRows holds Table 3's long-level scores: challenge structure
+// title → one score per model of [ChallengeModels].
+var ChallengeRows = map[string][]float64{
 	"Priority Queue": {0.28, 0.30, 0.23, 0.48, 0.04},
 	"Skip List":      {0.51, 0.41, 0.53, 0.54, 0.61},
 	"Heap":           {0.71, 0.71, 0.53, 0.27, 0.13},
@@ -79,52 +85,54 @@ var PaperChallengeRows = map[string][]float64{
 	"Hashmap":        {0.71, 0.26, 0.11, 0.12, 0.04},
 }
 
-// PaperChallengePrinted is Table 3's printed challenge score per model of
-// [PaperChallengeModels].
-var PaperChallengePrinted = []float64{0.46, 0.32, 0.30, 0.21, 0.10}
+// ChallengePrinted is Table 3's printed challenge score per model of
+// [ChallengeModels].
+var ChallengePrinted = []float64{0.46, 0.32, 0.30, 0.21, 0.10}
 
-func modelIndex(models []string, model string) (int, error) {
+// ModelIndex returns the column of model in models (Models or
+// ChallengeModels), or an error that lists the table's models.
+func ModelIndex(models []string, model string) (int, error) {
 	i := slices.Index(models, model)
 	if i < 0 {
-		return 0, fmt.Errorf("dsrbench: no model %q in the paper's table (expected one of %v)", model, models)
+		return 0, fmt.Errorf("dsr: no model %q in the paper's table (expected one of %v)", model, models)
 	}
 	return i, nil
 }
 
-// PaperTables builds a model's Table 2 column as lib/dsr tables: the
+// Tables builds a model's Table 2 column as lib/dsr tables: the
 // printed per-structure binary scores as Structures, and the category
 // averages and overall score computed from them by lib/dsr (Levenshtein
 // scores, cells and the challenge table are left empty: Table 2 has none).
-func PaperTables(model string) (dsr.Tables, error) {
-	m, err := modelIndex(PaperModels, model)
+func Tables(model string) (dsr.Tables, error) {
+	m, err := ModelIndex(Models, model)
 	if err != nil {
 		return dsr.Tables{}, err
 	}
 	var structs []dsr.StructureScore
 	for _, info := range dsr.Structures() {
-		row, ok := PaperStructures[info.Title]
+		row, ok := Structures[info.Title]
 		if !ok {
-			return dsr.Tables{}, fmt.Errorf("dsrbench: Table 2 has no row for %s", info.Title)
+			return dsr.Tables{}, fmt.Errorf("dsr: Table 2 has no row for %s", info.Title)
 		}
 		structs = append(structs, dsr.StructureScore{Structure: info.Name, Title: info.Title, Category: info.Category,
 			Scores: dsr.Scores{Binary: row[m]}, Cells: 1})
 	}
-	if len(structs) != len(PaperStructures) {
-		return dsr.Tables{}, fmt.Errorf("dsrbench: Table 2 rows %v do not match the structures", slices.Sorted(maps.Keys(PaperStructures)))
+	if len(structs) != len(Structures) {
+		return dsr.Tables{}, fmt.Errorf("dsr: Table 2 rows %v do not match the structures", slices.Sorted(maps.Keys(Structures)))
 	}
 	cats := dsr.CategoryScores(structs)
 	return dsr.Tables{Structures: structs, Categories: cats, Overall: dsr.OverallScore(cats)}, nil
 }
 
-// PaperChallenge computes a Table 3 model's challenge score from its 11
+// Challenge computes a Table 3 model's challenge score from its 11
 // printed long-level scores with lib/dsr.
-func PaperChallenge(model string) (float64, error) {
-	m, err := modelIndex(PaperChallengeModels, model)
+func Challenge(model string) (float64, error) {
+	m, err := ModelIndex(ChallengeModels, model)
 	if err != nil {
 		return 0, err
 	}
 	in := map[string]float64{}
-	for title, row := range PaperChallengeRows {
+	for title, row := range ChallengeRows {
 		in[title] = row[m]
 	}
 	return dsr.ChallengeFromScores(in)
