@@ -36,7 +36,7 @@ for row in ${rows//,/ }; do
   r=$("$refpy" scripts/ref_trainbench.py "$ref" "$algo" "$proc" "$steps" 2>/dev/null | tail -1 | grep '^{' || echo null)
   echo "== $row: narlab" >&2
   n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" "$out/nn.test" -test.run '^$' -test.bench BenchmarkTrainStep \
-      -test.benchtime "${steps}x" 2>&1 | grep -E "^BenchmarkTrainStep/" || true)
+      -test.benchtime "${steps}x" 2>&1 | grep -E "^BenchmarkTrainStep/" | tr -s "\t " " " || true)
   echo "{\"row\": \"$row\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$out/train_rows.jsonl" >&2
 done
 backend=$(bin/narlab backends --format json 2>/dev/null | "$root/.venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
