@@ -39,7 +39,7 @@ const (
 func demo(args []string) error {
 	fs := newFlags("demo", "[--out DIR] [--steps N] [--no-mlflow]")
 	out := fs.String("out", "", "where to write the data, the run directory and the plot (default: the project's data/demo)")
-	steps := fs.Int("steps", 300, "training steps of the MPNN (at least 1)")
+	steps := fs.Int("steps", 200, "training steps of the MPNN (at least 1)")
 	noMLflow := fs.Bool("no-mlflow", false, "do not log to MLflow")
 	backend := fs.String("backend", "", "GoMLX backend (default: narlab's pick, see `narlab backends`)")
 	if help, err := parseFlags(fs, args); help || err != nil {
