@@ -218,7 +218,7 @@ type request struct {
 	endpoint string     // path below /api/2.0/, e.g. "mlflow/runs/get"
 	query    url.Values // GET parameters
 	body     []byte     // JSON body for POST; raw bytes for PUT
-	bodyFile string     // PUT from a file instead of body
+	open     func() (*os.File, error) // PUT from a file instead of body (opened per attempt)
 	ctype    string
 	// retryAmbiguous allows retrying after failures that leave it unknown
 	// whether the server applied the request (set for reads and idempotent
@@ -298,8 +298,8 @@ func (c *Client) attempt(ctx context.Context, r request) (*http.Response, error)
 	}
 	var body io.Reader
 	var size int64 = -1
-	if r.bodyFile != "" {
-		f, err := os.Open(r.bodyFile)
+	if r.open != nil {
+		f, err := r.open()
 		if err != nil {
 			return nil, fmt.Errorf("mlflow: %s %s: %w", r.method, r.endpoint, err)
 		}

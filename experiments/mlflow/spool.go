@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // A Spool is the on-disk write-ahead log of one run's requests to the
@@ -134,10 +136,13 @@ var ErrSpoolBusy = errors.New("the spool is in use by another process")
 // CreateSpool makes a new spool in dir (created if needed; it must not
 // already hold a spool).
 func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
-	if err := os.MkdirAll(filepath.Join(dir, artifactsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, artifactsDir), fsutil.DirMode); err != nil {
 		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, metaFile)); err == nil {
+	if err := checkSpoolFiles(dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, metaFile)); err == nil {
 		return nil, fmt.Errorf("mlflow: creating spool: %s already holds a spool; use a new directory per run", dir)
 	}
 	lf, err := lockSpool(dir)
@@ -161,7 +166,7 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 		s.release()
 		return nil, err
 	}
-	s.f, err = os.OpenFile(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	s.f, err = openNoFollow(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		s.release()
 		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
@@ -175,6 +180,9 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 // removed; a damaged line before the last one is an error (nothing after it
 // can be trusted to be in order).
 func OpenSpool(dir string) (*Spool, error) {
+	if err := checkSpoolFiles(dir); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: %s is not a spool: %w", dir, err)
@@ -207,7 +215,7 @@ func OpenSpool(dir string) (*Spool, error) {
 		last = s.state.Acked
 	}
 	s.next, s.firstOff = last+1, firstOff
-	s.f, err = os.OpenFile(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	s.f, err = openNoFollow(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		s.release()
 		return nil, fmt.Errorf("mlflow: opening spool: %w", err)
@@ -216,7 +224,7 @@ func OpenSpool(dir string) (*Spool, error) {
 }
 
 func lockSpool(dir string) (*os.File, error) {
-	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := openNoFollow(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, fsutil.DataMode)
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: locking spool %s: %w", dir, err)
 	}
@@ -416,8 +424,8 @@ func (s *Spool) ack(rec record, update func(*spoolState)) error {
 	if err := s.writeState(); err != nil {
 		return err
 	}
-	if rec.File != "" {
-		_ = os.Remove(filepath.Join(s.dir, filepath.FromSlash(rec.File)))
+	if rec.Op == opArtifact {
+		s.removeArtifactCopy(rec)
 	}
 	return nil
 }
@@ -429,7 +437,7 @@ func (s *Spool) reject(rec record, cause error) error {
 		Error string    `json:"error"`
 		Rec   record    `json:"record"`
 	}{time.Now().UTC(), cause.Error(), rec})
-	f, err := os.OpenFile(filepath.Join(s.dir, rejectedFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openNoFollow(filepath.Join(s.dir, rejectedFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		return fmt.Errorf("mlflow: spool %s: recording a rejected request: %w", s.dir, err)
 	}
@@ -543,26 +551,10 @@ func (r *recordReader) next() (rec record, ok bool, err error) {
 
 func (r *recordReader) Close() error { return r.f.Close() }
 
-// writeFileAtomic writes data to name through a synced temporary file
-// renamed into place.
+// writeFileAtomic writes one of the spool's files (data, mode DataMode less
+// the umask) atomically.
 func writeFileAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return fsutil.WriteFile(name, data, fsutil.DataMode)
 }
 
 // syncDir fsyncs a directory so that new entries in it are durable.
@@ -587,6 +579,9 @@ type SpoolStatus struct {
 // InspectSpool reads a spool's status without taking it over.
 func InspectSpool(dir string) (SpoolStatus, error) {
 	st := SpoolStatus{Dir: dir}
+	if err := checkSpoolFiles(dir); err != nil {
+		return st, err
+	}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if err != nil {
 		return st, fmt.Errorf("mlflow: %s is not a spool: %w", dir, err)
@@ -608,7 +603,7 @@ func InspectSpool(dir string) (SpoolStatus, error) {
 			st.Pending = last - state.Acked
 		}
 	}
-	if lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR, 0); err == nil {
+	if lf, err := openNoFollow(filepath.Join(dir, lockName), os.O_RDWR, 0); err == nil {
 		ok, _ := tryLock(lf)
 		if ok {
 			_ = unlock(lf)
