@@ -215,9 +215,9 @@ func redactURI(s string) string {
 // request is one REST call.
 type request struct {
 	method   string
-	endpoint string     // path below /api/2.0/, e.g. "mlflow/runs/get"
-	query    url.Values // GET parameters
-	body     []byte     // JSON body for POST; raw bytes for PUT
+	endpoint string                   // path below /api/2.0/, e.g. "mlflow/runs/get"
+	query    url.Values               // GET parameters
+	body     []byte                   // JSON body for POST; raw bytes for PUT
 	open     func() (*os.File, error) // PUT from a file instead of body (opened per attempt)
 	ctype    string
 	// retryAmbiguous allows retrying after failures that leave it unknown
