@@ -88,7 +88,7 @@ func dsrGenerate(args []string) error {
 	count := fs.Int("count", 30, "instances per level")
 	seed := fs.Uint64("seed", 0, "random seed")
 	out := fs.String("out", "", "output JSONL file (- for standard output)")
-	dim := fs.Int("dim", 0, "dimension of spatial tasks (default 2)")
+	dim := fs.Int("dim", 0, "dimension of the spatial tasks' points, 1..64 (not given: 2)")
 	dist := fs.String("dist", "", "K-D tree point distribution: uniform, circle, moon or blob")
 	var opts optionFlag
 	fs.Var(&opts, "option", optionUsage())
