@@ -226,7 +226,7 @@ func clrsSample(args []string) error {
 	split := fs.String("split", "", "use the official CLRS-30 split settings instead (train, val or test)")
 	format := fs.String("format", "reference-json", "output format: reference-json (the reference's dump layout) or text")
 	kwargs := fs.String("kwargs", "", `sampler parameters as JSON, e.g. '{"p": [0.5]}'`)
-	batch := fs.Int("batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set")
+	batch := fs.Int("batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set (0: the whole set)")
 	randomPos := fs.Int64("random-pos", -1, "randomise pos with a RandomState of this seed (run.py's process_random_pos)")
 	predAsInput := fs.Bool("pred-as-input", false, "move a constant pred_h hint to a pred input (only for run.py's list of algorithms)")
 	perms := fs.Bool("permutations", false, "turn should_be_permutation outputs into permutation pointers and masks")
@@ -264,6 +264,9 @@ func clrsSample(args []string) error {
 	} else {
 		if *num < 1 {
 			return fmt.Errorf("--num-samples must be at least 1, got %d", *num)
+		}
+		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--num-samples or --batch", opts...); err != nil {
+			return fmt.Errorf("clrs sample: %w", err)
 		}
 		s, err = clrs.NewSampler(*algo, append(opts, clrs.Length(*length), clrs.Seed(*seed), clrs.NumSamples(*num))...)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/lib/clrs"
 )
 
 // Every number a user can give narlab is checked here, before a command
@@ -118,11 +119,20 @@ const maxLength = 256
 
 const lengthWhy = "one floyd_warshall sample of length 256 takes 0.8 GB (n+1 steps of n×n matrices, growing as n³)"
 
-// checkFlags checks every numeric flag the user set against flagBounds.
+// checkFlags checks every numeric flag the user set against flagBounds,
+// then every path flag against fileFlags.
 func checkFlags(fs *flag.FlagSet) error {
 	var errs []error
 	fs.Visit(func(f *flag.Flag) {
 		if err := checkFlag(fs.Name(), f); err != nil {
+			errs = append(errs, err)
+		}
+	})
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if err := checkFileFlag(fs.Name(), f); err != nil {
 			errs = append(errs, err)
 		}
 	})
@@ -308,4 +318,119 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// sampleBytes measures one CLRS sample of the given length: the bytes of
+// its inputs, hints and outputs, drawn with the same options and seed as
+// the command's own sampler. Commands multiply it by their sample count in
+// checkMemory before drawing the whole set.
+func sampleBytes(algo string, length int, seed int64, opts ...clrs.Option) (float64, error) {
+	s, err := clrs.NewSampler(algo, append(opts, clrs.Length(length), clrs.Seed(seed), clrs.NumSamples(1))...)
+	if err != nil {
+		return 0, err
+	}
+	fb, err := s.Dataset()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, list := range [][]clrs.DataPoint{fb.Inputs, fb.Hints, fb.Outputs} {
+		for _, d := range list {
+			n += len(d.Data)
+		}
+	}
+	return float64(8 * n), nil
+}
+
+// checkSamples refuses count samples of algo at length when they would not
+// fit memBudget (see sampleBytes).
+func checkSamples(algo string, length int, seed int64, count int, flagName string, opts ...clrs.Option) error {
+	per, err := sampleBytes(algo, length, seed, opts...)
+	if err != nil {
+		return err
+	}
+	return checkMemory(fmt.Sprintf("%s samples of length %d", algo, length), count, per,
+		fmt.Sprintf(" (lower %s or --length)", flagName))
+}
+
+// A fileKind says what a flag's path must be, checked by checkFlags before
+// a command starts work.
+type fileKind int
+
+const (
+	inFile        fileKind = iota // a readable regular file
+	inFileStdin                   // … or "-" for standard input
+	inPath                        // a readable file or directory
+	inDir                         // a readable directory
+	outFile                       // a file that can be written (its directory writable, not a directory)
+	outFileStdout                 // … or "-" for standard output
+	outDir                        // a writable directory (created if needed)
+)
+
+// fileFlags lists every flag that names a file, keyed "COMMAND --FLAG".
+var fileFlags = map[string]fileKind{
+	"clrs run --input":                   inFileStdin,
+	"clrs generate --out":                outDir,
+	"clrstext generate --out":            outFile,
+	"clrstext score --data":              inFile,
+	"clrstext score --predictions":       inFile,
+	"clrstext score --figure":            outFile,
+	"demo --out":                         outDir,
+	"dsr generate --out":                 outFileStdout,
+	"dsr verify --instances":             inPath,
+	"dsr prompt --instances":             inPath,
+	"dsr prompt --examples":              inDir,
+	"dsr prompt --templates":             inDir,
+	"dsr score --instances":              inPath,
+	"dsr score --predictions":            inFile,
+	"dsr score --figures":                outDir,
+	"dsr baseline --instances":           inPath,
+	"dsr baseline --out":                 outFileStdout,
+	"graphs truth --graph":               inFileStdin,
+	"graphs prompts --erdos":             inFile,
+	"graphs prompts --out":               outFile,
+	"graphs predict --prompts":           inFile,
+	"graphs predict --out":               outFile,
+	"graphs score --prompts":             inFile,
+	"graphs score --predictions":         inFile,
+	"graphs spectral --graph":            inFileStdin,
+	"graphs spectral-eval --graphs":      inFile,
+	"graphs spectral-eval --predictions": inFile,
+	"graphs spectral-eval --figures":     outDir,
+	"kernel prepare --dir":               inDir,
+	"mlflow sync --dir":                  inDir,
+	"eval --checkpoint":                  inDir,
+	"train --dir":                        outDir,
+}
+
+// checkFileFlag checks the path a set flag names (see fileFlags).
+func checkFileFlag(cmd string, f *flag.Flag) error {
+	kind, ok := fileFlags[cmd+" --"+f.Name]
+	if !ok {
+		return nil
+	}
+	p := f.Value.String()
+	if p == "" {
+		return fmt.Errorf("--%s: empty path", f.Name)
+	}
+	switch kind {
+	case inFile, inFileStdin:
+		return checkInputFile(f.Name, p, kind == inFileStdin)
+	case inPath:
+		return checkInputPath(f.Name, p)
+	case inDir:
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", f.Name, p, unwrapPath(err))
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("--%s %s: not a directory", f.Name, p)
+		}
+		return checkInputPath(f.Name, p)
+	case outFile, outFileStdout:
+		return checkOutputFile(f.Name, p, kind == outFileStdout)
+	case outDir:
+		return checkOutputDir(f.Name, p)
+	}
+	return nil
 }

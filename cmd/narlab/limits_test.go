@@ -12,7 +12,7 @@ import (
 // flagBounds whose defaults lie inside it, and that every entry of the
 // table names a real flag.
 func TestEveryNumericFlagHasABound(t *testing.T) {
-	seen := map[string]bool{}
+	seen, seenAll := map[string]bool{}, map[string]bool{}
 	for _, c := range commands {
 		var sets []*flag.FlagSet
 		flagSetHook = func(fs *flag.FlagSet) { fs.SetOutput(io.Discard); sets = append(sets, fs) }
@@ -20,6 +20,7 @@ func TestEveryNumericFlagHasABound(t *testing.T) {
 		flagSetHook = nil
 		for _, fs := range sets {
 			fs.VisitAll(func(f *flag.Flag) {
+				seenAll[fs.Name()+" --"+f.Name] = true
 				v, _, ok := numeric(f)
 				if !ok {
 					return
@@ -41,6 +42,11 @@ func TestEveryNumericFlagHasABound(t *testing.T) {
 					t.Errorf("%s: 0 means %q but the flag's help does not say so: %q", key, b.zero, f.Usage)
 				}
 			})
+		}
+	}
+	for key := range fileFlags {
+		if !seenAll[key] {
+			t.Errorf("fileFlags names %q, which no command has", key)
 		}
 	}
 	for key := range flagBounds {
