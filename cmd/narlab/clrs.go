@@ -130,6 +130,12 @@ func parseKwargs(s string) ([]clrs.Param, error) {
 		}
 		out = append(out, clrs.Param{Name: k.(string), Value: cv})
 	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, fmt.Errorf("--kwargs %q: unterminated JSON object; expected one such as '{\"p\": [0.5]}'", s)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("--kwargs %q: text after the JSON object; expected one object such as '{\"p\": [0.5]}'", s)
+	}
 	return out, nil
 }
 
@@ -237,6 +243,9 @@ func clrsSample(args []string) error {
 	if *algo == "" {
 		fs.Usage()
 		return fmt.Errorf("--algo is required")
+	}
+	if *format != "reference-json" && *format != "text" {
+		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json or text)", *format)
 	}
 	params, err := parseKwargs(*kwargs)
 	if err != nil {
