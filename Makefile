@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup run test vet bench bench-dataset time-notebooks ui-screenshot clean
+.PHONY: setup run test vet fuzz bench bench-dataset time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -15,8 +15,23 @@ run: setup
 	bin/narlab demo
 
 ## Every test (CI runs this through .ci/run).
-test: setup vet
+test: setup vet fuzz
 	$(GO) test -timeout 45m ./...
+
+## Each fuzz target of a parser of user input, briefly (FUZZTIME each, one
+## worker); a failing input is saved under the package's testdata/fuzz.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	./cmd/narlab:FuzzClrsRunInput ./cmd/narlab:FuzzKwargs \
+	./lib/graphtext:FuzzReadJSON ./lib/graphtext:FuzzReadPredictions \
+	./experiments/mlflow:FuzzSpoolRecord ./lib/nn:FuzzCheckpointConfig \
+	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \
+	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -parallel 1 "$${t%%:*}"; \
+	done
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -351,14 +352,21 @@ func clrsRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	var raw []byte
-	if *input == "-" {
-		raw, err = io.ReadAll(os.Stdin)
-	} else {
-		raw, err = os.ReadFile(*input)
+	var in io.Reader = os.Stdin
+	if *input != "-" {
+		f, err := os.Open(*input)
+		if err != nil {
+			return fmt.Errorf("reading input: %w", err)
+		}
+		defer f.Close()
+		in = f
 	}
+	raw, err := io.ReadAll(io.LimitReader(in, maxRunInput+1))
 	if err != nil {
 		return fmt.Errorf("reading input: %w", err)
+	}
+	if len(raw) > maxRunInput {
+		return fmt.Errorf("input for %s: longer than %d MiB; inputs have at most %d elements per dimension", *algo, maxRunInput>>20, maxLength)
 	}
 	runArgs, err := decodeRunInput(raw, names)
 	if err != nil {
@@ -383,6 +391,29 @@ func clrsRun(args []string) error {
 }
 
 // decodeRunInput accepts {"args": [...]} or an object keyed by argument name.
+// maxRunInput bounds the JSON input of `clrs run`: 16 MiB.
+const maxRunInput = 16 << 20
+
+// checkRunArg refuses an argument with a dimension longer than maxLength
+// (the sampler's limit: trajectories grow as n² or n³ with it).
+func checkRunArg(v any) error {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array, reflect.String:
+		if rv.Len() > maxLength {
+			return fmt.Errorf("has %d elements; accepted at most %d per dimension (%s)", rv.Len(), maxLength, lengthWhy)
+		}
+		if rv.Kind() != reflect.String {
+			for i := 0; i < rv.Len(); i++ {
+				if err := checkRunArg(rv.Index(i).Interface()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -398,6 +429,9 @@ func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 		out := make(clrs.Args, len(list))
 		for i, v := range list {
 			cv, err := jsonValue(v)
+			if err == nil {
+				err = checkRunArg(cv)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("argument %d: %w", i, err)
 			}
@@ -412,6 +446,9 @@ func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 			return nil, fmt.Errorf("missing argument %q", n)
 		}
 		cv, err := jsonValue(v)
+		if err == nil {
+			err = checkRunArg(cv)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("argument %s: %w", n, err)
 		}
