@@ -20,13 +20,15 @@ test: setup vet fuzz
 
 ## Each fuzz target of a parser of user input, briefly (FUZZTIME each, one
 ## worker); a failing input is saved under the package's testdata/fuzz.
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 FUZZ_TARGETS := \
 	./cmd/narlab:FuzzClrsRunInput ./cmd/narlab:FuzzKwargs \
 	./lib/graphtext:FuzzReadJSON ./lib/graphtext:FuzzReadPredictions \
 	./experiments/mlflow:FuzzSpoolRecord ./lib/nn:FuzzCheckpointConfig \
 	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \
-	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions
+	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
+	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
+	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \
