@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -77,6 +80,9 @@ type Run struct {
 // cannot be reached the run goes on offline and its data waits in the
 // spool.
 func Start(ctx context.Context, experiment string, params map[string]string, opts ...Option) (*Run, error) {
+	if _, err := TrackingTimeout(); err != nil {
+		return nil, err
+	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -108,8 +114,12 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	for k, v := range o.tags {
 		tags = append(tags, mlflow.Tag{Key: k, Value: v})
 	}
+	wait, err := TrackingTimeout()
+	if err != nil {
+		return nil, err
+	}
 	ro := mlflow.RunOptions{Experiment: experiment, RunName: o.runName, Tags: tags, ParentRunID: o.parent,
-		SpoolDir: spool, Tracking: tracking, Logf: o.logf}
+		SpoolDir: spool, Tracking: tracking, Logf: o.logf, CreateTimeout: min(wait, 15*time.Second), EndTimeout: wait}
 	lg, err := client.StartRun(ctx, ro)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: starting a run in %q: %w", experiment, err)
@@ -255,11 +265,21 @@ func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error {
 	return r.logger.End(ctx, status)
 }
 
-// EndWith ends the run FINISHED when err is nil, and otherwise FAILED with
-// the error recorded in the tag narlab.error.
+// EndWith ends the run FINISHED when err is nil, KILLED when err says the
+// work was interrupted (a signal, see [InterruptContext], or a cancelled
+// context), and otherwise FAILED; the error is recorded in the tag
+// narlab.error. After an interruption it waits at most
+// [InterruptEndTimeout] for the server.
 func (r *Run) EndWith(ctx context.Context, err error) error {
 	if err == nil {
 		return r.End(ctx, mlflow.StatusFinished)
+	}
+	status := mlflow.StatusFailed
+	if errors.Is(err, ErrInterrupted) || errors.Is(err, context.Canceled) {
+		status = mlflow.StatusKilled
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), InterruptEndTimeout)
+		defer cancel()
 	}
 	msg := err.Error()
 	if len(msg) > 4000 {
@@ -270,7 +290,70 @@ func (r *Run) EndWith(ctx context.Context, err error) error {
 		msg = msg[:cut] + "…"
 	}
 	r.logger.SetTag("narlab.error", msg)
-	return r.End(ctx, mlflow.StatusFailed)
+	return r.End(ctx, status)
+}
+
+// ErrInterrupted is the cause of a context ended by SIGINT or SIGTERM (see
+// [InterruptContext]).
+var ErrInterrupted = errors.New("interrupted by a signal")
+
+// InterruptEndTimeout bounds how long a run interrupted by a signal waits
+// for the tracking server before the process exits (what is not delivered
+// stays in the spool for `narlab mlflow sync`).
+const InterruptEndTimeout = 5 * time.Second
+
+// InterruptContext returns a context that is cancelled, with a cause
+// wrapping [ErrInterrupted] and naming the signal, when the process gets
+// SIGINT or SIGTERM. The first signal only cancels the context, so the
+// command can end its run as KILLED; a second one ends the process at once.
+// stop releases the signals.
+func InterruptContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Stop(ch) // a second signal gets the default action
+			fmt.Fprintf(os.Stderr, "narlab: %v: ending the run (a second signal exits at once)\n", sig)
+			cancel(fmt.Errorf("%w (%v)", ErrInterrupted, sig))
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// EnvTrackingTimeout names the environment variable that bounds how long a
+// command waits for an unreachable or slow tracking server: creating a run
+// (at most 15 s of it) and ending one. A Go duration ("30s", "2m") or a
+// number of seconds; default 60 s.
+const EnvTrackingTimeout = "NARLAB_MLFLOW_TIMEOUT"
+
+// TrackingTimeout returns the wait that [EnvTrackingTimeout] sets.
+func TrackingTimeout() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(EnvTrackingTimeout))
+	if v == "" {
+		return time.Minute, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		var secs float64
+		if _, serr := fmt.Sscanf(v, "%g", &secs); serr == nil && fmt.Sprint(secs) == v {
+			d, err = time.Duration(secs*float64(time.Second)), nil
+		}
+	}
+	if err != nil || d < time.Second || d > 24*time.Hour {
+		return 0, fmt.Errorf("experiments: %s=%q: expected a duration from 1s to 24h, such as 30s or 2m (or a number of seconds)", EnvTrackingTimeout, v)
+	}
+	return d, nil
 }
 
 // Client returns a client of the tracking server that [Start] would use:

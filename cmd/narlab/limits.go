@@ -103,7 +103,7 @@ var flagBounds = map[string]bound{
 	"train --batch":                      {min: 1, max: 4096, why: "a batch's feedback and activations are held in memory"},
 	"train --hidden":                     {min: 1, max: 1024, why: "edge activations take batch × n² × hidden floats per layer"},
 	"train --lr":                         {min: math.SmallestNonzeroFloat64, max: 10, why: "Adam's learning rate is positive"},
-	"train --seed":                       seed32,
+	"train --seed":                       {min: 1, max: maxSeed32, why: "a RandomState seed; the training loop takes 0 as unset (42), so 0 is refused"},
 	"train --teacher-forcing":            {min: -1, max: 1, why: "a probability (negative: 0)"},
 	"train --eval-every":                 {min: 1, max: 100_000_000, why: "steps between validations"},
 	"train --train-length":               {min: 2, max: 64, zero: "off: the CLRS-30 train split (n = 16)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/train"
+	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/nn"
 )
 
@@ -49,8 +51,28 @@ func trainCmd(args []string) error {
 		return fmt.Errorf("train: --algo is required")
 	}
 	c.Progress = os.Stderr
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	if !c.NoMLflow {
+		if _, err := experiments.TrackingTimeout(); err != nil {
+			return err
+		}
+	}
+	ctx, stop := experiments.InterruptContext(context.Background())
 	defer stop()
+	if c.Dir == "" { // the training loop's default, decided here so that it can be locked
+		d, err := project.DataDir()
+		if err != nil {
+			return err
+		}
+		c.Dir = filepath.Join(d, "train", fmt.Sprintf("%s-%s-s%d", c.Algo, c.Processor, c.Seed))
+	}
+	if c.TeacherForcing == 0 {
+		c.TeacherForcing = -1 // train.Config reads 0 as "unset" (0.5) and a negative value as 0
+	}
+	lock, err := experiments.LockRunDir(c.Dir)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	defer lock.Release()
 	res, err := train.Run(ctx, c)
 	if err != nil {
 		return err

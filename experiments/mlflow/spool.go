@@ -409,6 +409,35 @@ func (s *Spool) appendArtifact(artifactPath string, data []byte, src string) (in
 	return s.append(record{Op: opArtifact, Path: artifactPath, File: artifactsDir + "/" + name})
 }
 
+// pendingContents counts what the unacknowledged records hold: metric
+// points, and the other requests (params, tags, run updates, artifacts).
+func (s *Spool) pendingContents() (points, other int64) {
+	acked := s.snapshot().Acked
+	f, err := os.Open(filepath.Join(s.dir, requestsFile))
+	if err != nil {
+		return 0, s.Pending()
+	}
+	defer f.Close()
+	_ = fsutil.ScanLines(f, func(_ int, line []byte) error {
+		rec, err := parseRecord(line)
+		if err != nil || rec.Seq <= acked {
+			return nil
+		}
+		if rec.Op == opLogBatch {
+			if b, err := decodeBatch(rec.Body); err == nil {
+				points += int64(len(b.Metrics))
+				if len(b.Params)+len(b.Tags) > 0 {
+					other++
+				}
+				return nil
+			}
+		}
+		other++
+		return nil
+	})
+	return points, other
+}
+
 // ack records that the server applied record seq, with the run's server
 // identity when it changed.
 func (s *Spool) ack(rec record, update func(*spoolState)) error {

@@ -239,7 +239,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
 		st.RunID = run.ID()
-		defer func() { run.EndWith(context.WithoutCancel(ctx), err) }()
+		defer func() {
+			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
+				err = endErr // the run's data waits in the spool: say so and exit non-zero
+			}
+		}()
 	}
 	logMetric := func(key string, step int, v float64) {
 		if run != nil {
