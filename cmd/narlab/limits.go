@@ -95,6 +95,7 @@ var flagBounds = map[string]bound{
 	"graphs spectral-eval --layers":      {min: 1, max: 32, why: "message-passing rounds"},
 	"graphs spectral-eval --spread":      {min: 0, max: 100, why: "relabelings per test graph (0: skip the spread)"},
 	"mlflow sync --timeout":              {min: float64(time.Second), max: float64(7 * 24 * time.Hour), why: "how long sync may wait for the server"},
+	"mlflow runs --timeout":              {min: float64(time.Second), max: float64(24 * time.Hour), why: "how long to wait for the tracking server"},
 	"mlflow runs --max":                  {min: 0, max: 100_000, why: "runs listed (0: all)"},
 	"mlflow example --steps":             {min: 2, max: 1_000_000, why: "each step logs two points; the spool holds them until sent"},
 	"mlflow example --seed":              anySeed,
