@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nprand"
 )
@@ -517,7 +518,14 @@ func clrsGenerate(args []string) error {
 			file := fmt.Sprintf("%s_%s.npz", name, sp)
 			// Streamed: the padded hint arrays of the biggest test splits
 			// would take gigabytes in memory.
-			if err := clrs.SaveTrajectoriesNPZ(filepath.Join(*out, file), trajs); err != nil {
+			err = fsutil.Write(filepath.Join(*out, file), fsutil.DataMode, func(w io.Writer) error {
+				bw := bufio.NewWriterSize(w, 1<<20)
+				if err := clrs.WriteTrajectoriesNPZ(bw, trajs); err != nil {
+					return err
+				}
+				return bw.Flush()
+			})
+			if err != nil {
 				return err
 			}
 			steps := 0

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/plots"
@@ -173,7 +174,7 @@ func clrstextGenerate(args []string) error {
 	if *out == "" {
 		err = gen(stdout)
 	} else {
-		err = clrstext.WriteFileAtomic(*out, gen)
+		err = fsutil.Write(*out, fsutil.DataMode, gen)
 	}
 	if !*quiet {
 		fmt.Fprintln(os.Stderr)
@@ -246,7 +247,7 @@ func clrstextScore(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := clrstext.WriteFileAtomic(*figure, func(w io.Writer) error { _, err := w.Write(png); return err }); err != nil {
+		if err := writeFileAtomic(*figure, png); err != nil {
 			return err
 		}
 	}

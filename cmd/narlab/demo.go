@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/train"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/plots"
@@ -34,6 +35,17 @@ func demo(args []string) error {
 		}
 		*out = filepath.Join(dir, "demo")
 	}
+	// Everything is checked before the first step writes anything.
+	if err := checkOutputDir("out", *out); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if !*noMLflow {
+		if _, err := experiments.TrackingTimeout(); err != nil {
+			return err
+		}
+	}
+	ctx, stop := experiments.InterruptContext(context.Background())
+	defer stop()
 	data := filepath.Join(*out, "clrs30-val")
 	fmt.Fprintf(stdout, "== 1/3 generating the CLRS-30 validation split (30 algorithms) into %s\n", data)
 	if err := clrsGenerate([]string{"--split", "val", "--out", data}); err != nil {
@@ -41,7 +53,10 @@ func demo(args []string) error {
 	}
 
 	fmt.Fprintf(stdout, "\n== 2/3 training an MPNN on insertion_sort on CPU (%d steps, hidden 16, batch 8, trained on n=8)\n", *steps)
-	res, err := train.Run(context.Background(), train.Config{Algo: "insertion_sort", Processor: "mpnn",
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	res, err := train.Run(ctx, train.Config{Algo: "insertion_sort", Processor: "mpnn",
 		Steps: *steps, Batch: 8, Hidden: 16, TrainLength: 8, EvalEvery: max(1, *steps/8), ValSamples: 16,
 		TestSamples: 8, Dir: filepath.Join(*out, "train"), Experiment: "narlab-demo", NoMLflow: *noMLflow,
 		Progress: os.Stderr})
