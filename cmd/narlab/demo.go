@@ -44,6 +44,11 @@ func demo(args []string) error {
 			return err
 		}
 	}
+	lock, err := experiments.LockRunDir(filepath.Join(*out, "train"))
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	defer lock.Release()
 	ctx, stop := experiments.InterruptContext(context.Background())
 	defer stop()
 	data := filepath.Join(*out, "clrs30-val")
