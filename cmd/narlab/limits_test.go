@@ -2,7 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -86,5 +91,81 @@ func TestCheckFlag(t *testing.T) {
 		if _, err := parseFlags(fs, []string{"--teacher-forcing", v}); err == nil || !strings.Contains(err.Error(), "not a finite number") {
 			t.Errorf("--teacher-forcing %s: %v", v, err)
 		}
+	}
+}
+
+// limitsDoc renders docs/limits.md from flagBounds and fileFlags.
+func limitsDoc() string {
+	var b strings.Builder
+	b.WriteString(`# Limits on what a user can give narlab
+
+Every number a command takes is checked before the command does any work,
+against the range below (` + "`cmd/narlab/limits.go`" + `); a value outside it, a
+NaN or an infinity is an error that names the flag, the value, the accepted
+range and where the limit comes from. Counts that multiply a measured size
+(` + "`clrs sample`" + ` samples × the bytes of one sample, ` + "`graphs prompts`" + `
+tasks × encodings × syntaxes × instances × labelings × seeds) are also
+checked against a memory budget of 512 MiB of data (about 1 GiB at the
+peak). Graph JSON is limited to ` + "`n`" + ` ≤ 1000 nodes, n(n−1) edges and 64 MiB,
+checked before anything is allocated; ` + "`clrs run`" + ` inputs to 16 MiB and 256
+elements per dimension. Regenerate this file with
+` + "`NARLAB_WRITE_LIMITS_DOC=1 go test ./cmd/narlab -run TestLimitsDoc`" + `.
+
+| command and flag | accepted | 0 means | why |
+|---|---|---|---|
+`)
+	keys := make([]string, 0, len(flagBounds))
+	for k := range flagBounds {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		bd := flagBounds[k]
+		rng := "any"
+		if !bd.noCheck {
+			kind := "integer"
+			if strings.HasSuffix(k, "timeout") {
+				kind = "duration"
+			} else if bd.min != math.Trunc(bd.min) || bd.max != math.Trunc(bd.max) || bd.max == math.MaxFloat64 {
+				kind = "number"
+			}
+			rng = formatBound(bd.min, kind) + " .. " + formatBound(bd.max, kind)
+		}
+		why := bd.why
+		if bd.unset != "" {
+			why += "; not given: " + bd.unset
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, rng, bd.zero, why)
+	}
+	b.WriteString("\nPaths are checked before any work too: inputs must exist and be readable regular files (or directories where a\nfolder is accepted; `-` is standard input where the help says so), outputs must be creatable in a writable\ndirectory and must not be an existing directory (files) or file (directories).\n\n| command and flag | must be |\n|---|---|\n")
+	names := map[fileKind]string{inFile: "a readable file", inFileStdin: "a readable file, or - (standard input)", inPath: "a readable file or directory",
+		inDir: "a readable directory", outFile: "a writable file", outFileStdout: "a writable file, or - (standard output)", outDir: "a writable directory (created if needed)"}
+	keys = keys[:0]
+	for k := range fileFlags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k, names[fileFlags[k]])
+	}
+	return b.String()
+}
+
+// TestLimitsDoc keeps docs/limits.md in step with the limits the commands
+// enforce.
+func TestLimitsDoc(t *testing.T) {
+	p := filepath.Join("..", "..", "docs", "limits.md")
+	want := limitsDoc()
+	if os.Getenv("NARLAB_WRITE_LIMITS_DOC") != "" {
+		if err := os.WriteFile(p, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("docs/limits.md is out of date; regenerate it with NARLAB_WRITE_LIMITS_DOC=1 go test ./cmd/narlab -run TestLimitsDoc")
 	}
 }
