@@ -52,11 +52,14 @@ func (t textOptions) options() (clrstext.Options, error) {
 		return clrstext.Options{}, err
 	}
 	o := clrstext.Options{Format: f, Hints: *t.hints}
-	if f == clrstext.Current && *t.decimals != "none" {
-		d, err := strconv.Atoi(*t.decimals)
-		if err != nil || d < 1 {
-			return o, fmt.Errorf("--decimals %q: want a positive integer or none", *t.decimals)
+	d := 0
+	if *t.decimals != "none" { // checked whatever the format, so a typo is never silently ignored
+		d, err = strconv.Atoi(*t.decimals)
+		if err != nil || d < 1 || d > 15 {
+			return o, fmt.Errorf("--decimals %q: accepted 1..15 or none (a float64 has about 15 significant decimals)", *t.decimals)
 		}
+	}
+	if f == clrstext.Current && *t.decimals != "none" {
 		o.Decimals = d
 	}
 	if o.Shift, err = clrstext.ParseShift(*t.shift); err != nil {

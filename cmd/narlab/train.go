@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/train"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
 )
 
@@ -49,6 +51,16 @@ func trainCmd(args []string) error {
 	if c.Algo == "" {
 		fs.Usage()
 		return fmt.Errorf("train: --algo is required")
+	}
+	// The names are checked before the run directory is created or locked.
+	if _, ok := clrs.Specs[c.Algo]; !ok {
+		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
+	}
+	if !slices.Contains(nn.Processors, c.Processor) {
+		return fmt.Errorf("train: unknown --processor %q (want one of %s)", c.Processor, strings.Join(nn.Processors, ", "))
+	}
+	if !slices.Contains(nn.HintModes, c.HintMode) {
+		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
 	}
 	c.Progress = os.Stderr
 	if !c.NoMLflow {
