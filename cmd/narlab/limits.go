@@ -425,7 +425,7 @@ func checkFileFlag(cmd string, f *flag.Flag) error {
 			return fmt.Errorf("--%s %s: %w", f.Name, p, unwrapPath(err))
 		}
 		if !st.IsDir() {
-			return fmt.Errorf("--%s %s: not a directory", f.Name, p)
+			return fmt.Errorf("--%s %s: is not a directory", f.Name, p)
 		}
 		return checkInputPath(f.Name, p)
 	case outFile, outFileStdout:
