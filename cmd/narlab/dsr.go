@@ -2,11 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/dsrbench"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/plots"
 )
@@ -119,15 +120,10 @@ func dsrGenerate(args []string) error {
 		}
 		insts = append(insts, got...)
 	}
-	var buf bytes.Buffer
-	if err := dsr.WriteJSONL(&buf, insts); err != nil {
-		return err
-	}
 	if *out == "-" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
+		return dsr.WriteJSONL(stdout, insts)
 	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+	if err := fsutil.Write(*out, fsutil.DataMode, func(w io.Writer) error { return dsr.WriteJSONL(w, insts) }); err != nil {
 		return fmt.Errorf("dsr generate: writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", len(insts), t.Name(), *seed, *out)
