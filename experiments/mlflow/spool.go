@@ -566,6 +566,9 @@ func (r *recordReader) next() (rec record, ok bool, err error) {
 			r.buf = r.buf[i+1:]
 			return rec, true, nil
 		}
+		if len(r.buf) > fsutil.MaxLine {
+			return rec, false, fmt.Errorf("mlflow: spool record at byte %d: longer than %d MiB without an end of line", r.off, fsutil.MaxLine>>20)
+		}
 		chunk := make([]byte, 256<<10)
 		n, err := r.f.ReadAt(chunk, r.off+int64(len(r.buf)))
 		r.buf = append(r.buf, chunk[:n]...)
