@@ -125,6 +125,7 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 		return nil, fmt.Errorf("experiments: starting a run in %q: %w", experiment, err)
 	}
 	r := &Run{logger: lg}
+	liveRuns.add(r)
 	if len(params) > 0 {
 		if err := r.LogParams(params); err != nil {
 			lg.End(ctx, mlflow.StatusFailed)
@@ -262,7 +263,48 @@ func (r *Run) Flush(ctx context.Context) error { return r.logger.Flush(ctx) }
 // what is buffered; what the server does not take stays in the spool for
 // `narlab mlflow sync`.
 func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error {
+	defer liveRuns.remove(r)
 	return r.logger.End(ctx, status)
+}
+
+// liveRuns are the runs of this process that have not ended, so that a
+// signal can end them all (see [EndLiveRuns]).
+var liveRuns = runSet{m: map[*Run]bool{}}
+
+type runSet struct {
+	mu sync.Mutex
+	m  map[*Run]bool
+}
+
+func (s *runSet) add(r *Run)    { s.mu.Lock(); s.m[r] = true; s.mu.Unlock() }
+func (s *runSet) remove(r *Run) { s.mu.Lock(); delete(s.m, r); s.mu.Unlock() }
+
+// EndLiveRuns ends every run of this process that has not ended with
+// status (KILLED after a signal), waiting at most timeout for the server;
+// what it does not take stays in the runs' spools. It returns the errors of
+// the runs that could not be ended completely.
+func EndLiveRuns(status mlflow.RunStatus, timeout time.Duration) error {
+	liveRuns.mu.Lock()
+	runs := make([]*Run, 0, len(liveRuns.m))
+	for r := range liveRuns.m {
+		runs = append(runs, r)
+	}
+	liveRuns.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.End(ctx, status); err != nil && !errors.Is(err, mlflow.ErrEnded) {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // EndWith ends the run FINISHED when err is nil, KILLED when err says the
@@ -316,7 +358,7 @@ func InterruptContext(parent context.Context) (ctx context.Context, stop func())
 		select {
 		case sig := <-ch:
 			signal.Stop(ch) // a second signal gets the default action
-			fmt.Fprintf(os.Stderr, "narlab: %v: ending the run (a second signal exits at once)\n", sig)
+			fmt.Fprintf(os.Stderr, "narlab: %v: stopping; an MLflow run ends as KILLED (a second signal exits at once)\n", sig)
 			cancel(fmt.Errorf("%w (%v)", ErrInterrupted, sig))
 		case <-done:
 		}

@@ -163,6 +163,42 @@ func TestEmbeddedServerRun(t *testing.T) {
 	if srv2, _ := mlflow.FindServer(ctx, filepath.Join(data, "mlflow")); srv2 == nil || srv2.PID != srv.PID {
 		t.Errorf("the second run did not reuse the embedded server")
 	}
+
+	// Interruptions: a run ended with a cancelled context's error is
+	// KILLED; EndLiveRuns (what a signal does) kills the runs still live
+	// and leaves ended ones alone.
+	cut, err := Start(ctx, "narlab-test/experiments", nil, RunName("cancelled"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live1, err := Start(ctx, "narlab-test/experiments", nil, RunName("live1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live2, err := Start(ctx, "narlab-test/experiments", nil, RunName("live2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, ccancel := context.WithCancel(ctx)
+	ccancel()
+	if err := cut.EndWith(ctx, fmt.Errorf("train: interrupted at step 3: %w", cctx.Err())); err != nil {
+		t.Fatal(err)
+	}
+	if err := EndLiveRuns(mlflow.StatusKilled, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Run{cut, live1, live2} {
+		got, err := c.GetRun(ctx, r.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Info.Status != mlflow.StatusKilled {
+			t.Errorf("run %s is %s, want KILLED", got.Info.RunName, got.Info.Status)
+		}
+	}
+	if err := live1.End(ctx, mlflow.StatusFinished); !errors.Is(err, mlflow.ErrEnded) {
+		t.Errorf("End after EndLiveRuns: %v, want ErrEnded", err)
+	}
 }
 
 func currentUser(t *testing.T) string {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -154,8 +153,7 @@ func clrstextGenerate(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := commandContext()
 	start := time.Now()
 	last := time.Time{}
 	cfg := clrstext.GenerateConfig{Jobs: jobs, Options: o, Layout: lay, Workers: *workers}

@@ -49,8 +49,7 @@ func demo(args []string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	defer lock.Release()
-	ctx, stop := experiments.InterruptContext(context.Background())
-	defer stop()
+	ctx := commandContext()
 	data := filepath.Join(*out, "clrs30-val")
 	fmt.Fprintf(stdout, "== 1/3 generating the CLRS-30 validation split (30 algorithms) into %s\n", data)
 	if err := clrsGenerate([]string{"--split", "val", "--out", data}); err != nil {

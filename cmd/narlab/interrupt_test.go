@@ -18,11 +18,13 @@ import (
 	"github.com/narlab/narlab/internal/project"
 )
 
-// TestTrainLockAndSignal runs `narlab train` against the embedded MLflow
+// TestInterruptsAndLocks runs `narlab train` against the embedded MLflow
 // server (a real `mlflow server`): while it trains, a second train on the
 // same --dir fails at once naming the first one's pid; SIGTERM then ends
-// the first promptly, non-zero, and its run is KILLED on the server.
-func TestTrainLockAndSignal(t *testing.T) {
+// the first promptly, non-zero, and its run is KILLED on the server. Then
+// the same for SIGINT and `graphs spectral-eval`, which leaves signals to
+// the process-wide handler.
+func TestInterruptsAndLocks(t *testing.T) {
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}
@@ -120,5 +122,46 @@ func TestTrainLockAndSignal(t *testing.T) {
 		t.Errorf("after the first train ended: %v", err)
 	} else {
 		l.Release()
+	}
+
+	// A command that leaves signals to the process-wide handler
+	// (spectral-eval trains its GNN, then logs): SIGINT stops it promptly,
+	// non-zero, and leaves no RUNNING run behind.
+	exp2 := "narlab-test/interrupt-eval"
+	ev := exec.Command(bin, "graphs", "spectral-eval", "--count", "20", "--train-count", "200", "--steps", "1000000",
+		"--hidden", "8", "--experiment", exp2, "--tracking", url)
+	ev.Env = env
+	var evErr bytes.Buffer
+	ev.Stderr = &evErr
+	if err := ev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	evExited := make(chan error, 1)
+	go func() { evExited <- ev.Wait() }()
+	defer ev.Process.Kill()
+	select {
+	case err := <-evExited:
+		t.Fatalf("spectral-eval exited early (%v):\n%s", err, evErr.String())
+	case <-time.After(3 * time.Second):
+	}
+	ev.Process.Signal(os.Interrupt)
+	select {
+	case err := <-evExited:
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("an interrupted spectral-eval exited with %v, want status 130:\n%s", err, evErr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("spectral-eval still running 30 s after SIGINT:\n%s", evErr.String())
+	}
+	if e, err := c.GetExperimentByName(ctx, exp2); err == nil {
+		runs, err := c.SearchRuns(ctx, []string{e.ID}, mlflow.SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Info.Status == mlflow.StatusRunning {
+				t.Errorf("run %s left RUNNING after SIGINT", r.Info.RunID)
+			}
+		}
 	}
 }

@@ -178,8 +178,7 @@ func mlflowExample(args []string) error {
 	}
 	// The waits for the server are bounded by NARLAB_MLFLOW_TIMEOUT (at
 	// most 15 s to create the run, 60 s by default to end it).
-	ctx, stop := experiments.InterruptContext(context.Background())
-	defer stop()
+	ctx := commandContext()
 	params := map[string]string{"algorithm": "insertion_sort", "processor": "mpnn", "hidden": "128",
 		"steps": fmt.Sprint(*steps), "seed": fmt.Sprint(*seed), "synthetic": "true"}
 	run, err := experiments.Start(ctx, *exp, params, experiments.RunName(fmt.Sprintf("example-mpnn-seed%d", *seed)),

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,8 +67,7 @@ func trainCmd(args []string) error {
 			return err
 		}
 	}
-	ctx, stop := experiments.InterruptContext(context.Background())
-	defer stop()
+	ctx := commandContext()
 	if c.Dir == "" { // the training loop's default, decided here so that it can be locked
 		d, err := project.DataDir()
 		if err != nil {
