@@ -268,6 +268,9 @@ func clrsSample(args []string) error {
 			return err
 		}
 		h.Length, h.Seed, h.NumSamples = sp.Length, sp.Seed, sp.NumSamples
+		if err := checkSamples(*algo, sp.Length, sp.Seed, sp.NumSamples+*batch, "--batch", opts...); err != nil {
+			return fmt.Errorf("clrs sample: %w", err)
+		}
 		s, err = clrs.NewSplitSampler(*algo, *split, opts...)
 		if err != nil {
 			return err
@@ -276,7 +279,7 @@ func clrsSample(args []string) error {
 		if *num < 1 {
 			return fmt.Errorf("--num-samples must be at least 1, got %d", *num)
 		}
-		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--num-samples or --batch", opts...); err != nil {
+		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--num-samples, --batch or --length", opts...); err != nil {
 			return fmt.Errorf("clrs sample: %w", err)
 		}
 		s, err = clrs.NewSampler(*algo, append(opts, clrs.Length(*length), clrs.Seed(*seed), clrs.NumSamples(*num))...)

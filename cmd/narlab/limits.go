@@ -345,13 +345,13 @@ func sampleBytes(algo string, length int, seed int64, opts ...clrs.Option) (floa
 
 // checkSamples refuses count samples of algo at length when they would not
 // fit memBudget (see sampleBytes).
-func checkSamples(algo string, length int, seed int64, count int, flagName string, opts ...clrs.Option) error {
+func checkSamples(algo string, length int, seed int64, count int, lower string, opts ...clrs.Option) error {
 	per, err := sampleBytes(algo, length, seed, opts...)
 	if err != nil {
 		return err
 	}
 	return checkMemory(fmt.Sprintf("%s samples of length %d", algo, length), count, per,
-		fmt.Sprintf(" (lower %s or --length)", flagName))
+		" (lower "+lower+")")
 }
 
 // A fileKind says what a flag's path must be, checked by checkFlags before
