@@ -81,7 +81,9 @@ func TestBadInput(t *testing.T) {
 		// huge
 		{"clrs length huge", []string{"clrs", "sample", "--algo", "bfs", "--length", "100000"}, "", []string{"--length 100000", "accepted 1..256"}},
 		{"clrs num-samples huge", []string{"clrs", "sample", "--algo", "bfs", "--num-samples", "1000000000"}, "", []string{"--num-samples 1000000000", "accepted 1..1000000"}},
-		{"clrs memory", []string{"clrs", "sample", "--algo", "floyd_warshall", "--length", "200", "--num-samples", "100"}, "", []string{"100 floyd_warshall samples of length 200", "accepted at most"}},
+		{"clrs memory", []string{"clrs", "sample", "--algo", "floyd_warshall", "--length", "200", "--num-samples", "100"}, "", []string{"100 floyd_warshall samples of length 200", "more than the 128.0 MiB"}},
+		{"clrs memory one sample", []string{"clrs", "sample", "--algo", "floyd_warshall", "--length", "256"}, "", []string{"1 floyd_warshall samples of length 256", "even one is too large"}},
+		{"train-length memory", []string{"train", "--algo", "floyd_warshall", "--train-length", "64", "--no-mlflow"}, "", []string{"--train-length 64", "1000 floyd_warshall samples"}},
 		{"clrstext length huge", []string{"clrstext", "sample", "--algo", "bfs", "--length", "100000"}, "", []string{"--length 100000", "accepted 1..256"}},
 		{"train hidden huge", []string{"train", "--algo", "bfs", "--hidden", "1000000"}, "", []string{"--hidden 1000000", "accepted 1..1024"}},
 		{"train train-length huge", []string{"train", "--algo", "bfs", "--train-length", "100000"}, "", []string{"--train-length 100000", "accepted 2..64"}},

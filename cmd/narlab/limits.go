@@ -25,9 +25,11 @@ import (
 // checked by checkMemory.
 
 // memBudget is what a command may plan to hold in memory for the data it
-// builds: 512 MiB. Commands hold about twice their data at the peak
-// (arrays and their encoding), which keeps a run within 1–2 GiB.
-const memBudget = 512 << 20
+// builds: 128 MiB. Commands hold two to three times their data at the peak
+// (arrays, padding, their encoding), about 400 MB resident; the Go runtime
+// reserves another 1.6 GiB of address space, so a command stays within a
+// 2 GiB address-space limit (ulimit -v).
+const memBudget = 128 << 20
 
 // A bound is the accepted range of one numeric flag. zero, when set, says
 // what 0 means (0 is then accepted even if min > 0); why says where the
@@ -113,12 +115,13 @@ var flagBounds = map[string]bound{
 	"eval --samples":                     {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 }
 
-// maxLength bounds CLRS sampler lengths: 256. floyd_warshall, the largest
-// trajectory, holds n+1 hint steps of n×n matrices; one sample of length
-// 256 takes 0.8 GB and 7 s to print, and its cost grows as n³.
+// maxLength bounds CLRS sampler lengths: 256, four times CLRS-30's test
+// length. Within it the memory check decides: floyd_warshall, the largest
+// trajectory (n+1 hint steps of n×n matrices, growing as n³), fits up to
+// length 128 (48 MiB a sample), bfs up to 256 (2 MiB).
 const maxLength = 256
 
-const lengthWhy = "one floyd_warshall sample of length 256 takes 0.8 GB (n+1 steps of n×n matrices, growing as n³)"
+const lengthWhy = "4× CLRS-30's test length; trajectories grow as n² to n³ and are also checked against the memory budget"
 
 // checkFlags checks every numeric flag the user set against flagBounds,
 // then every path flag against fileFlags.
@@ -226,8 +229,12 @@ func checkMemory(what string, count int, perItem float64, hint string) error {
 		return nil
 	}
 	maxCount := int(memBudget / perItem)
-	return fmt.Errorf("%d %s of about %s each need about %s, more than the %s that narlab plans to hold in memory; "+
-		"accepted at most %d here%s", count, what, humanBytes(perItem), humanBytes(total), humanBytes(memBudget), maxCount, hint)
+	accepted := fmt.Sprintf("accepted at most %d here", maxCount)
+	if maxCount == 0 {
+		accepted = "even one is too large"
+	}
+	return fmt.Errorf("%d %s of about %s each need about %s, more than the %s that narlab plans to hold in memory; %s%s",
+		count, what, humanBytes(perItem), humanBytes(total), humanBytes(memBudget), accepted, hint)
 }
 
 func humanBytes(b float64) string {
@@ -321,26 +328,46 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// sampleBytes measures one CLRS sample of the given length: the bytes of
+// sampleBytes returns the bytes of one CLRS sample of the given length:
 // its inputs, hints and outputs, drawn with the same options and seed as
-// the command's own sampler. Commands multiply it by their sample count in
-// checkMemory before drawing the whole set.
+// the command's own sampler. Up to length 32 one sample is measured; above,
+// samples of lengths 16 and 32 are measured and the size extrapolated with
+// their growth exponent (n³ for floyd_warshall), so that checking a large
+// request never allocates it. Commands multiply the result by their sample
+// count in checkMemory before drawing anything.
 func sampleBytes(algo string, length int, seed int64, opts ...clrs.Option) (float64, error) {
-	s, err := clrs.NewSampler(algo, append(opts, clrs.Length(length), clrs.Seed(seed), clrs.NumSamples(1))...)
-	if err != nil {
-		return 0, err
-	}
-	fb, err := s.Dataset()
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, list := range [][]clrs.DataPoint{fb.Inputs, fb.Hints, fb.Outputs} {
-		for _, d := range list {
-			n += len(d.Data)
+	measure := func(n int) (float64, error) {
+		s, err := clrs.NewSampler(algo, append(opts, clrs.Length(n), clrs.Seed(seed), clrs.NumSamples(1))...)
+		if err != nil {
+			return 0, err
 		}
+		fb, err := s.Dataset()
+		if err != nil {
+			return 0, err
+		}
+		total := 0
+		for _, list := range [][]clrs.DataPoint{fb.Inputs, fb.Hints, fb.Outputs} {
+			for _, d := range list {
+				total += len(d.Data)
+			}
+		}
+		return float64(8 * total), nil
 	}
-	return float64(8 * n), nil
+	const lo, hi = 16, 32
+	if length <= hi {
+		return measure(length)
+	}
+	b1, err := measure(lo)
+	if err != nil {
+		return 0, err
+	}
+	b2, err := measure(hi)
+	if err != nil {
+		return 0, err
+	}
+	k := math.Log(b2/b1) / math.Log(float64(hi)/lo)
+	k = max(1, min(4, k))
+	return b2 * math.Pow(float64(length)/hi, k), nil
 }
 
 // checkSamples refuses count samples of algo at length when they would not

@@ -105,8 +105,11 @@ NaN or an infinity is an error that names the flag, the value, the accepted
 range and where the limit comes from. Counts that multiply a measured size
 (` + "`clrs sample`" + ` samples × the bytes of one sample, ` + "`graphs prompts`" + `
 tasks × encodings × syntaxes × instances × labelings × seeds) are also
-checked against a memory budget of 512 MiB of data (about 1 GiB at the
-peak). Graph JSON is limited to ` + "`n`" + ` ≤ 1000 nodes, n(n−1) edges and 64 MiB,
+checked against a memory budget of 128 MiB of data (about 400 MB resident
+at the peak; with the 1.6 GiB of address space the Go runtime reserves, a
+command stays within ` + "`ulimit -v 2097152`" + `). Sizes of CLRS samples are
+measured (above length 32, extrapolated from lengths 16 and 32), never
+allocated to be checked. Graph JSON is limited to ` + "`n`" + ` ≤ 1000 nodes, n(n−1) edges and 64 MiB,
 checked before anything is allocated; ` + "`clrs run`" + ` inputs to 16 MiB and 256
 elements per dimension. Regenerate this file with
 ` + "`NARLAB_WRITE_LIMITS_DOC=1 go test ./cmd/narlab -run TestLimitsDoc`" + `.

@@ -61,6 +61,11 @@ func trainCmd(args []string) error {
 	if !slices.Contains(nn.HintModes, c.HintMode) {
 		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
 	}
+	if c.TrainLength > 0 { // train.Run holds 1000 fixed samples of this length
+		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
+			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
+		}
+	}
 	c.Progress = os.Stderr
 	if !c.NoMLflow {
 		if _, err := experiments.TrackingTimeout(); err != nil {
