@@ -112,21 +112,29 @@ func dsrGenerate(args []string) error {
 		}
 		levels = []dsr.Level{l}
 	}
-	var insts []dsr.Instance
-	for _, l := range levels {
-		got, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: *seed, Dim: *dim, Dist: *dist, Options: opts.o})
-		if err != nil {
-			return err
+	// One level at a time is generated and written, so memory holds one
+	// level's instances; a file appears only when every level was written.
+	n := 0
+	write := func(w io.Writer) error {
+		for _, l := range levels {
+			insts, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: *seed, Dim: *dim, Dist: *dist, Options: opts.o})
+			if err != nil {
+				return err
+			}
+			if err := dsr.WriteJSONL(w, insts); err != nil {
+				return err
+			}
+			n += len(insts)
 		}
-		insts = append(insts, got...)
+		return nil
 	}
 	if *out == "-" {
-		return dsr.WriteJSONL(stdout, insts)
+		return write(stdout)
 	}
-	if err := fsutil.Write(*out, fsutil.DataMode, func(w io.Writer) error { return dsr.WriteJSONL(w, insts) }); err != nil {
-		return fmt.Errorf("dsr generate: writing %s: %w", *out, err)
+	if err := fsutil.Write(*out, fsutil.DataMode, write); err != nil {
+		return fmt.Errorf("dsr generate: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", len(insts), t.Name(), *seed, *out)
+	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", n, t.Name(), *seed, *out)
 	return nil
 }
 

@@ -72,7 +72,7 @@ var flagBounds = map[string]bound{
 	"clrstext sample --count":         {min: 1, max: maxCount, why: "rows stream one at a time; a million take minutes, and one row is checked against the memory budget"},
 	"clrstext generate --count":       {min: 1, max: maxCount, zero: "the split's", why: "rows per (algorithm, size, seed)"},
 	"clrstext generate --workers":     workers,
-	"dsr generate --count":            {min: 1, max: 100_000, why: "instances per level are generated in memory before writing"},
+	"dsr generate --count":            {min: 1, max: 5_000, why: "a level's instances are held in memory before writing (DSR-Bench uses 30); 5,000 long ones take up to 200 MB"},
 	"dsr generate --seed":             anySeed,
 	"dsr generate --dim":              {min: 1, max: 64, unset: "2 for the spatial tasks", why: "dimension of the spatial tasks' points"},
 	"dsr verify --max":                {min: 0, max: maxCount, why: "mismatches printed in full (0: none)"},
