@@ -86,6 +86,7 @@ func TestBadInput(t *testing.T) {
 		{"train-length memory", []string{"train", "--algo", "floyd_warshall", "--train-length", "64", "--no-mlflow"}, "", []string{"--train-length 64", "1000 floyd_warshall samples"}},
 		{"clrstext length huge", []string{"clrstext", "sample", "--algo", "bfs", "--length", "100000"}, "", []string{"--length 100000", "accepted 1..256"}},
 		{"train hidden huge", []string{"train", "--algo", "bfs", "--hidden", "1000000"}, "", []string{"--hidden 1000000", "accepted 1..1024"}},
+		{"train hidden × batch", []string{"train", "--algo", "bfs", "--hidden", "1024", "--batch", "4096", "--no-mlflow"}, "", []string{"--hidden 1024 with --batch 4096", "lower --hidden or --batch"}},
 		{"train train-length huge", []string{"train", "--algo", "bfs", "--train-length", "100000"}, "", []string{"--train-length 100000", "accepted 2..64"}},
 		{"dsr count huge", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--count", "1000000000", "--out", "-"}, "", []string{"--count 1000000000", "accepted 1..5000"}},
 		{"prompts instances huge", []string{"graphs", "prompts", "--instances", "1000000000", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"--instances 1000000000", "accepted 1..10000"}},

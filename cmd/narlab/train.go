@@ -61,6 +61,17 @@ func trainCmd(args []string) error {
 	if !slices.Contains(nn.HintModes, c.HintMode) {
 		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
 	}
+	// One edge activation of the processor holds batch × n² × hidden
+	// float32s, in training (n = 16 or --train-length) and in the test
+	// split's evaluation (32 graphs of 64 nodes).
+	n := 16
+	if c.TrainLength > 0 {
+		n = c.TrainLength
+	}
+	edges := max(float64(c.Batch*n*n), 32*64*64)
+	if err := checkMemory("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
+		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
+	}
 	if c.TrainLength > 0 { // train.Run holds 1000 fixed samples of this length
 		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
 			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
