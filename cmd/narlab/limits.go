@@ -104,7 +104,7 @@ var flagBounds = map[string]bound{
 	"demo --steps":                       {min: 1, max: 100_000, why: "training steps of the demo's small processor"},
 	"train --steps":                      {min: 1, max: 100_000_000, why: "training steps"},
 	"train --batch":                      {min: 1, max: 4096, why: "a batch's feedback and activations are held in memory"},
-	"train --hidden":                     {min: 1, max: 1024, why: "edge activations take batch × n² × hidden floats per layer"},
+	"train --hidden":                     {min: 1, max: 256, why: "an edge activation of the test evaluation holds 32 graphs × 64² × hidden float32s: 128 MiB at 256"},
 	"train --lr":                         {min: math.SmallestNonzeroFloat64, max: 10, why: "Adam's learning rate is positive"},
 	"train --seed":                       {min: 1, max: maxSeed32, why: "a RandomState seed; the training loop takes 0 as unset (42), so 0 is refused"},
 	"train --teacher-forcing":            {min: -1, max: 1, why: "a probability (negative: 0)"},
