@@ -113,9 +113,12 @@ func TestBadInput(t *testing.T) {
 		// empty input
 		{"graph JSON empty", []string{"graphs", "truth", "--task", "node_number", "--graph", "-"}, "", []string{"reading graph JSON"}},
 		{"clrs run empty", []string{"clrs", "run", "--algo", "insertion_sort", "--input", "-"}, "", []string{"expected arguments"}},
-		{"spectral-eval no graphs", []string{"graphs", "spectral-eval", "--graphs", empty, "--no-mlflow"}, "", []string{"holds no graphs"}},
-		{"clrstext score empty", []string{"clrstext", "score", "--data", empty, "--predictions", empty, "--no-mlflow"}, "", []string{"nothing to score"}},
-		{"dsr verify empty", []string{"dsr", "verify", "--instances", empty}, "", []string{"no instances"}},
+		{"spectral-eval no graphs", []string{"graphs", "spectral-eval", "--graphs", empty, "--no-mlflow"}, "", []string{"--graphs " + empty, "the file is empty"}},
+		{"clrstext score empty", []string{"clrstext", "score", "--data", empty, "--predictions", empty, "--no-mlflow"}, "", []string{"--data " + empty, "the file is empty"}},
+		{"dsr verify empty", []string{"dsr", "verify", "--instances", empty}, "", []string{"--instances " + empty, "the file is empty"}},
+		{"graphs score empty predictions", []string{"graphs", "score", "--prompts", file, "--predictions", empty, "--no-mlflow"}, "", []string{"--predictions " + empty, "the file is empty"}},
+		{"graphs predict unknown predictor", []string{"graphs", "predict", "--prompts", file, "--predictor", "nosuch", "--out", filepath.Join(tmp, "o.jsonl")}, "", []string{`--predictor "nosuch"`, "oracle, constant or noisy"}},
+		{"clrs run unknown format", []string{"clrs", "run", "--algo", "insertion_sort", "--input", "-", "--format", "xml"}, `{"key": [1]}`, []string{`--format "xml"`}},
 		// missing and unreadable files
 		{"graph missing", []string{"graphs", "truth", "--task", "node_number", "--graph", missing}, "", []string{"--graph " + missing, "no such file"}},
 		{"graph is a directory", []string{"graphs", "truth", "--task", "node_number", "--graph", dir}, "", []string{"--graph " + dir, "not a regular file"}},

@@ -352,6 +352,9 @@ func clrsRun(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--algo and --input are required")
 	}
+	if *format != "reference-json" && *format != "text" {
+		return fmt.Errorf("clrs run: unknown --format %q (want reference-json or text)", *format)
+	}
 	names, err := clrs.ArgNames(*algo)
 	if err != nil {
 		return err

@@ -213,6 +213,11 @@ func graphsPredict(args []string) error {
 		fs.Usage()
 		return errors.New("graphs predict: --prompts and --out are required")
 	}
+	switch *predictor {
+	case "oracle", "constant", "noisy":
+	default:
+		return fmt.Errorf("graphs predict: unknown --predictor %q; want oracle, constant or noisy", *predictor)
+	}
 	recs, err := readPromptsFile(*prompts)
 	if err != nil {
 		return fmt.Errorf("graphs predict: %w", err)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -269,7 +271,15 @@ func checkInputFile(flagName, path string, stdin bool) error {
 	if err != nil {
 		return fmt.Errorf("--%s %s: cannot be read: %w", flagName, path, unwrapPath(err))
 	}
-	return f.Close()
+	defer f.Close()
+	// An empty input is a mistake (a failed export, the wrong file), never
+	// a valid dataset, graph or set of predictions.
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	if len(bytes.TrimSpace(buf[:n])) == 0 && int64(n) == st.Size() {
+		return fmt.Errorf("--%s %s: the file is empty; expected at least one record", flagName, path)
+	}
+	return nil
 }
 
 // checkInputPath is checkInputFile for flags that also take a directory.
