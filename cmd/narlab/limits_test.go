@@ -140,7 +140,7 @@ elements per dimension. Regenerate this file with
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, rng, bd.zero, why)
 	}
-	b.WriteString("\nPaths are checked before any work too: inputs must exist and be readable regular files (or directories where a\nfolder is accepted; `-` is standard input where the help says so), outputs must be creatable in a writable\ndirectory and must not be an existing directory (files) or file (directories).\n\n| command and flag | must be |\n|---|---|\n")
+	b.WriteString("\nPaths are checked before any work too: inputs must exist and be readable, non-empty regular files (or directories where a\nfolder is accepted; `-` is standard input where the help says so), outputs must be creatable in a writable\ndirectory and must not be an existing directory (files) or file (directories).\n\n| command and flag | must be |\n|---|---|\n")
 	names := map[fileKind]string{inFile: "a readable file", inFileStdin: "a readable file, or - (standard input)", inPath: "a readable file or directory",
 		inDir: "a readable directory", outFile: "a writable file", outFileStdout: "a writable file, or - (standard output)", outDir: "a writable directory (created if needed)"}
 	keys = keys[:0]
