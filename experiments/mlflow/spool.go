@@ -1,6 +1,7 @@
 package mlflow
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -243,56 +244,101 @@ func lockSpool(dir string) (*os.File, error) {
 	return lf, nil
 }
 
+// eachLine calls fn with every line of the file name (without its
+// newline), its byte offset and whether it ended with a newline (only the
+// last line may not). It reads in chunks, so memory holds one line at a
+// time; a line longer than fsutil.MaxLine is an error.
+func eachLine(name string, fn func(off int64, line []byte, complete bool) error) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 256<<10)
+	var off int64
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > fsutil.MaxLine {
+			return fmt.Errorf("%s: line at byte %d is longer than %d MiB", requestsFile, off, fsutil.MaxLine>>20)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			body := line
+			if complete {
+				body = line[:len(line)-1]
+			}
+			if ferr := fn(off, body, complete); ferr != nil {
+				return ferr
+			}
+			off += int64(len(line))
+		}
+		if err != nil { // io.EOF
+			return nil
+		}
+		line = line[:0]
+	}
+}
+
+// errStopScan ends eachLine early without an error.
+var errStopScan = errors.New("stop")
+
 // scanRequests checks requests.jsonl: it returns the last sequence number
 // and the offset of the first record after acked, truncating a torn last
 // line.
 func scanRequests(name string, acked int64) (last, firstOff int64, err error) {
-	data, err := os.ReadFile(name)
+	st, err := os.Stat(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, 0, nil
 	}
 	if err != nil {
 		return 0, 0, err
 	}
+	size := st.Size()
 	firstOff = -1
-	off := 0
-	for off < len(data) {
-		nl := bytes.IndexByte(data[off:], '\n')
-		var line []byte
-		if nl >= 0 {
-			line = data[off : off+nl]
-		} else {
-			line = data[off:]
-		}
+	var end int64 // the offset after the last good record
+	err = eachLine(name, func(off int64, line []byte, complete bool) error {
 		rec, perr := parseRecord(line)
-		if perr == nil && nl < 0 {
+		if perr == nil && !complete {
 			perr = errors.New("no end of line")
 		}
 		if perr == nil && rec.Seq != last+1 && last != 0 {
 			perr = fmt.Errorf("sequence %d after %d", rec.Seq, last)
 		}
 		if perr != nil {
-			if nl < 0 || off+nl+1 == len(data) {
-				// A torn last line: the append that wrote it never returned.
-				if err := os.Truncate(name, int64(off)); err != nil {
-					return 0, 0, fmt.Errorf("removing a torn last line: %w", err)
-				}
-				break
+			lineEnd := off + int64(len(line))
+			if complete {
+				lineEnd++
 			}
-			return 0, 0, fmt.Errorf("%s: line at byte %d is damaged (%v) and is followed by more records; "+
+			if lineEnd >= size {
+				// A torn last line: the append that wrote it never returned.
+				if err := os.Truncate(name, off); err != nil {
+					return fmt.Errorf("removing a torn last line: %w", err)
+				}
+				return errStopScan
+			}
+			return fmt.Errorf("%s: line at byte %d is damaged (%v) and is followed by more records; "+
 				"move the spool aside and inspect it", requestsFile, off, perr)
 		}
 		last = rec.Seq
 		if firstOff < 0 && rec.Seq > acked {
-			firstOff = int64(off)
+			firstOff = off
 		}
-		off += nl + 1
+		end = off + int64(len(line)) + 1
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return 0, 0, err
 	}
 	if firstOff < 0 {
-		firstOff = int64(off)
-		if off > len(data) {
-			firstOff = int64(len(data))
-		}
+		firstOff = end
 	}
 	return last, firstOff, nil
 }
@@ -649,23 +695,18 @@ func InspectSpool(dir string) (SpoolStatus, error) {
 
 // scanRequestsReadOnly returns the last complete, valid sequence number.
 func scanRequestsReadOnly(name string) (last int64, n int, err error) {
-	data, err := os.ReadFile(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, nil
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	for len(data) > 0 {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 {
-			break
+	err = eachLine(name, func(_ int64, line []byte, complete bool) error {
+		if !complete {
+			return nil
 		}
-		if rec, err := parseRecord(data[:nl]); err == nil {
+		if rec, err := parseRecord(line); err == nil {
 			last = rec.Seq
 			n++
 		}
-		data = data[nl+1:]
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, nil
 	}
-	return last, n, nil
+	return last, n, err
 }
