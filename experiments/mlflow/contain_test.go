@@ -1,6 +1,7 @@
 package mlflow
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/crc32"
@@ -164,3 +165,27 @@ func TestCraftedSpoolFiles(t *testing.T) {
 }
 
 func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
+
+// TestSpoolHugeLine: a crafted requests.jsonl with a line longer than
+// fsutil.MaxLine is refused with an error, not read into memory.
+func TestSpoolHugeLine(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, metaFile), []byte(`{"version":1,"local_id":"x","tracking":"http://127.0.0.1:1","experiment":"e"}`), 0o644)
+	f, err := os.Create(filepath.Join(dir, requestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := bytes.Repeat([]byte("x"), 1<<20)
+	for range 65 {
+		f.Write(block)
+	}
+	f.Write([]byte("\n"))
+	f.Close()
+	if _, err := OpenSpool(dir); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("OpenSpool with a 65 MiB line: %v", err)
+	}
+	if _, err := InspectSpool(dir); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("InspectSpool with a 65 MiB line: %v", err)
+	}
+}
