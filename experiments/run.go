@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -431,6 +432,33 @@ func SyncSpools(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 	return syncUnder(ctx, root)
 }
 
+// sameServer reports whether two tracking URIs name the same server
+// (scheme, host and port).
+func sameServer(a, b string) bool {
+	ua, err1 := url.Parse(strings.TrimSpace(a))
+	ub, err2 := url.Parse(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil || ua.Host == "" {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if u.Scheme == "https" {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
+}
+
+// withoutCredentials keeps the client options of the environment that are
+// not credentials (retries, timeouts, TLS): a server named by a spool gets
+// the spool's requests, never this machine's token or password.
+func withoutCredentials(opts []mlflow.Option) []mlflow.Option {
+	return append(opts, mlflow.WithToken(""), mlflow.WithBasicAuth("", ""))
+}
+
 func syncUnder(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 	pick := func(m mlflow.SpoolMeta) (*mlflow.Client, error) {
 		if m.Tracking == mlflow.LocalTracking {
@@ -443,7 +471,12 @@ func syncUnder(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 		if m.Tracking == "" {
 			return nil, fmt.Errorf("the spool does not say which server its run belongs to")
 		}
-		return mlflow.NewClient(m.Tracking, mlflow.EnvOptions()...)
+		// A spool may come from elsewhere: the credentials in the
+		// environment go only to the server MLFLOW_TRACKING_URI names.
+		if sameServer(m.Tracking, os.Getenv(mlflow.EnvTrackingURI)) {
+			return mlflow.NewClient(m.Tracking, mlflow.EnvOptions()...)
+		}
+		return mlflow.NewClient(m.Tracking, withoutCredentials(mlflow.EnvOptions())...)
 	}
 	return mlflow.SyncAll(ctx, root, pick, mlflow.SyncOptions{MarkAbandoned: mlflow.StatusKilled})
 }
