@@ -50,7 +50,7 @@ type bound struct {
 
 const (
 	maxSeed32 = math.MaxUint32 // numpy's RandomState seeds are 32-bit
-	maxCount  = 1_000_000      // rows, instances, samples: about a minute of work each, and the memory of their outputs
+	maxCount  = 1_000_000      // rows, instances, samples: a million take minutes to produce
 )
 
 var (
