@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test test-short vet bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot clean
+.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -22,7 +22,7 @@ run: setup
 ## Every test (CI runs this through .ci/run).
 ## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the
 ## plugin is installed by setup), not quietly narrow to the pure-Go backend.
-test: setup vet
+test: setup vet fuzz
 	scripts/setup-cluster.sh
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
 
@@ -30,6 +30,23 @@ test: setup vet
 ## testing.Short() say what they skip with -v). No set-up needed.
 test-short:
 	$(GO) test -short -timeout 10m ./...
+
+## Each fuzz target of a parser of user input, briefly (FUZZTIME each, one
+## worker); a failing input is saved under the package's testdata/fuzz.
+FUZZTIME ?= 5s
+FUZZ_TARGETS := \
+	./cmd/narlab:FuzzClrsRunInput ./cmd/narlab:FuzzKwargs \
+	./lib/graphtext:FuzzReadJSON ./lib/graphtext:FuzzReadPredictions \
+	./experiments/mlflow:FuzzSpoolRecord ./lib/nn:FuzzCheckpointConfig \
+	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \
+	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
+	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
+	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -parallel 1 "$${t%%:*}"; \
+	done
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

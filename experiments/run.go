@@ -4,13 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -77,6 +81,9 @@ type Run struct {
 // cannot be reached the run goes on offline and its data waits in the
 // spool.
 func Start(ctx context.Context, experiment string, params map[string]string, opts ...Option) (*Run, error) {
+	if _, err := TrackingTimeout(); err != nil {
+		return nil, err
+	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -108,13 +115,18 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	for k, v := range o.tags {
 		tags = append(tags, mlflow.Tag{Key: k, Value: v})
 	}
+	wait, err := TrackingTimeout()
+	if err != nil {
+		return nil, err
+	}
 	ro := mlflow.RunOptions{Experiment: experiment, RunName: o.runName, Tags: tags, ParentRunID: o.parent,
-		SpoolDir: spool, Tracking: tracking, Logf: o.logf}
+		SpoolDir: spool, Tracking: tracking, Logf: o.logf, CreateTimeout: min(wait, 15*time.Second), EndTimeout: wait}
 	lg, err := client.StartRun(ctx, ro)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: starting a run in %q: %w", experiment, err)
 	}
 	r := &Run{logger: lg}
+	liveRuns.add(r)
 	if len(params) > 0 {
 		if err := r.LogParams(params); err != nil {
 			lg.End(ctx, mlflow.StatusFailed)
@@ -264,14 +276,65 @@ func (r *Run) Flush(ctx context.Context) error { return r.logger.Flush(ctx) }
 // what is buffered; what the server does not take stays in the spool for
 // `narlab mlflow sync`.
 func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error {
+	defer liveRuns.remove(r)
 	return r.logger.End(ctx, status)
 }
 
-// EndWith ends the run FINISHED when err is nil, and otherwise FAILED with
-// the error recorded in the tag narlab.error.
+// liveRuns are the runs of this process that have not ended, so that a
+// signal can end them all (see [EndLiveRuns]).
+var liveRuns = runSet{m: map[*Run]bool{}}
+
+type runSet struct {
+	mu sync.Mutex
+	m  map[*Run]bool
+}
+
+func (s *runSet) add(r *Run)    { s.mu.Lock(); s.m[r] = true; s.mu.Unlock() }
+func (s *runSet) remove(r *Run) { s.mu.Lock(); delete(s.m, r); s.mu.Unlock() }
+
+// EndLiveRuns ends every run of this process that has not ended with
+// status (KILLED after a signal), waiting at most timeout for the server;
+// what it does not take stays in the runs' spools. It returns the errors of
+// the runs that could not be ended completely.
+func EndLiveRuns(status mlflow.RunStatus, timeout time.Duration) error {
+	liveRuns.mu.Lock()
+	runs := make([]*Run, 0, len(liveRuns.m))
+	for r := range liveRuns.m {
+		runs = append(runs, r)
+	}
+	liveRuns.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.End(ctx, status); err != nil && !errors.Is(err, mlflow.ErrEnded) {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// EndWith ends the run FINISHED when err is nil, KILLED when err says the
+// work was interrupted (a signal, see [InterruptContext], or a cancelled
+// context), and otherwise FAILED; the error is recorded in the tag
+// narlab.error. After an interruption it waits at most
+// [InterruptEndTimeout] for the server.
 func (r *Run) EndWith(ctx context.Context, err error) error {
 	if err == nil {
 		return r.End(ctx, mlflow.StatusFinished)
+	}
+	status := mlflow.StatusFailed
+	if errors.Is(err, ErrInterrupted) || errors.Is(err, context.Canceled) {
+		status = mlflow.StatusKilled
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), InterruptEndTimeout)
+		defer cancel()
 	}
 	msg := err.Error()
 	if len(msg) > 4000 {
@@ -282,7 +345,70 @@ func (r *Run) EndWith(ctx context.Context, err error) error {
 		msg = msg[:cut] + "…"
 	}
 	r.logger.SetTag("narlab.error", msg)
-	return r.End(ctx, mlflow.StatusFailed)
+	return r.End(ctx, status)
+}
+
+// ErrInterrupted is the cause of a context ended by SIGINT or SIGTERM (see
+// [InterruptContext]).
+var ErrInterrupted = errors.New("interrupted by a signal")
+
+// InterruptEndTimeout bounds how long a run interrupted by a signal waits
+// for the tracking server before the process exits (what is not delivered
+// stays in the spool for `narlab mlflow sync`).
+const InterruptEndTimeout = 5 * time.Second
+
+// InterruptContext returns a context that is cancelled, with a cause
+// wrapping [ErrInterrupted] and naming the signal, when the process gets
+// SIGINT or SIGTERM. The first signal only cancels the context, so the
+// command can end its run as KILLED; a second one ends the process at once.
+// stop releases the signals.
+func InterruptContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Stop(ch) // a second signal gets the default action
+			fmt.Fprintf(os.Stderr, "narlab: %v: stopping; an MLflow run ends as KILLED (a second signal exits at once)\n", sig)
+			cancel(fmt.Errorf("%w (%v)", ErrInterrupted, sig))
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// EnvTrackingTimeout names the environment variable that bounds how long a
+// command waits for an unreachable or slow tracking server: creating a run
+// (at most 15 s of it) and ending one. A Go duration ("30s", "2m") or a
+// number of seconds; default 60 s.
+const EnvTrackingTimeout = "NARLAB_MLFLOW_TIMEOUT"
+
+// TrackingTimeout returns the wait that [EnvTrackingTimeout] sets.
+func TrackingTimeout() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(EnvTrackingTimeout))
+	if v == "" {
+		return time.Minute, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		var secs float64
+		if _, serr := fmt.Sscanf(v, "%g", &secs); serr == nil && fmt.Sprint(secs) == v {
+			d, err = time.Duration(secs*float64(time.Second)), nil
+		}
+	}
+	if err != nil || d < time.Second || d > 24*time.Hour {
+		return 0, fmt.Errorf("experiments: %s=%q: expected a duration from 1s to 24h, such as 30s or 2m (or a number of seconds)", EnvTrackingTimeout, v)
+	}
+	return d, nil
 }
 
 // Client returns a client of the tracking server that [Start] would use:
@@ -318,6 +444,33 @@ func SyncSpools(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 	return syncUnder(ctx, root)
 }
 
+// sameServer reports whether two tracking URIs name the same server
+// (scheme, host and port).
+func sameServer(a, b string) bool {
+	ua, err1 := url.Parse(strings.TrimSpace(a))
+	ub, err2 := url.Parse(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil || ua.Host == "" {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if u.Scheme == "https" {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
+}
+
+// withoutCredentials keeps the client options of the environment that are
+// not credentials (retries, timeouts, TLS): a server named by a spool gets
+// the spool's requests, never this machine's token or password.
+func withoutCredentials(opts []mlflow.Option) []mlflow.Option {
+	return append(opts, mlflow.WithToken(""), mlflow.WithBasicAuth("", ""))
+}
+
 func syncUnder(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 	pick := func(m mlflow.SpoolMeta) (*mlflow.Client, error) {
 		if m.Tracking == mlflow.LocalTracking {
@@ -330,7 +483,12 @@ func syncUnder(ctx context.Context, root string) ([]mlflow.SyncResult, error) {
 		if m.Tracking == "" {
 			return nil, fmt.Errorf("the spool does not say which server its run belongs to")
 		}
-		return mlflow.NewClient(m.Tracking, mlflow.EnvOptions()...)
+		// A spool may come from elsewhere: the credentials in the
+		// environment go only to the server MLFLOW_TRACKING_URI names.
+		if sameServer(m.Tracking, os.Getenv(mlflow.EnvTrackingURI)) {
+			return mlflow.NewClient(m.Tracking, mlflow.EnvOptions()...)
+		}
+		return mlflow.NewClient(m.Tracking, withoutCredentials(mlflow.EnvOptions())...)
 	}
 	return mlflow.SyncAll(ctx, root, pick, mlflow.SyncOptions{MarkAbandoned: mlflow.StatusKilled})
 }

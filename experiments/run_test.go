@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,6 +171,110 @@ func TestEmbeddedServerRun(t *testing.T) {
 	if srv2, _ := mlflow.FindServer(ctx, filepath.Join(data, "mlflow")); srv2 == nil || srv2.PID != srv.PID {
 		t.Errorf("the second run did not reuse the embedded server")
 	}
+
+	// Interruptions: a run ended with a cancelled context's error is
+	// KILLED; EndLiveRuns (what a signal does) kills the runs still live
+	// and leaves ended ones alone.
+	cut, err := Start(ctx, "narlab-test/experiments", nil, RunName("cancelled"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live1, err := Start(ctx, "narlab-test/experiments", nil, RunName("live1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live2, err := Start(ctx, "narlab-test/experiments", nil, RunName("live2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, ccancel := context.WithCancel(ctx)
+	ccancel()
+	if err := cut.EndWith(ctx, fmt.Errorf("train: interrupted at step 3: %w", cctx.Err())); err != nil {
+		t.Fatal(err)
+	}
+	if err := EndLiveRuns(mlflow.StatusKilled, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Run{cut, live1, live2} {
+		got, err := c.GetRun(ctx, r.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Info.Status != mlflow.StatusKilled {
+			t.Errorf("run %s is %s, want KILLED", got.Info.RunName, got.Info.Status)
+		}
+	}
+	if err := live1.End(ctx, mlflow.StatusFinished); !errors.Is(err, mlflow.ErrEnded) {
+		t.Errorf("End after EndLiveRuns: %v, want ErrEnded", err)
+	}
+
+	// Credentials and spools from elsewhere: a spool names its server; the
+	// token in the environment goes there only when MLFLOW_TRACKING_URI
+	// names the same server. A recording proxy stands before the real one.
+	target, _ := url.Parse(srv.URL)
+	var mu sync.Mutex
+	var auths []string
+	down := true
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		refuse := down
+		mu.Unlock()
+		if refuse {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	pc, err := mlflow.NewClient(proxy.URL, mlflow.WithRetry(mlflow.NoRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spoolFor := func(name string) string {
+		dir := filepath.Join(t.TempDir(), name)
+		lg, err := pc.StartRun(ctx, mlflow.RunOptions{Experiment: "narlab-test/creds", RunName: name, SpoolDir: dir,
+			CreateTimeout: 100 * time.Millisecond, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lg.LogMetric("m", 0, 1)
+		if err := lg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	foreign, ours := spoolFor("foreign"), spoolFor("ours")
+	mu.Lock()
+	down, auths = false, nil
+	mu.Unlock()
+	t.Setenv(mlflow.EnvTrackingToken, "t0ken-for-our-server")
+	t.Setenv(mlflow.EnvTrackingURI, "http://127.0.0.1:1") // another server
+	if res, err := SyncSpools(ctx, foreign); err != nil || len(res) != 1 || res[0].Pending != 0 {
+		t.Fatalf("sync of a spool naming another server: %+v, %v", res, err)
+	}
+	mu.Lock()
+	for _, a := range auths {
+		if a != "" {
+			t.Errorf("the token went to a server named only by a spool: %q", a)
+		}
+	}
+	sent := len(auths)
+	auths = nil
+	mu.Unlock()
+	if sent == 0 {
+		t.Fatal("nothing reached the spool's server")
+	}
+	t.Setenv(mlflow.EnvTrackingURI, proxy.URL) // now it is our server
+	if _, err := SyncSpools(ctx, ours); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(auths) == 0 || auths[0] != "Bearer t0ken-for-our-server" {
+		t.Errorf("the token did not go to MLFLOW_TRACKING_URI's server: %q", auths)
+	}
+	mu.Unlock()
 }
 
 func currentUser(t *testing.T) string {

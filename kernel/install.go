@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 )
 
@@ -122,12 +122,10 @@ func Install(p Paths, log io.Writer) error {
 	return nil
 }
 
+// writeFileAtomic writes a kernel file with fsutil.WriteFile (mode 0644
+// less the umask, atomic).
 func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("kernel: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := fsutil.WriteFile(path, data, fsutil.DataMode); err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
 	return nil
@@ -192,13 +190,14 @@ func mergeSums(dst, src string) error {
 		if err != nil {
 			return fmt.Errorf("kernel: %w", err)
 		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			if l := strings.TrimSpace(sc.Text()); l != "" {
-				lines[l] = true
-			}
-		}
+		err = fsutil.ScanLines(fh, func(_ int, l []byte) error {
+			lines[string(l)] = true
+			return nil
+		})
 		fh.Close()
+		if err != nil {
+			return fmt.Errorf("kernel: %s: %w", f, err)
+		}
 	}
 	sorted := make([]string, 0, len(lines))
 	for l := range lines {

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // A command is one `narlab GROUP NAME` subcommand (or a top-level
@@ -107,7 +108,14 @@ func newFlags(name, usageLine string) *flag.FlagSet {
 
 // parseFlags parses args, turning -h into a nil error and other problems
 // into errUsage (the flag package has printed the details).
+//
+// Every numeric flag the user set is then checked against its documented
+// range (see checkFlags), so a command never starts work on a size it
+// cannot handle.
 func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if flagSetHook != nil {
+		flagSetHook(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return true, nil
@@ -118,34 +126,19 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 		fs.Usage()
 		return false, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	if err := checkFlags(fs); err != nil {
+		return false, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
 	return false, nil
 }
 
-// writeFileAtomic writes data to path (mode 0644, parent directories
-// created) through a uniquely named temporary file in the same directory
-// and a rename, so a failed or interrupted command never leaves a
-// half-written file. Every command that writes a file goes through it.
+// flagSetHook, when set (by tests), sees every flag set before parsing.
+var flagSetHook func(*flag.FlagSet)
+
+// writeFileAtomic writes data to path with fsutil.WriteFile (mode 0644 less
+// the umask, parent directories created, atomic), so a failed or
+// interrupted command never leaves a half-written file. Every command that
+// writes a file goes through it.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return fsutil.WriteFile(path, data, fsutil.DataMode)
 }

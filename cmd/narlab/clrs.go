@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +131,12 @@ func parseKwargs(s string) ([]clrs.Param, error) {
 		}
 		out = append(out, clrs.Param{Name: k.(string), Value: cv})
 	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, fmt.Errorf("--kwargs %q: unterminated JSON object; expected one such as '{\"p\": [0.5]}'", s)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("--kwargs %q: text after the JSON object; expected one object such as '{\"p\": [0.5]}'", s)
+	}
 	return out, nil
 }
 
@@ -226,7 +233,7 @@ func clrsSample(args []string) error {
 	split := fs.String("split", "", "use the official CLRS-30 split settings instead (train, val or test)")
 	format := fs.String("format", "reference-json", "output format: reference-json (the reference's dump layout) or text")
 	kwargs := fs.String("kwargs", "", `sampler parameters as JSON, e.g. '{"p": [0.5]}'`)
-	batch := fs.Int("batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set")
+	batch := fs.Int("batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set (0: the whole set)")
 	randomPos := fs.Int64("random-pos", -1, "randomise pos with a RandomState of this seed (run.py's process_random_pos)")
 	predAsInput := fs.Bool("pred-as-input", false, "move a constant pred_h hint to a pred input (only for run.py's list of algorithms)")
 	perms := fs.Bool("permutations", false, "turn should_be_permutation outputs into permutation pointers and masks")
@@ -237,6 +244,9 @@ func clrsSample(args []string) error {
 	if *algo == "" {
 		fs.Usage()
 		return fmt.Errorf("--algo is required")
+	}
+	if *format != "reference-json" && *format != "text" {
+		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json or text)", *format)
 	}
 	params, err := parseKwargs(*kwargs)
 	if err != nil {
@@ -257,6 +267,9 @@ func clrsSample(args []string) error {
 			return err
 		}
 		h.Length, h.Seed, h.NumSamples = sp.Length, sp.Seed, sp.NumSamples
+		if err := checkSamples(*algo, sp.Length, sp.Seed, sp.NumSamples+*batch, "--batch", opts...); err != nil {
+			return fmt.Errorf("clrs sample: %w", err)
+		}
 		s, err = clrs.NewSplitSampler(*algo, *split, opts...)
 		if err != nil {
 			return err
@@ -264,6 +277,9 @@ func clrsSample(args []string) error {
 	} else {
 		if *num < 1 {
 			return fmt.Errorf("--num-samples must be at least 1, got %d", *num)
+		}
+		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--num-samples, --batch or --length", opts...); err != nil {
+			return fmt.Errorf("clrs sample: %w", err)
 		}
 		s, err = clrs.NewSampler(*algo, append(opts, clrs.Length(*length), clrs.Seed(*seed), clrs.NumSamples(*num))...)
 		if err != nil {
@@ -335,18 +351,28 @@ func clrsRun(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--algo and --input are required")
 	}
+	if *format != "reference-json" && *format != "text" {
+		return fmt.Errorf("clrs run: unknown --format %q (want reference-json or text)", *format)
+	}
 	names, err := clrs.ArgNames(*algo)
 	if err != nil {
 		return err
 	}
-	var raw []byte
-	if *input == "-" {
-		raw, err = io.ReadAll(os.Stdin)
-	} else {
-		raw, err = os.ReadFile(*input)
+	var in io.Reader = os.Stdin
+	if *input != "-" {
+		f, err := os.Open(*input)
+		if err != nil {
+			return fmt.Errorf("reading input: %w", err)
+		}
+		defer f.Close()
+		in = f
 	}
+	raw, err := io.ReadAll(io.LimitReader(in, maxRunInput+1))
 	if err != nil {
 		return fmt.Errorf("reading input: %w", err)
+	}
+	if len(raw) > maxRunInput {
+		return fmt.Errorf("input for %s: longer than %d MiB; inputs have at most %d elements per dimension", *algo, maxRunInput>>20, maxLength)
 	}
 	runArgs, err := decodeRunInput(raw, names)
 	if err != nil {
@@ -371,6 +397,29 @@ func clrsRun(args []string) error {
 }
 
 // decodeRunInput accepts {"args": [...]} or an object keyed by argument name.
+// maxRunInput bounds the JSON input of `clrs run`: 16 MiB.
+const maxRunInput = 16 << 20
+
+// checkRunArg refuses an argument with a dimension longer than maxLength
+// (the sampler's limit: trajectories grow as n² or n³ with it).
+func checkRunArg(v any) error {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array, reflect.String:
+		if rv.Len() > maxLength {
+			return fmt.Errorf("has %d elements; accepted at most %d per dimension (%s)", rv.Len(), maxLength, lengthWhy)
+		}
+		if rv.Kind() != reflect.String {
+			for i := 0; i < rv.Len(); i++ {
+				if err := checkRunArg(rv.Index(i).Interface()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -386,6 +435,9 @@ func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 		out := make(clrs.Args, len(list))
 		for i, v := range list {
 			cv, err := jsonValue(v)
+			if err == nil {
+				err = checkRunArg(cv)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("argument %d: %w", i, err)
 			}
@@ -400,6 +452,9 @@ func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 			return nil, fmt.Errorf("missing argument %q", n)
 		}
 		cv, err := jsonValue(v)
+		if err == nil {
+			err = checkRunArg(cv)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("argument %s: %w", n, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,11 +50,14 @@ func (t textOptions) options() (clrstext.Options, error) {
 		return clrstext.Options{}, err
 	}
 	o := clrstext.Options{Format: f, Hints: *t.hints}
-	if f == clrstext.Current && *t.decimals != "none" {
-		d, err := strconv.Atoi(*t.decimals)
-		if err != nil || d < 1 {
-			return o, fmt.Errorf("--decimals %q: want a positive integer or none", *t.decimals)
+	d := 0
+	if *t.decimals != "none" { // checked whatever the format, so a typo is never silently ignored
+		d, err = strconv.Atoi(*t.decimals)
+		if err != nil || d < 1 || d > 15 {
+			return o, fmt.Errorf("--decimals %q: accepted 1..15 or none (a float64 has about 15 significant decimals)", *t.decimals)
 		}
+	}
+	if f == clrstext.Current && *t.decimals != "none" {
 		o.Decimals = d
 	}
 	if o.Shift, err = clrstext.ParseShift(*t.shift); err != nil {
@@ -82,12 +84,13 @@ func clrstextSample(args []string) error {
 	if err != nil {
 		return fmt.Errorf("clrstext sample: %w", err)
 	}
+	// Rows stream: one sample and its text are in memory at a time.
+	if err := checkSamples(*algo, *length, *seed, 2, "--length"); err != nil {
+		return fmt.Errorf("clrstext sample: one row (a sample and its text): %w", err)
+	}
 	s, err := clrstext.NewSampler(*algo, *length, *seed, o)
 	if err != nil {
 		return err
-	}
-	if *count < 0 {
-		return fmt.Errorf("clrstext sample: --count must be non-negative, got %d", *count)
 	}
 	w := bufio.NewWriter(stdout)
 	for range *count {
@@ -105,10 +108,10 @@ func clrstextGenerate(args []string) error {
 	split := fs.String("split", "", "train (paper Table 1 sizes, 10,000 rows per size, seed 0) or test (every size up to 64 that fits, 125 rows per size and seed, seeds 3,14,35,81,94; the reference calls it val)")
 	out := fs.String("out", "", "output JSONL file, written atomically (default: standard output)")
 	algos := fs.String("algos", "", "comma-separated algorithms (default: all 30)")
-	count := fs.Int("count", 0, "rows per (algorithm, size, seed) (default: the split's)")
+	count := fs.Int("count", 0, "rows per (algorithm, size, seed) (0: the split's)")
 	seedList := fs.String("seeds", "", "comma-separated seeds (default: the split's)")
 	layout := fs.String("layout", "hf", "row layout: hf ({text, question, answer, algo_name, length, seed, use_hints}) or reference (generate_clrs_text.py's {name, prompt, references, auxiliary})")
-	workers := fs.Int("workers", 0, "parallel jobs (default: all cores)")
+	workers := fs.Int("workers", 0, "parallel jobs (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	to := addTextFlags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -117,6 +120,11 @@ func clrstextGenerate(args []string) error {
 	if *split == "" {
 		fs.Usage()
 		return errors.New("clrstext generate: --split is required (train or test)")
+	}
+	if *out != "" {
+		if err := checkOutputFile("out", *out, false); err != nil {
+			return fmt.Errorf("clrstext generate: %w", err)
+		}
 	}
 	o, err := to.options()
 	if err != nil {
@@ -144,8 +152,7 @@ func clrstextGenerate(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := commandContext()
 	start := time.Now()
 	last := time.Time{}
 	cfg := clrstext.GenerateConfig{Jobs: jobs, Options: o, Layout: lay, Workers: *workers}

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/train"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
@@ -55,12 +54,27 @@ func demo(args []string) error {
 		}
 		*out = filepath.Join(dir, "demo")
 	}
-	if err := fsutil.CheckWritableDir(*out); err != nil {
+	// Everything is checked before the first step writes anything.
+	if err := checkOutputDir("out", *out); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	if _, err := nn.Backend(*backend); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	if !*noMLflow {
+		if _, err := experiments.TrackingTimeout(); err != nil {
+			return err
+		}
+	}
+	// A new run directory every time: a second `make run` trains again
+	// (a new MLflow run) instead of resuming the finished one.
+	runDir := filepath.Join(*out, "runs", time.Now().UTC().Format("20060102-150405"))
+	lock, err := experiments.LockRunDir(runDir)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	defer lock.Release()
+	ctx := commandContext()
 	start := time.Now()
 	data := filepath.Join(*out, "clrs30-val")
 	fmt.Fprintf(stdout, "== 1/3 generating the CLRS-30 validation split (30 algorithms) into %s\n", data)
@@ -68,14 +82,12 @@ func demo(args []string) error {
 		return err
 	}
 
-	// A new run directory every time: a second `make run` trains again
-	// (a new MLflow run) instead of resuming the finished one.
-	runDir := filepath.Join(*out, "runs", time.Now().UTC().Format("20060102-150405"))
 	choice := nn.Choose(*backend)
 	fmt.Fprintf(stdout, "\n== 2/3 training an MPNN on %s (%d steps, hidden 128, batch 32, CLRS-30 train split at n=16) on %s\n",
 		demoAlgo, *steps, choice.Kind)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
 	res, err := train.Run(ctx, train.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
 		Batch: 32, Hidden: 128, TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
 		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, Progress: os.Stderr})

@@ -2,11 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/dsrbench"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/plots"
 )
@@ -88,7 +89,7 @@ func dsrGenerate(args []string) error {
 	count := fs.Int("count", 30, "instances per level")
 	seed := fs.Uint64("seed", 0, "random seed")
 	out := fs.String("out", "", "output JSONL file (- for standard output)")
-	dim := fs.Int("dim", 0, "dimension of spatial tasks (default 2)")
+	dim := fs.Int("dim", 0, "dimension of the spatial tasks' points, 1..64 (not given: 2)")
 	dist := fs.String("dist", "", "K-D tree point distribution: uniform, circle, moon or blob")
 	var opts optionFlag
 	fs.Var(&opts, "option", optionUsage())
@@ -111,26 +112,29 @@ func dsrGenerate(args []string) error {
 		}
 		levels = []dsr.Level{l}
 	}
-	var insts []dsr.Instance
-	for _, l := range levels {
-		got, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: *seed, Dim: *dim, Dist: *dist, Options: opts.o})
-		if err != nil {
-			return err
+	// One level at a time is generated and written, so memory holds one
+	// level's instances; a file appears only when every level was written.
+	n := 0
+	write := func(w io.Writer) error {
+		for _, l := range levels {
+			insts, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: *seed, Dim: *dim, Dist: *dist, Options: opts.o})
+			if err != nil {
+				return err
+			}
+			if err := dsr.WriteJSONL(w, insts); err != nil {
+				return err
+			}
+			n += len(insts)
 		}
-		insts = append(insts, got...)
-	}
-	var buf bytes.Buffer
-	if err := dsr.WriteJSONL(&buf, insts); err != nil {
-		return err
+		return nil
 	}
 	if *out == "-" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
+		return write(stdout)
 	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-		return fmt.Errorf("dsr generate: writing %s: %w", *out, err)
+	if err := fsutil.Write(*out, fsutil.DataMode, write); err != nil {
+		return fmt.Errorf("dsr generate: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", len(insts), t.Name(), *seed, *out)
+	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", n, t.Name(), *seed, *out)
 	return nil
 }
 

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/serialization"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
 )
 
@@ -92,6 +93,9 @@ func graphsTruth(args []string) error {
 	return err
 }
 
+// maxPrompts bounds one `graphs prompts` run: 5 million prompts.
+const maxPrompts = 5_000_000
+
 func parseList[T any](s string, all []T, parse func(string) (T, error)) ([]T, error) {
 	if s == "all" {
 		return all, nil
@@ -143,6 +147,12 @@ func graphsPrompts(args []string) error {
 	if *relabel < 0 || *seeds < 1 || *instances < 1 || *maxNodes < 5 {
 		return fmt.Errorf("graphs prompts: --relabel %d, --seeds %d, --instances %d, --max-nodes %d: want relabel ≥ 0, seeds ≥ 1, instances ≥ 1, max-nodes ≥ 5", *relabel, *seeds, *instances, *maxNodes)
 	}
+	if total := float64(len(spec.Tasks)) * float64(len(spec.Encodings)*len(spec.Syntaxes)) * float64(*instances) *
+		float64(1+*relabel) * float64(*seeds); total > maxPrompts {
+		return fmt.Errorf("graphs prompts: %d tasks × %d encodings × %d syntaxes × %d instances × %d labelings × %d seeds is up to %.3g prompts; "+
+			"accepted at most %d (each prompt is 1–20 KB of JSON: more is tens of gigabytes and hours); lower --instances, --relabel or --seeds",
+			len(spec.Tasks), len(spec.Encodings), len(spec.Syntaxes), *instances, 1+*relabel, *seeds, total, maxPrompts)
+	}
 	if *erdos != "" {
 		f, err := os.Open(*erdos)
 		if err != nil {
@@ -159,12 +169,14 @@ func graphsPrompts(args []string) error {
 		spec.Erdos = insts
 		fmt.Fprintf(os.Stderr, "read %d Erdős records from %s (%d isomorphic_mapping records skipped)\n", len(insts), *erdos, skipped)
 	}
-	var buf bytes.Buffer
-	n, err := serialization.Generate(&buf, spec)
+	// Prompts stream into the output file (written atomically).
+	var n int
+	err = fsutil.Write(*out, fsutil.DataMode, func(w io.Writer) error {
+		var err error
+		n, err = serialization.Generate(w, spec)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("graphs prompts: %w", err)
-	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
 	src := "synthetic Erdős-like graphs (not Erdős)"
@@ -201,22 +213,30 @@ func graphsPredict(args []string) error {
 		fs.Usage()
 		return errors.New("graphs predict: --prompts and --out are required")
 	}
+	switch *predictor {
+	case "oracle", "constant", "noisy":
+	default:
+		return fmt.Errorf("graphs predict: unknown --predictor %q; want oracle, constant or noisy", *predictor)
+	}
 	recs, err := readPromptsFile(*prompts)
 	if err != nil {
 		return fmt.Errorf("graphs predict: %w", err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, r := range recs {
-		text, err := serialization.Predict(r, *predictor, *seed)
-		if err != nil {
-			return fmt.Errorf("graphs predict: %w", err)
+	err = fsutil.Write(*out, fsutil.DataMode, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		for _, r := range recs {
+			text, err := serialization.Predict(r, *predictor, *seed)
+			if err != nil {
+				return err
+			}
+			if err := enc.Encode(graphtext.Prediction{ID: r.ID, AnswerText: text}); err != nil {
+				return err
+			}
 		}
-		if err := enc.Encode(graphtext.Prediction{ID: r.ID, AnswerText: text}); err != nil {
-			return err
-		}
-	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+		return bw.Flush()
+	})
+	if err != nil {
 		return fmt.Errorf("graphs predict: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "wrote %d %s predictions to %s\n", len(recs), *predictor, *out)

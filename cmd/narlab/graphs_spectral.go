@@ -18,6 +18,7 @@ import (
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/spectral"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
 )
 
@@ -95,22 +96,16 @@ func readGraphsJSONL(path string) ([]*graphtext.Graph, error) {
 	}
 	defer f.Close()
 	var gs []*graphtext.Graph
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		g, err := graphtext.ReadJSON(strings.NewReader(sc.Text()))
+	err = fsutil.ScanLines(f, func(line int, b []byte) error {
+		g, err := graphtext.ReadJSON(bytes.NewReader(b))
 		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+			return fmt.Errorf("line %d: %w", line, err)
 		}
 		gs = append(gs, g)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(gs) == 0 {
 		return nil, fmt.Errorf("%s holds no graphs", path)
@@ -322,9 +317,6 @@ func round3(x []float64) []float64 {
 
 // writeSpectralFigures writes densities.png and table10.md atomically.
 func writeSpectralFigures(dir string, rep *spectral.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	fig, err := rep.DensityFigure()
 	if err != nil {
 		return err
@@ -334,11 +326,7 @@ func writeSpectralFigures(dir string, rep *spectral.Report) error {
 		return err
 	}
 	for name, data := range map[string][]byte{"densities.png": png, "table10.md": []byte(rep.Markdown())} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p+".tmp", data, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(p+".tmp", p); err != nil {
+		if err := writeFileAtomic(filepath.Join(dir, name), data); err != nil {
 			return err
 		}
 	}

@@ -3,12 +3,53 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
+
+	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/experiments/mlflow"
 )
 
+// interrupted is cancelled by the first SIGINT or SIGTERM (see
+// experiments.InterruptContext). Commands that stop their work on it and
+// end their MLflow run themselves (train, demo, mlflow example, clrstext
+// generate) call commandContext; for every other command the signal ends
+// the process's live runs as KILLED at once and exits.
+var (
+	interrupted   context.Context
+	ctxWatched    atomic.Bool
+	stopInterrupt func()
+)
+
+// commandContext returns the context cancelled by SIGINT or SIGTERM and
+// says that the command handles the interruption itself.
+func commandContext() context.Context {
+	ctxWatched.Store(true)
+	if interrupted == nil { // not started by main (tests calling commands directly)
+		return context.Background()
+	}
+	return interrupted
+}
+
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	interrupted, stopInterrupt = experiments.InterruptContext(context.Background())
+	go func() {
+		<-interrupted.Done()
+		if context.Cause(interrupted) == context.Canceled || ctxWatched.Load() {
+			return
+		}
+		err := experiments.EndLiveRuns(mlflow.StatusKilled, experiments.InterruptEndTimeout)
+		fmt.Fprintln(os.Stderr, "narlab: interrupted:", context.Cause(interrupted))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "narlab:", err)
+		}
+		os.Exit(130)
+	}()
+	err := run(os.Args[1:])
+	stopInterrupt()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "narlab:", err)
 		os.Exit(1)
 	}

@@ -85,14 +85,24 @@ func mlflowSync(args []string) error {
 	}
 	sent, pending := 0, int64(0)
 	for _, r := range results {
-		state := "delivered"
+		run := r.RunID
+		if run == "" {
+			run = "(not created on the server yet)"
+		}
+		var state string
 		switch {
 		case r.Busy:
-			state = "busy (its process is still logging)"
+			state = fmt.Sprintf("skipped: another process holds this spool (a run still logging, or another sync); %d requests wait", r.Pending)
 		case r.Pending > 0:
-			state = fmt.Sprintf("%d requests still pending", r.Pending)
+			state = fmt.Sprintf("sent %d requests; %d still wait (run `narlab mlflow sync` again when the server answers)", r.Sent, r.Pending)
+		case r.Sent == 0 && len(r.Rejected) == 0:
+			state = "nothing to send"
+		case r.Ended:
+			state = fmt.Sprintf("sent %d requests; the run is complete on the server", r.Sent)
+		default:
+			state = fmt.Sprintf("sent %d requests; the run has not ended (its process may still be running)", r.Sent)
 		}
-		fmt.Fprintf(stdout, "%s  run %s (%s): sent %d, %s\n", r.Dir, r.RunID, r.Experiment, r.Sent, state)
+		fmt.Fprintf(stdout, "%s  run %s (%s): %s\n", r.Dir, run, r.Experiment, state)
 		for _, rej := range r.Rejected {
 			fmt.Fprintf(stdout, "    rejected by the server: %v\n", rej)
 		}
@@ -108,6 +118,7 @@ func mlflowRuns(args []string) error {
 	exp := fs.String("experiment", "", "experiment name")
 	filter := fs.String("filter", "", `MLflow search filter, e.g. "params.algo = 'bfs'"`)
 	max := fs.Int("max", 50, "at most this many runs (0: all)")
+	timeout := fs.Duration("timeout", 30*time.Second, "give up when the tracking server has not answered within this long")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -121,14 +132,22 @@ func mlflowRuns(args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := c.GetExperimentByName(ctx, *exp)
-	if err != nil {
+	qctx, qcancel := context.WithTimeout(ctx, *timeout)
+	defer qcancel()
+	noAnswer := func(err error) error {
+		if qctx.Err() != nil {
+			return fmt.Errorf("mlflow runs: %s did not answer within %v (--timeout): %w", c.URI(), *timeout, err)
+		}
 		return err
 	}
-	runs, err := c.SearchRuns(ctx, []string{e.ID}, mlflow.SearchOptions{Filter: *filter, MaxResults: *max,
+	e, err := c.GetExperimentByName(qctx, *exp)
+	if err != nil {
+		return noAnswer(err)
+	}
+	runs, err := c.SearchRuns(qctx, []string{e.ID}, mlflow.SearchOptions{Filter: *filter, MaxResults: *max,
 		OrderBy: []string{"attributes.start_time DESC"}})
 	if err != nil {
-		return err
+		return noAnswer(err)
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN ID\tNAME\tSTATUS\tSTARTED\tMETRICS")
@@ -157,8 +176,9 @@ func mlflowExample(args []string) error {
 	if *steps < 2 || *steps > 1_000_000 {
 		return fmt.Errorf("--steps %d: expected between 2 and 1000000", *steps)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	// The waits for the server are bounded by NARLAB_MLFLOW_TIMEOUT (at
+	// most 15 s to create the run, 60 s by default to end it).
+	ctx := commandContext()
 	params := map[string]string{"algorithm": "insertion_sort", "processor": "mpnn", "hidden": "128",
 		"steps": fmt.Sprint(*steps), "seed": fmt.Sprint(*seed), "synthetic": "true"}
 	run, err := experiments.Start(ctx, *exp, params, experiments.RunName(fmt.Sprintf("example-mpnn-seed%d", *seed)),
@@ -167,10 +187,28 @@ func mlflowExample(args []string) error {
 	if err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(*seed, 0x6e61726c6162))
+	if err := logExample(ctx, run, *steps, *seed); err != nil {
+		if endErr := run.EndWith(ctx, err); endErr != nil {
+			return fmt.Errorf("%w; %v", err, endErr)
+		}
+		return err
+	}
+	if err := run.EndWith(ctx, nil); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, run.URL())
+	return nil
+}
+
+// logExample logs the example run's series, plot and table.
+func logExample(ctx context.Context, run *experiments.Run, steps int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 0x6e61726c6162))
 	var curve plots.Curve
-	for s := 0; s < *steps; s++ {
-		x := float64(s) / float64(*steps)
+	for s := 0; s < steps; s++ {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		x := float64(s) / float64(steps)
 		loss := 2.5*math.Exp(-5*x) + 0.05 + 0.04*rng.NormFloat64()*math.Exp(-2*x)
 		acc := 1 - 0.9*math.Exp(-6*x) + 0.02*rng.NormFloat64()
 		if err := run.LogMetric("train/loss", int64(s), loss); err != nil {
@@ -179,7 +217,7 @@ func mlflowExample(args []string) error {
 		if err := run.LogMetric("train/acc", int64(s), math.Min(acc, 1)); err != nil {
 			return err
 		}
-		if s%50 == 0 || s == *steps-1 {
+		if s%50 == 0 || s == steps-1 {
 			score := math.Max(0, math.Min(1, 0.95-0.85*math.Exp(-4*x)+0.03*rng.NormFloat64()))
 			if err := run.LogMetric("val/score", int64(s), score); err != nil {
 				return err
@@ -205,9 +243,5 @@ func mlflowExample(args []string) error {
 		[][]any{{"insertion_sort", "mpnn", last}}); err != nil {
 		return err
 	}
-	if err := run.EndWith(ctx, nil); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, run.URL())
 	return nil
 }

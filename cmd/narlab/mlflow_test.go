@@ -167,7 +167,7 @@ func TestMLflowCommandErrors(t *testing.T) {
 		{[]string{"mlflow", "runs", "--experiment"}, "flag needs an argument"},
 		{[]string{"mlflow", "sync", "--dir", filepath.Join(data, "missing")}, "no such file or directory"},
 		{[]string{"mlflow", "sync", "--dir", file}, "is not a directory"},
-		{[]string{"mlflow", "example", "--steps", "1"}, "--steps 1: expected between 2 and 1000000"},
+		{[]string{"mlflow", "example", "--steps", "1"}, "--steps 1: out of range; accepted 2..1000000"},
 		{[]string{"mlflow", "ui", "extra"}, "unexpected arguments: extra"},
 		{[]string{"mlflow", "nope"}, `unknown command "mlflow" "nope"`},
 	} {

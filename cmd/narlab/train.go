@@ -1,17 +1,19 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
+	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/experiments/train"
+	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
 )
 
@@ -32,11 +34,54 @@ func trainCmd(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("train: --algo is required")
 	}
+	// The names are checked before the run directory is created or locked.
+	if _, ok := clrs.Specs[c.Algo]; !ok {
+		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
+	}
+	if !slices.Contains(nn.Processors, c.Processor) {
+		return fmt.Errorf("train: unknown --processor %q (want one of %s)", c.Processor, strings.Join(nn.Processors, ", "))
+	}
+	if !slices.Contains(nn.HintModes, c.HintMode) {
+		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
+	}
+	// One edge activation of the processor holds batch × n² × hidden
+	// float32s, in training (n = 16 or --train-length) and in the test
+	// split's evaluation (32 graphs of 64 nodes).
+	n := 16
+	if c.TrainLength > 0 {
+		n = c.TrainLength
+	}
+	edges := max(float64(c.Batch*n*n), 32*64*64)
+	if err := checkMemory("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
+		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
+	}
+	if c.TrainLength > 0 { // train.Run holds 1000 fixed samples of this length
+		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
+			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
+		}
+	}
 	c.Progress = os.Stderr
-	// SIGTERM too: SLURM sends it to a cancelled or preempted job, and the
-	// run then ends FAILED (resumable) instead of staying RUNNING.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if !c.NoMLflow {
+		if _, err := experiments.TrackingTimeout(); err != nil {
+			return err
+		}
+	}
+	ctx := commandContext()
+	if c.Dir == "" { // the training loop's default, decided here so that it can be locked
+		d, err := project.DataDir()
+		if err != nil {
+			return err
+		}
+		c.Dir = filepath.Join(d, "train", fmt.Sprintf("%s-%s-s%d", c.Algo, c.Processor, c.Seed))
+	}
+	if c.TeacherForcing == 0 {
+		c.TeacherForcing = -1 // train.Config reads 0 as "unset" (0.5) and a negative value as 0
+	}
+	lock, err := experiments.LockRunDir(c.Dir)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	defer lock.Release()
 	res, err := train.Run(ctx, c)
 	if err != nil {
 		return err

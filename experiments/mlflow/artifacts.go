@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // artifactStore is where a run's artifacts live: behind the server's
@@ -91,7 +93,9 @@ func contentType(p string) string {
 	return "application/octet-stream"
 }
 
-func (s *artifactStore) put(ctx context.Context, artifactPath string, data []byte, file string) error {
+// put stores data, or the file that open returns when open is non-nil, as
+// artifactPath.
+func (s *artifactStore) put(ctx context.Context, artifactPath string, data []byte, open func() (*os.File, error)) error {
 	if err := ValidateArtifactPath(artifactPath); err != nil {
 		return err
 	}
@@ -100,14 +104,22 @@ func (s *artifactStore) put(ctx context.Context, artifactPath string, data []byt
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("mlflow: artifact %s: %w", artifactPath, err)
 		}
-		if file != "" {
-			return copyFile(file, dst)
+		if open != nil {
+			in, err := open()
+			if err != nil {
+				return fmt.Errorf("mlflow: artifact %s: %w", artifactPath, err)
+			}
+			defer in.Close()
+			return fsutil.Write(dst, fsutil.DataMode, func(w io.Writer) error {
+				_, err := io.Copy(w, in)
+				return err
+			})
 		}
-		return os.WriteFile(dst, data, 0o644)
+		return fsutil.WriteFile(dst, data, fsutil.DataMode)
 	}
-	r := request{method: http.MethodPut, endpoint: s.endpoint(artifactPath), body: data, bodyFile: file,
+	r := request{method: http.MethodPut, endpoint: s.endpoint(artifactPath), body: data, open: open,
 		ctype: contentType(artifactPath), retryAmbiguous: true}
-	if file == "" && data == nil {
+	if open == nil && data == nil {
 		r.body = []byte{}
 	}
 	if err := s.c.call(ctx, r, nil); err != nil {
@@ -127,7 +139,7 @@ func (c *Client) UploadArtifact(ctx context.Context, artifactURI, artifactPath s
 	if data == nil {
 		data = []byte{}
 	}
-	return s.put(ctx, artifactPath, data, "")
+	return s.put(ctx, artifactPath, data, nil)
 }
 
 // UploadArtifactFile uploads the local file localPath as artifactPath,
@@ -144,7 +156,7 @@ func (c *Client) UploadArtifactFile(ctx context.Context, artifactURI, artifactPa
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, artifactPath, nil, localPath)
+	return s.put(ctx, artifactPath, nil, func() (*os.File, error) { return os.Open(localPath) })
 }
 
 // ListArtifacts lists the directory dir ("" for the root) of a run's
@@ -257,45 +269,20 @@ func (c *Client) ReadArtifact(ctx context.Context, artifactURI, artifactPath str
 // DownloadArtifactToFile downloads artifactPath into the local file dst,
 // written atomically (a temporary file renamed into place).
 func (c *Client) DownloadArtifactToFile(ctx context.Context, artifactURI, artifactPath, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(dst), ".download-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := c.DownloadArtifact(ctx, artifactURI, artifactPath, f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), dst)
+	return fsutil.Write(dst, fsutil.DataMode, func(w io.Writer) error {
+		return c.DownloadArtifact(ctx, artifactURI, artifactPath, w)
+	})
 }
 
+// copyFile copies src to dst atomically (mode DataMode less the umask).
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*")
-	if err != nil {
+	return fsutil.Write(dst, fsutil.DataMode, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	})
 }

@@ -215,10 +215,10 @@ func redactURI(s string) string {
 // request is one REST call.
 type request struct {
 	method   string
-	endpoint string     // path below /api/2.0/, e.g. "mlflow/runs/get"
-	query    url.Values // GET parameters
-	body     []byte     // JSON body for POST; raw bytes for PUT
-	bodyFile string     // PUT from a file instead of body
+	endpoint string                   // path below /api/2.0/, e.g. "mlflow/runs/get"
+	query    url.Values               // GET parameters
+	body     []byte                   // JSON body for POST; raw bytes for PUT
+	open     func() (*os.File, error) // PUT from a file instead of body (opened per attempt)
 	ctype    string
 	// retryAmbiguous allows retrying after failures that leave it unknown
 	// whether the server applied the request (set for reads and idempotent
@@ -247,30 +247,25 @@ func (c *Client) call(ctx context.Context, r request, out any) error {
 // send performs r with the retry policy p and returns the successful
 // response (whose body the caller closes).
 func (c *Client) send(ctx context.Context, r request, p RetryPolicy) (*http.Response, error) {
-	for attempt := 0; ; attempt++ {
-		resp, err := c.attempt(ctx, r)
+	var resp *http.Response
+	gaveUp, err := retryLoop(ctx, p, 0, nil, func(int) (bool, error) {
+		var err error
+		resp, err = c.attempt(ctx, r)
 		if err == nil {
-			return resp, nil
+			return false, nil
 		}
-		retry := transient(err) && (r.retryAmbiguous || notApplied(err))
-		if !retry || attempt >= p.MaxRetries || ctx.Err() != nil {
-			if transient(err) && !notApplied(err) && !r.retryAmbiguous {
-				err = fmt.Errorf("%w (%w)", err, ErrAmbiguous)
-			}
-			return nil, err
-		}
-		d := p.Delay(attempt)
-		if ra := retryAfter(err); ra > d {
-			d = ra
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (gave up waiting to retry: %w)", err, ctx.Err())
-		case <-t.C:
-		}
+		return transient(err) && (r.retryAmbiguous || notApplied(err)), err
+	})
+	if err == nil {
+		return resp, nil
 	}
+	if transient(err) && !notApplied(err) && !r.retryAmbiguous {
+		err = fmt.Errorf("%w (%w)", err, ErrAmbiguous)
+	}
+	if gaveUp {
+		return nil, fmt.Errorf("%w (gave up waiting to retry: %w)", err, ctx.Err())
+	}
+	return nil, err
 }
 
 // retryAfterError carries a Retry-After delay with an APIError.
@@ -298,8 +293,8 @@ func (c *Client) attempt(ctx context.Context, r request) (*http.Response, error)
 	}
 	var body io.Reader
 	var size int64 = -1
-	if r.bodyFile != "" {
-		f, err := os.Open(r.bodyFile)
+	if r.open != nil {
+		f, err := r.open()
 		if err != nil {
 			return nil, fmt.Errorf("mlflow: %s %s: %w", r.method, r.endpoint, err)
 		}

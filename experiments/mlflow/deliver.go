@@ -99,9 +99,9 @@ func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error
 	case opDeleteTag:
 		return d.post(ctx, rec, "mlflow/runs/delete-tag", withRunID(rec.Body, st.RunID))
 	case opArtifact:
-		file := filepath.Join(d.s.dir, filepath.FromSlash(rec.File))
-		if _, err := os.Stat(file); err != nil {
-			return &permanentError{fmt.Errorf("mlflow: spool %s: the copy of artifact %s is missing: %w", d.s.dir, rec.Path, err)}
+		file, err := d.s.artifactCopy(rec)
+		if err != nil {
+			return err
 		}
 		store, err := d.c.artifactStoreFor(st.ArtifactURI)
 		if err != nil {
@@ -113,7 +113,7 @@ func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error
 			cc.retry = NoRetry
 			nc.c = &cc
 		}
-		if err := nc.put(ctx, rec.Path, nil, file); err != nil {
+		if err := nc.put(ctx, rec.Path, nil, func() (*os.File, error) { return openArtifactCopy(file) }); err != nil {
 			return err
 		}
 		return d.s.ack(rec, nil)
@@ -186,8 +186,15 @@ func (d *deliverer) createRun(ctx context.Context, rec record, st spoolState, in
 	})
 }
 
-// parentRunID reads the server id of the run of another spool.
+// parentRunID reads the server id of the run of another spool. dir comes
+// from a record, so it must hold a spool whose files pass checkSpoolFiles.
 func parentRunID(dir string) (string, error) {
+	if _, err := os.Lstat(filepath.Join(dir, metaFile)); err != nil {
+		return "", &permanentError{fmt.Errorf("mlflow: parent run's spool %s is not a spool: %w", dir, err)}
+	}
+	if err := checkSpoolFiles(dir); err != nil {
+		return "", &permanentError{err}
+	}
 	b, err := os.ReadFile(filepath.Join(dir, stateFile))
 	if err != nil {
 		return "", &permanentError{fmt.Errorf("mlflow: parent run's spool %s: %w", dir, err)}

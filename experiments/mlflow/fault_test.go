@@ -29,7 +29,9 @@ func TestFaultServerRestart(t *testing.T) {
 			FlushInterval: 20 * time.Millisecond, FlushSize: 200, MaxBackoff: 300 * time.Millisecond,
 			EndTimeout: 2 * time.Second, Logf: quietLogf(t)}
 	}
-	live, err := c.StartRun(ctx, opts("live-through-restart", newSpoolDir(t)))
+	liveOpts := opts("live-through-restart", newSpoolDir(t))
+	liveOpts.EndTimeout = time.Minute // EndTimeout bounds End whatever its context says
+	live, err := c.StartRun(ctx, liveOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

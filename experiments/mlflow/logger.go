@@ -43,7 +43,7 @@ type RunOptions struct {
 	// create the run before carrying on offline (default 15 s).
 	CreateTimeout time.Duration
 	// EndTimeout bounds how long End waits for the spool to drain
-	// (default 60 s) when its context has no earlier deadline.
+	// (default 60 s; a context with an earlier deadline ends it sooner).
 	EndTimeout time.Duration
 	// MaxBackoff caps the wait between attempts while the server is
 	// unreachable (default 15 s).
@@ -533,40 +533,42 @@ func (r *RunLogger) sendLoop() {
 				return
 			}
 		}
-		inDoubt := false
-		for attempt := 0; ; attempt++ {
+		// Retry for as long as the run lives (the spool keeps the record
+		// in any case), with the client's policy and Retry-After, each wait
+		// capped at MaxBackoff.
+		inDoubt, rejected := false, false
+		p := r.c.retry
+		p.MaxRetries = -1
+		if p.BaseDelay <= 0 {
+			p.BaseDelay = DefaultRetryPolicy.BaseDelay
+		}
+		gaveUp, err := retryLoop(r.sendCtx, p, r.opts.MaxBackoff, r.stop, func(int) (bool, error) {
 			err := d.deliver(r.sendCtx, rec, inDoubt)
-			if err == nil {
-				r.acknowledged()
-				break
-			}
-			if r.sendCtx.Err() != nil {
-				return // stopping: the record stays in the spool, in doubt
+			if err == nil || r.sendCtx.Err() != nil {
+				return false, err
 			}
 			if classify(err) == kindPermanent {
-				r.rejected(rec, err)
-				if rerr := r.s.reject(rec, err); rerr != nil {
-					r.setFailure(rerr)
-					return
-				}
-				r.acknowledged()
-				break
+				rejected = true
+				return false, err
 			}
 			if !notApplied(err) {
 				inDoubt = true
 			}
 			r.setFailure(err)
-			delay := DefaultRetryPolicy.Delay(attempt)
-			if delay > r.opts.MaxBackoff {
-				delay = r.opts.MaxBackoff
-			}
-			t := time.NewTimer(delay)
-			select {
-			case <-r.stop:
-				t.Stop()
+			return true, err
+		})
+		switch {
+		case err == nil:
+			r.acknowledged()
+		case rejected:
+			r.rejected(rec, err)
+			if rerr := r.s.reject(rec, err); rerr != nil {
+				r.setFailure(rerr)
 				return
-			case <-t.C:
 			}
+			r.acknowledged()
+		case gaveUp || r.sendCtx.Err() != nil:
+			return // stopping: the record stays in the spool, in doubt
 		}
 	}
 }
@@ -670,8 +672,10 @@ func (r *RunLogger) waitDelivered(ctx context.Context) error {
 	last := r.s.next - 1
 	r.s.mu.Unlock()
 	if err := r.waitAcked(ctx, last); err != nil {
-		return fmt.Errorf("mlflow: %d requests not delivered to %s (last failure: %v): %w; they are in %s and will be sent by `narlab mlflow sync`",
-			r.s.Pending(), r.c.URI(), r.lastFailure(), ErrPending, r.s.dir)
+		points, other := r.s.pendingContents()
+		return fmt.Errorf("mlflow: %s did not take the whole run (last failure: %v): %d metric points and %d other requests wait in the spool %s: %w; "+
+			"deliver them with `narlab mlflow sync` once the server answers",
+			r.c.URI(), r.lastFailure(), points, other, r.s.dir, ErrPending)
 	}
 	return nil
 }
@@ -710,11 +714,10 @@ func (r *RunLogger) End(ctx context.Context, status RunStatus) error {
 		r.shutdown()
 		return err
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.opts.EndTimeout)
-		defer cancel()
-	}
+	// EndTimeout bounds the wait whatever ctx says: an earlier deadline of
+	// ctx wins, a later one does not stretch it.
+	ctx, cancel := context.WithTimeout(ctx, r.opts.EndTimeout)
+	defer cancel()
 	pending := r.waitDelivered(ctx)
 	r.shutdown()
 	if pending == nil && !r.opts.KeepSpool {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 )
 
@@ -111,10 +112,10 @@ func (cfg *ServerConfig) defaults() error {
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.Dir, fsutil.DirMode); err != nil {
 		return err
 	}
-	return os.MkdirAll(cfg.Artifacts, 0o755)
+	return os.MkdirAll(cfg.Artifacts, fsutil.DirMode)
 }
 
 // EnsureServer returns the local server recorded in cfg.Dir if it is
@@ -124,7 +125,7 @@ func EnsureServer(ctx context.Context, cfg ServerConfig) (srv *Server, reused bo
 	if err := cfg.defaults(); err != nil {
 		return nil, false, err
 	}
-	lf, err := os.OpenFile(filepath.Join(cfg.Dir, serverLockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := os.OpenFile(filepath.Join(cfg.Dir, serverLockFile), os.O_CREATE|os.O_RDWR, fsutil.DataMode)
 	if err != nil {
 		return nil, false, fmt.Errorf("mlflow: local server: %w", err)
 	}
@@ -190,6 +191,33 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	return nil, last
 }
 
+// serverEnv is the environment of the embedded server: only what a local
+// `mlflow server` needs to run (PATH, HOME, locale, temporary directory,
+// Python's own settings) and MLflow's server settings, never narlab's
+// credentials or anything else in its environment (tokens, passwords,
+// cloud keys). MLFLOW_TRACKING_* are the client's settings (the token and
+// password among them) and are left out too.
+func serverEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		switch {
+		case k == "PATH", k == "HOME", k == "USER", k == "LOGNAME", k == "LANG", k == "TZ",
+			k == "TMPDIR", k == "TEMP", k == "TMP", k == "VIRTUAL_ENV", k == "SYSTEMROOT",
+			strings.HasPrefix(k, "LC_"),
+			k == "PYTHONPATH", k == "PYTHONHOME", k == "PYTHONUNBUFFERED", k == "PYTHONDONTWRITEBYTECODE":
+			out = append(out, kv)
+		case strings.HasPrefix(k, "MLFLOW_") && !strings.HasPrefix(k, "MLFLOW_TRACKING_") &&
+			!strings.Contains(k, "TOKEN") && !strings.Contains(k, "PASSWORD") && !strings.Contains(k, "SECRET") && !strings.Contains(k, "KEY"):
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 type earlyExit struct {
 	msg       string
 	addrInUse bool
@@ -207,7 +235,7 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		port = p
 	}
 	logPath := filepath.Join(cfg.Dir, serverLogFile)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: local server: %w", err)
 	}
@@ -224,7 +252,7 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	cmd := exec.Command(cfg.MLflow, args...)
 	cmd.Dir = cfg.Dir
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = os.Environ()
+	cmd.Env = serverEnv(os.Environ())
 	if os.Getenv("MLFLOW_SERVER_ENABLE_JOB_EXECUTION") == "" {
 		// The GenAI job runner spawns four worker processes that narlab
 		// never uses.

@@ -1,6 +1,7 @@
 package mlflow
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // A Spool is the on-disk write-ahead log of one run's requests to the
@@ -134,10 +137,13 @@ var ErrSpoolBusy = errors.New("the spool is in use by another process")
 // CreateSpool makes a new spool in dir (created if needed; it must not
 // already hold a spool).
 func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
-	if err := os.MkdirAll(filepath.Join(dir, artifactsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, artifactsDir), fsutil.DirMode); err != nil {
 		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, metaFile)); err == nil {
+	if err := checkSpoolFiles(dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, metaFile)); err == nil {
 		return nil, fmt.Errorf("mlflow: creating spool: %s already holds a spool; use a new directory per run", dir)
 	}
 	lf, err := lockSpool(dir)
@@ -161,7 +167,7 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 		s.release()
 		return nil, err
 	}
-	s.f, err = os.OpenFile(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	s.f, err = openNoFollow(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		s.release()
 		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
@@ -175,6 +181,9 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 // removed; a damaged line before the last one is an error (nothing after it
 // can be trusted to be in order).
 func OpenSpool(dir string) (*Spool, error) {
+	if err := checkSpoolFiles(dir); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: %s is not a spool: %w", dir, err)
@@ -207,7 +216,7 @@ func OpenSpool(dir string) (*Spool, error) {
 		last = s.state.Acked
 	}
 	s.next, s.firstOff = last+1, firstOff
-	s.f, err = os.OpenFile(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	s.f, err = openNoFollow(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		s.release()
 		return nil, fmt.Errorf("mlflow: opening spool: %w", err)
@@ -216,7 +225,7 @@ func OpenSpool(dir string) (*Spool, error) {
 }
 
 func lockSpool(dir string) (*os.File, error) {
-	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := openNoFollow(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, fsutil.DataMode)
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: locking spool %s: %w", dir, err)
 	}
@@ -235,56 +244,101 @@ func lockSpool(dir string) (*os.File, error) {
 	return lf, nil
 }
 
+// eachLine calls fn with every line of the file name (without its
+// newline), its byte offset and whether it ended with a newline (only the
+// last line may not). It reads in chunks, so memory holds one line at a
+// time; a line longer than fsutil.MaxLine is an error.
+func eachLine(name string, fn func(off int64, line []byte, complete bool) error) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 256<<10)
+	var off int64
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > fsutil.MaxLine {
+			return fmt.Errorf("%s: line at byte %d is longer than %d MiB", requestsFile, off, fsutil.MaxLine>>20)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			body := line
+			if complete {
+				body = line[:len(line)-1]
+			}
+			if ferr := fn(off, body, complete); ferr != nil {
+				return ferr
+			}
+			off += int64(len(line))
+		}
+		if err != nil { // io.EOF
+			return nil
+		}
+		line = line[:0]
+	}
+}
+
+// errStopScan ends eachLine early without an error.
+var errStopScan = errors.New("stop")
+
 // scanRequests checks requests.jsonl: it returns the last sequence number
 // and the offset of the first record after acked, truncating a torn last
 // line.
 func scanRequests(name string, acked int64) (last, firstOff int64, err error) {
-	data, err := os.ReadFile(name)
+	st, err := os.Stat(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, 0, nil
 	}
 	if err != nil {
 		return 0, 0, err
 	}
+	size := st.Size()
 	firstOff = -1
-	off := 0
-	for off < len(data) {
-		nl := bytes.IndexByte(data[off:], '\n')
-		var line []byte
-		if nl >= 0 {
-			line = data[off : off+nl]
-		} else {
-			line = data[off:]
-		}
+	var end int64 // the offset after the last good record
+	err = eachLine(name, func(off int64, line []byte, complete bool) error {
 		rec, perr := parseRecord(line)
-		if perr == nil && nl < 0 {
+		if perr == nil && !complete {
 			perr = errors.New("no end of line")
 		}
 		if perr == nil && rec.Seq != last+1 && last != 0 {
 			perr = fmt.Errorf("sequence %d after %d", rec.Seq, last)
 		}
 		if perr != nil {
-			if nl < 0 || off+nl+1 == len(data) {
-				// A torn last line: the append that wrote it never returned.
-				if err := os.Truncate(name, int64(off)); err != nil {
-					return 0, 0, fmt.Errorf("removing a torn last line: %w", err)
-				}
-				break
+			lineEnd := off + int64(len(line))
+			if complete {
+				lineEnd++
 			}
-			return 0, 0, fmt.Errorf("%s: line at byte %d is damaged (%v) and is followed by more records; "+
+			if lineEnd >= size {
+				// A torn last line: the append that wrote it never returned.
+				if err := os.Truncate(name, off); err != nil {
+					return fmt.Errorf("removing a torn last line: %w", err)
+				}
+				return errStopScan
+			}
+			return fmt.Errorf("%s: line at byte %d is damaged (%v) and is followed by more records; "+
 				"move the spool aside and inspect it", requestsFile, off, perr)
 		}
 		last = rec.Seq
 		if firstOff < 0 && rec.Seq > acked {
-			firstOff = int64(off)
+			firstOff = off
 		}
-		off += nl + 1
+		end = off + int64(len(line)) + 1
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return 0, 0, err
 	}
 	if firstOff < 0 {
-		firstOff = int64(off)
-		if off > len(data) {
-			firstOff = int64(len(data))
-		}
+		firstOff = end
 	}
 	return last, firstOff, nil
 }
@@ -401,6 +455,35 @@ func (s *Spool) appendArtifact(artifactPath string, data []byte, src string) (in
 	return s.append(record{Op: opArtifact, Path: artifactPath, File: artifactsDir + "/" + name})
 }
 
+// pendingContents counts what the unacknowledged records hold: metric
+// points, and the other requests (params, tags, run updates, artifacts).
+func (s *Spool) pendingContents() (points, other int64) {
+	acked := s.snapshot().Acked
+	f, err := os.Open(filepath.Join(s.dir, requestsFile))
+	if err != nil {
+		return 0, s.Pending()
+	}
+	defer f.Close()
+	_ = fsutil.ScanLines(f, func(_ int, line []byte) error {
+		rec, err := parseRecord(line)
+		if err != nil || rec.Seq <= acked {
+			return nil
+		}
+		if rec.Op == opLogBatch {
+			if b, err := decodeBatch(rec.Body); err == nil {
+				points += int64(len(b.Metrics))
+				if len(b.Params)+len(b.Tags) > 0 {
+					other++
+				}
+				return nil
+			}
+		}
+		other++
+		return nil
+	})
+	return points, other
+}
+
 // ack records that the server applied record seq, with the run's server
 // identity when it changed.
 func (s *Spool) ack(rec record, update func(*spoolState)) error {
@@ -416,8 +499,8 @@ func (s *Spool) ack(rec record, update func(*spoolState)) error {
 	if err := s.writeState(); err != nil {
 		return err
 	}
-	if rec.File != "" {
-		_ = os.Remove(filepath.Join(s.dir, filepath.FromSlash(rec.File)))
+	if rec.Op == opArtifact {
+		s.removeArtifactCopy(rec)
 	}
 	return nil
 }
@@ -429,7 +512,7 @@ func (s *Spool) reject(rec record, cause error) error {
 		Error string    `json:"error"`
 		Rec   record    `json:"record"`
 	}{time.Now().UTC(), cause.Error(), rec})
-	f, err := os.OpenFile(filepath.Join(s.dir, rejectedFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openNoFollow(filepath.Join(s.dir, rejectedFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
 		return fmt.Errorf("mlflow: spool %s: recording a rejected request: %w", s.dir, err)
 	}
@@ -529,6 +612,9 @@ func (r *recordReader) next() (rec record, ok bool, err error) {
 			r.buf = r.buf[i+1:]
 			return rec, true, nil
 		}
+		if len(r.buf) > fsutil.MaxLine {
+			return rec, false, fmt.Errorf("mlflow: spool record at byte %d: longer than %d MiB without an end of line", r.off, fsutil.MaxLine>>20)
+		}
 		chunk := make([]byte, 256<<10)
 		n, err := r.f.ReadAt(chunk, r.off+int64(len(r.buf)))
 		r.buf = append(r.buf, chunk[:n]...)
@@ -543,26 +629,10 @@ func (r *recordReader) next() (rec record, ok bool, err error) {
 
 func (r *recordReader) Close() error { return r.f.Close() }
 
-// writeFileAtomic writes data to name through a synced temporary file
-// renamed into place.
+// writeFileAtomic writes one of the spool's files (data, mode DataMode less
+// the umask) atomically.
 func writeFileAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return fsutil.WriteFile(name, data, fsutil.DataMode)
 }
 
 // syncDir fsyncs a directory so that new entries in it are durable.
@@ -587,6 +657,9 @@ type SpoolStatus struct {
 // InspectSpool reads a spool's status without taking it over.
 func InspectSpool(dir string) (SpoolStatus, error) {
 	st := SpoolStatus{Dir: dir}
+	if err := checkSpoolFiles(dir); err != nil {
+		return st, err
+	}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if err != nil {
 		return st, fmt.Errorf("mlflow: %s is not a spool: %w", dir, err)
@@ -608,7 +681,7 @@ func InspectSpool(dir string) (SpoolStatus, error) {
 			st.Pending = last - state.Acked
 		}
 	}
-	if lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR, 0); err == nil {
+	if lf, err := openNoFollow(filepath.Join(dir, lockName), os.O_RDWR, 0); err == nil {
 		ok, _ := tryLock(lf)
 		if ok {
 			_ = unlock(lf)
@@ -622,23 +695,18 @@ func InspectSpool(dir string) (SpoolStatus, error) {
 
 // scanRequestsReadOnly returns the last complete, valid sequence number.
 func scanRequestsReadOnly(name string) (last int64, n int, err error) {
-	data, err := os.ReadFile(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, nil
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	for len(data) > 0 {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 {
-			break
+	err = eachLine(name, func(_ int64, line []byte, complete bool) error {
+		if !complete {
+			return nil
 		}
-		if rec, err := parseRecord(data[:nl]); err == nil {
+		if rec, err := parseRecord(line); err == nil {
 			last = rec.Seq
 			n++
 		}
-		data = data[nl+1:]
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, nil
 	}
-	return last, n, nil
+	return last, n, err
 }

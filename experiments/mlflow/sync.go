@@ -114,31 +114,32 @@ func Sync(ctx context.Context, c *Client, dir string, opts SyncOptions) (res Syn
 	return res, nil
 }
 
-// syncOne delivers one record with retries.
+// syncOne delivers one record with retries (policy p, Retry-After honoured).
 func syncOne(ctx context.Context, d *deliverer, rec record, inDoubt bool, p RetryPolicy, res *SyncResult) error {
-	for attempt := 0; ; attempt++ {
+	rejected := false
+	_, err := retryLoop(ctx, p, 0, nil, func(int) (bool, error) {
 		err := d.deliver(ctx, rec, inDoubt)
 		if err == nil {
-			res.Sent++
-			return nil
+			return false, nil
 		}
 		if classify(err) == kindPermanent && ctx.Err() == nil {
-			res.Rejected = append(res.Rejected, fmt.Errorf("%s was rejected: %w", rec.describe(), err))
-			return d.s.reject(rec, err)
+			rejected = true
+			return false, err
 		}
 		if !notApplied(err) {
 			inDoubt = true
 		}
-		if attempt >= p.MaxRetries || ctx.Err() != nil {
-			return fmt.Errorf("mlflow: spool %s: %s not delivered to %s: %v: %w", d.s.dir, rec.describe(), d.c.URI(), err, ErrPending)
-		}
-		t := time.NewTimer(p.Delay(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-		case <-t.C:
-		}
+		return true, err
+	})
+	switch {
+	case err == nil:
+		res.Sent++
+		return nil
+	case rejected:
+		res.Rejected = append(res.Rejected, fmt.Errorf("%s was rejected: %w", rec.describe(), err))
+		return d.s.reject(rec, err)
 	}
+	return fmt.Errorf("mlflow: spool %s: %s not delivered to %s: %v: %w", d.s.dir, rec.describe(), d.c.URI(), err, ErrPending)
 }
 
 // FindSpools returns the spool directories under root (at most four levels

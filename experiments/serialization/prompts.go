@@ -14,6 +14,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
 )
 
@@ -237,31 +238,27 @@ func Generate(w io.Writer, spec Spec) (int, error) {
 // line.
 func ReadPrompts(r io.Reader) ([]Record, error) {
 	var out []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
 	seen := map[string]int{}
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
+	err := fsutil.ScanLines(r, func(line int, b []byte) error {
 		var rec Record
-		if err := json.Unmarshal([]byte(s), &rec); err != nil {
-			return nil, fmt.Errorf("serialization: prompts line %d: %v", line, err)
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("serialization: prompts line %d: %v", line, err)
 		}
 		if rec.ID == "" || rec.Task == "" || len(rec.Graph) == 0 || len(rec.Answer) == 0 {
-			return nil, fmt.Errorf("serialization: prompts line %d: want id, task, graph and answer fields", line)
+			return fmt.Errorf("serialization: prompts line %d: want id, task, graph and answer fields", line)
 		}
 		if prev, dup := seen[rec.ID]; dup {
-			return nil, fmt.Errorf("serialization: prompts line %d: id %q already on line %d", line, rec.ID, prev)
+			return fmt.Errorf("serialization: prompts line %d: id %q already on line %d", line, rec.ID, prev)
 		}
 		seen[rec.ID] = line
 		out = append(out, rec)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("serialization: prompts line %d: %w", line+1, err)
+		return nil
+	})
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "serialization:") {
+			err = fmt.Errorf("serialization: prompts %w", err)
+		}
+		return nil, err
 	}
 	return out, nil
 }

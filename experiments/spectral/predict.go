@@ -9,7 +9,6 @@
 package spectral
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
 )
 
@@ -167,43 +167,39 @@ type FilePredictor struct {
 func LoadPredictions(name string, r io.Reader) (*FilePredictor, error) {
 	p := &FilePredictor{name: name, answers: map[string]map[string]string{},
 		Parse: map[string]*graphtext.ParseStats{}, Failures: map[string][]string{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
+	err := fsutil.ScanLines(r, func(line int, b []byte) error {
 		var raw struct {
 			ID         json.RawMessage `json:"id"`
 			Task       string          `json:"task"`
 			AnswerText *string         `json:"answer_text"`
 		}
-		if err := json.Unmarshal([]byte(s), &raw); err != nil {
-			return nil, fmt.Errorf("spectral: predictions line %d: %w (want {\"id\": ..., \"task\": ..., \"answer_text\": ...})", line, err)
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return fmt.Errorf("spectral: predictions line %d: %w (want {\"id\": ..., \"task\": ..., \"answer_text\": ...})", line, err)
 		}
 		id := strings.Trim(string(raw.ID), `"`)
 		if id == "" || id == "null" {
-			return nil, fmt.Errorf("spectral: predictions line %d has no \"id\"", line)
+			return fmt.Errorf("spectral: predictions line %d has no \"id\"", line)
 		}
 		if !graphtext.IsSpectralTask(raw.Task) {
-			return nil, fmt.Errorf("spectral: predictions line %d: unknown task %q; want one of %v", line, raw.Task, graphtext.SpectralTasks)
+			return fmt.Errorf("spectral: predictions line %d: unknown task %q; want one of %v", line, raw.Task, graphtext.SpectralTasks)
 		}
 		if raw.AnswerText == nil {
-			return nil, fmt.Errorf("spectral: predictions line %d has no \"answer_text\"", line)
+			return fmt.Errorf("spectral: predictions line %d has no \"answer_text\"", line)
 		}
 		if p.answers[raw.Task] == nil {
 			p.answers[raw.Task] = map[string]string{}
 		}
 		if _, dup := p.answers[raw.Task][id]; dup {
-			return nil, fmt.Errorf("spectral: predictions line %d repeats id %s for task %s", line, id, raw.Task)
+			return fmt.Errorf("spectral: predictions line %d repeats id %s for task %s", line, id, raw.Task)
 		}
 		p.answers[raw.Task][id] = *raw.AnswerText
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("spectral: reading predictions: %w", err)
+		return nil
+	})
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "spectral:") {
+			err = fmt.Errorf("spectral: reading predictions: %w", err)
+		}
+		return nil, err
 	}
 	return p, nil
 }

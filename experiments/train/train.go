@@ -256,7 +256,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
 		st.RunID = run.ID()
-		defer func() { run.EndWith(context.WithoutCancel(ctx), err) }()
+		defer func() {
+			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
+				err = endErr // the run's data waits in the spool: say so and exit non-zero
+			}
+		}()
 		// A resumed run carries the validation curve it resumes from, so
 		// each run has the whole curve (a sweep deletes the interrupted one).
 		for _, p := range st.History {

@@ -49,8 +49,8 @@ func New(n int, directed, weighted bool, edges []Edge) (*Graph, error) {
 // (for an undirected graph (u, v) duplicates (v, u)), finite weights, and
 // weights only on weighted graphs.
 func (g *Graph) Validate(allowSelfLoops bool) error {
-	if g.N < 1 {
-		return fmt.Errorf("graphtext: graph has n = %d nodes; want at least 1", g.N)
+	if g.N < 1 || g.N > MaxNodes {
+		return fmt.Errorf("graphtext: graph has n = %d nodes; want at least 1 and at most %d nodes (tasks build dense n×n matrices)", g.N, MaxNodes)
 	}
 	seen := make(map[[2]int]int, len(g.Edges))
 	for i, e := range g.Edges {
@@ -115,6 +115,17 @@ func (g *Graph) Neighbors() [][]int {
 	return nb
 }
 
+// MaxNodes is the largest n a graph may have: 1000. Tasks and spectral
+// values build dense n×n matrices (8n² bytes each, several per task) and
+// the spectral tasks decompose them in O(n³) time, so n = 1000 keeps one
+// graph under about 100 MB and a few seconds; the Erdős graphs have at most
+// 35 nodes.
+const MaxNodes = 1000
+
+// MaxJSONBytes is the largest graph JSON ReadJSON reads: 64 MiB, room for
+// every edge of a MaxNodes graph with weights.
+const MaxJSONBytes = 64 << 20
+
 // graphJSON is the file format: {"n", "edges": [[u,v] or [u,v,w], ...],
 // "directed", "params"}.
 type graphJSON struct {
@@ -132,12 +143,22 @@ type graphJSON struct {
 // weight. The graph is validated (see [Graph.Validate]).
 func ReadJSON(r io.Reader) (*Graph, error) {
 	var raw graphJSON
-	dec := json.NewDecoder(r)
+	lr := &io.LimitedReader{R: r, N: MaxJSONBytes + 1}
+	dec := json.NewDecoder(lr)
 	if err := dec.Decode(&raw); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("graphtext: graph JSON is longer than the %d MiB limit (a graph has at most %d nodes)", MaxJSONBytes>>20, MaxNodes)
+		}
 		return nil, fmt.Errorf("graphtext: reading graph JSON: %w (want {\"n\": N, \"edges\": [[u, v], ...]})", err)
 	}
 	if raw.N == nil {
 		return nil, fmt.Errorf("graphtext: graph JSON has no \"n\" (number of nodes)")
+	}
+	if *raw.N < 1 || *raw.N > MaxNodes {
+		return nil, fmt.Errorf("graphtext: graph JSON has \"n\": %d; want at least 1 and at most %d nodes (tasks build dense n×n matrices)", *raw.N, MaxNodes)
+	}
+	if maxM := *raw.N * (*raw.N - 1); len(raw.Edges) > maxM {
+		return nil, fmt.Errorf("graphtext: graph JSON has %d edges; a graph of %d nodes without self-loops or duplicates has at most %d", len(raw.Edges), *raw.N, maxM)
 	}
 	g := &Graph{N: *raw.N, Directed: raw.Directed, Params: raw.Params}
 	for i, e := range raw.Edges {
@@ -150,7 +171,10 @@ func ReadJSON(r io.Reader) (*Graph, error) {
 	for i, e := range raw.Edges {
 		u, v := e[0], e[1]
 		if u != math.Trunc(u) || v != math.Trunc(v) {
-			return nil, fmt.Errorf("graphtext: edge %d has non-integer node ids (%v, %v)", i, u, v)
+			return nil, fmt.Errorf("graphtext: edge %d has non-integer node ids (%v, %v); ids are integers 1..n", i, u, v)
+		}
+		if u < 1 || u > float64(g.N) || v < 1 || v > float64(g.N) {
+			return nil, fmt.Errorf("graphtext: edge %d (%v, %v) has a node id outside 1..%d", i, u, v, g.N)
 		}
 		if g.Weighted && len(e) != 3 {
 			return nil, fmt.Errorf("graphtext: edge %d has no weight but other edges do", i)

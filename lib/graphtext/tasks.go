@@ -125,6 +125,10 @@ func ParseTasks(list string) ([]*Task, error) {
 	return out, nil
 }
 
+// nonNegativeWeights lists the tasks whose weights must not be negative:
+// capacities of a flow network, and Dijkstra's edge lengths.
+var nonNegativeWeights = map[string]string{"maximum_flow": "capacities", "weighted_shortest_path": "edge lengths"}
+
 // Check reports whether g is a valid instance of the task: graph kind,
 // weights, connectivity and parameters.
 func (t *Task) Check(g *Graph) error {
@@ -140,6 +144,14 @@ func (t *Task) Check(g *Graph) error {
 	}
 	if t.Weighted && !g.Weighted {
 		return fmt.Errorf("graphtext: task %s needs a weighted graph (edges [u, v, w])", t.Name)
+	}
+	if what, ok := nonNegativeWeights[t.Name]; ok {
+		for i, e := range g.Edges {
+			if e.W < 0 {
+				return fmt.Errorf("graphtext: task %s: edge %d (%d, %d) has weight %v; its weights (%s) must be ≥ 0",
+					t.Name, i, e.U, e.V, e.W, what)
+			}
+		}
 	}
 	for _, p := range t.Params {
 		v, ok := g.Params[p]

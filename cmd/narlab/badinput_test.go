@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBadInput feeds every command classes of bad input, as a careless or
+// hostile user would, and checks what the user sees: a non-zero exit, a
+// message naming the problem (and the accepted range where there is one),
+// no Go panic or runtime crash, within 30 s and 2 GiB of address space.
+func TestBadInput(t *testing.T) {
+	bin := narlabCLI(t)
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	dir := filepath.Join(tmp, "dir")
+	empty := filepath.Join(tmp, "empty.jsonl")
+	os.WriteFile(file, []byte("not json\n"), 0o644)
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(empty, nil, 0o644)
+	under := filepath.Join(file, "sub") // a path below a regular file can never be created
+	missing := filepath.Join(tmp, "missing")
+	graph := func(name, s string) string {
+		p := filepath.Join(tmp, name+".json")
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	g5 := graph("g5", `{"n": 3, "edges": [[1, 2], [2, 3]]}`)
+	huge := graph("huge", `{"n": 9223372036854775807, "edges": []}`)
+	big := graph("big", `{"n": 100000000, "edges": [[1, 2]]}`)
+
+	type tc struct {
+		name  string
+		args  []string
+		stdin string
+		want  []string // substrings of stderr, all required
+	}
+	tests := []tc{
+		// unknown names
+		{"unknown command", []string{"nosuch"}, "", []string{`unknown command "nosuch"`}},
+		{"unknown subcommand", []string{"clrs", "nosuch"}, "", []string{`unknown command "clrs" "nosuch"`}},
+		{"unknown flag", []string{"clrs", "sample", "--nosuch", "1"}, "", []string{"flag provided but not defined: -nosuch"}},
+		{"unknown algorithm", []string{"clrs", "sample", "--algo", "nosuch"}, "", []string{`unknown algorithm "nosuch"`, "insertion_sort"}},
+		{"unknown format", []string{"clrs", "sample", "--algo", "bfs", "--format", "xml"}, "", []string{`--format "xml"`, "reference-json or text"}},
+		{"unknown train algorithm", []string{"train", "--algo", "nosuch", "--no-mlflow", "--dir", filepath.Join(tmp, "tr1")}, "", []string{`unknown --algo "nosuch"`, "clrs algos"}},
+		{"unknown processor", []string{"train", "--algo", "bfs", "--processor", "nosuch", "--no-mlflow"}, "", []string{`unknown --processor "nosuch"`, "mpnn"}},
+		{"decimals negative", []string{"clrstext", "sample", "--algo", "bfs", "--decimals", "-3"}, "", []string{`--decimals "-3"`, "accepted 1..15 or none"}},
+		{"unknown dsr structure", []string{"dsr", "generate", "--structure", "nosuch", "--operation", "x", "--out", "-"}, "", []string{`unknown structure "nosuch"`, "expected one of"}},
+		{"unknown graph task", []string{"graphs", "truth", "--task", "nosuch", "--graph", g5}, "", []string{"nosuch"}},
+		{"unknown clrstext algorithm", []string{"clrstext", "sample", "--algo", "nosuch"}, "", []string{"nosuch"}},
+		// zero
+		{"train steps 0", []string{"train", "--algo", "bfs", "--steps", "0"}, "", []string{"--steps 0", "accepted 1.."}},
+		{"train batch 0", []string{"train", "--algo", "bfs", "--batch", "0"}, "", []string{"--batch 0", "accepted 1.."}},
+		{"train hidden 0", []string{"train", "--algo", "bfs", "--hidden", "0"}, "", []string{"--hidden 0", "accepted 1.."}},
+		{"train eval-every 0", []string{"train", "--algo", "bfs", "--eval-every", "0"}, "", []string{"--eval-every 0", "accepted 1.."}},
+		{"clrs num-samples 0", []string{"clrs", "sample", "--algo", "bfs", "--num-samples", "0"}, "", []string{"--num-samples 0", "accepted 1.."}},
+		{"dsr dim 0", []string{"dsr", "generate", "--structure", "kd_tree", "--operation", "construct", "--dim", "0", "--out", "-"}, "", []string{"--dim 0", "accepted 1..64"}},
+		{"spectral-eval hidden 0", []string{"graphs", "spectral-eval", "--hidden", "0", "--no-mlflow"}, "", []string{"--hidden 0", "accepted 1..1024"}},
+		{"demo steps 0", []string{"demo", "--steps", "0", "--no-mlflow", "--out", filepath.Join(tmp, "demo0")}, "", []string{"--steps 0", "accepted 1.."}},
+		{"mlflow example steps 0", []string{"mlflow", "example", "--steps", "0"}, "", []string{"--steps 0", "accepted 2.."}},
+		{"graphs prompts instances 0", []string{"graphs", "prompts", "--instances", "0", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"--instances 0", "accepted 1.."}},
+		// negative
+		{"clrs batch -1", []string{"clrs", "sample", "--algo", "bfs", "--batch", "-1"}, "", []string{"--batch -1", "accepted 1..", "or 0"}},
+		{"clrs truncate -5", []string{"clrs", "sample", "--algo", "bfs", "--truncate-decimals", "-5"}, "", []string{"--truncate-decimals -5", "accepted 1..15"}},
+		{"clrs length -3", []string{"clrs", "sample", "--algo", "bfs", "--length", "-3"}, "", []string{"--length -3", "accepted 1..256"}},
+		{"eval samples -1", []string{"eval", "--checkpoint", dir, "--samples", "-1"}, "", []string{"--samples -1", "accepted 1.."}},
+		{"train train-length -1", []string{"train", "--algo", "bfs", "--train-length", "-1"}, "", []string{"--train-length -1", "accepted 2..64"}},
+		{"demo steps -1", []string{"demo", "--steps", "-1", "--no-mlflow", "--out", filepath.Join(tmp, "demo1")}, "", []string{"--steps -1", "accepted 1.."}},
+		{"clrstext count -1", []string{"clrstext", "sample", "--algo", "bfs", "--count", "-1"}, "", []string{"--count -1", "accepted 1.."}},
+		{"prompts relabel -1", []string{"graphs", "prompts", "--relabel", "-1", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"--relabel -1", "accepted 0..100"}},
+		{"mlflow sync timeout -1s", []string{"mlflow", "sync", "--timeout", "-1s"}, "", []string{"--timeout -1s", "accepted 1s.."}},
+		{"maximum_flow negative capacity", []string{"graphs", "truth", "--task", "maximum_flow", "--graph", "-"},
+			`{"n": 3, "edges": [[1, 2, -5], [2, 3, 2]], "directed": true, "params": {"source": 1, "target": 3}}`, []string{"weight -5", "must be ≥ 0"}},
+		// huge
+		{"clrs length huge", []string{"clrs", "sample", "--algo", "bfs", "--length", "100000"}, "", []string{"--length 100000", "accepted 1..256"}},
+		{"clrs num-samples huge", []string{"clrs", "sample", "--algo", "bfs", "--num-samples", "1000000000"}, "", []string{"--num-samples 1000000000", "accepted 1..1000000"}},
+		{"clrs memory", []string{"clrs", "sample", "--algo", "floyd_warshall", "--length", "200", "--num-samples", "100"}, "", []string{"100 floyd_warshall samples of length 200", "more than the 128.0 MiB"}},
+		{"clrs memory one sample", []string{"clrs", "sample", "--algo", "floyd_warshall", "--length", "256"}, "", []string{"1 floyd_warshall samples of length 256", "even one is too large"}},
+		{"train-length memory", []string{"train", "--algo", "floyd_warshall", "--train-length", "64", "--no-mlflow"}, "", []string{"--train-length 64", "1000 floyd_warshall samples"}},
+		{"clrstext length huge", []string{"clrstext", "sample", "--algo", "bfs", "--length", "100000"}, "", []string{"--length 100000", "accepted 1..256"}},
+		{"train hidden huge", []string{"train", "--algo", "bfs", "--hidden", "1000000"}, "", []string{"--hidden 1000000", "accepted 1..256"}},
+		{"train hidden × batch", []string{"train", "--algo", "bfs", "--hidden", "256", "--batch", "4096", "--no-mlflow"}, "", []string{"--hidden 256 with --batch 4096", "lower --hidden or --batch"}},
+		{"train train-length huge", []string{"train", "--algo", "bfs", "--train-length", "100000"}, "", []string{"--train-length 100000", "accepted 2..64"}},
+		{"dsr count huge", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--count", "1000000000", "--out", "-"}, "", []string{"--count 1000000000", "accepted 1..5000"}},
+		{"prompts instances huge", []string{"graphs", "prompts", "--instances", "1000000000", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"--instances 1000000000", "accepted 1..10000"}},
+		{"prompts product huge", []string{"graphs", "prompts", "--tasks", "all", "--encoding", "all", "--syntax", "all", "--instances", "10000", "--relabel", "100", "--seeds", "100", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"prompts", "accepted at most 5000000"}},
+		{"graph n maxint", []string{"graphs", "truth", "--task", "node_number", "--graph", huge}, "", []string{`"n": 9223372036854775807`, "at most 1000 nodes"}},
+		{"graph n 1e8", []string{"graphs", "truth", "--task", "node_number", "--graph", big}, "", []string{`"n": 100000000`, "at most 1000 nodes"}},
+		{"spectral n 1e8", []string{"graphs", "spectral", "--graph", big}, "", []string{`"n": 100000000`, "at most 1000 nodes"}},
+		{"spectral-eval count huge", []string{"graphs", "spectral-eval", "--count", "1000000000", "--no-mlflow"}, "", []string{"--count 1000000000", "accepted 1..10000"}},
+		{"graph endpoint huge", []string{"graphs", "truth", "--task", "edge_number", "--graph", "-"}, `{"n": 3, "edges": [[1, 1e300]]}`, []string{"outside 1..3"}},
+		{"graph edges too many", []string{"graphs", "truth", "--task", "edge_number", "--graph", "-"}, `{"n": 2, "edges": [[1, 2], [2, 1], [1, 2]]}`, []string{"at most 2"}},
+		// NaN and infinities
+		{"teacher-forcing NaN", []string{"train", "--algo", "bfs", "--teacher-forcing", "NaN"}, "", []string{"--teacher-forcing NaN", "not a finite number", "accepted -1..1"}},
+		{"lr Inf", []string{"train", "--algo", "bfs", "--lr", "Inf"}, "", []string{"--lr +Inf", "not a finite number"}},
+		{"heat-time NaN", []string{"graphs", "spectral", "--graph", g5, "--heat-time", "NaN"}, "", []string{"--heat-time NaN", "not a finite number"}},
+		{"log base 1", []string{"graphs", "spectral", "--graph", g5, "--entropy-log-base", "1"}, "", []string{"--entropy-log-base 1", "not 1"}},
+		{"log base -Inf", []string{"graphs", "spectral", "--graph", g5, "--entropy-log-base", "-Inf"}, "", []string{"not a finite number"}},
+		// malformed JSON
+		{"graph JSON torn", []string{"graphs", "truth", "--task", "node_number", "--graph", "-"}, `{"n":`, []string{"reading graph JSON", `want {"n": N`}},
+		{"graph JSON array", []string{"graphs", "spectral", "--graph", "-"}, `[1, 2]`, []string{"reading graph JSON"}},
+		{"clrs run JSON torn", []string{"clrs", "run", "--algo", "insertion_sort", "--input", "-"}, `{`, []string{"insertion_sort", "expected arguments"}},
+		{"kwargs torn", []string{"clrs", "sample", "--algo", "bfs", "--kwargs", "{"}, "", []string{"--kwargs", "expected one such as"}},
+		{"prompts file not JSON", []string{"graphs", "score", "--prompts", file, "--predictions", file, "--no-mlflow"}, "", []string{"line 1"}},
+		{"spectral predictions not JSON", []string{"graphs", "spectral-eval", "--count", "2", "--no-gnn", "--predictions", file, "--no-mlflow"}, "", []string{"predictions line 1"}},
+		// empty input
+		{"graph JSON empty", []string{"graphs", "truth", "--task", "node_number", "--graph", "-"}, "", []string{"reading graph JSON"}},
+		{"clrs run empty", []string{"clrs", "run", "--algo", "insertion_sort", "--input", "-"}, "", []string{"expected arguments"}},
+		{"spectral-eval no graphs", []string{"graphs", "spectral-eval", "--graphs", empty, "--no-mlflow"}, "", []string{"--graphs " + empty, "the file is empty"}},
+		{"clrstext score empty", []string{"clrstext", "score", "--data", empty, "--predictions", empty, "--no-mlflow"}, "", []string{"--data " + empty, "the file is empty"}},
+		{"dsr verify empty", []string{"dsr", "verify", "--instances", empty}, "", []string{"--instances " + empty, "the file is empty"}},
+		{"graphs score empty predictions", []string{"graphs", "score", "--prompts", file, "--predictions", empty, "--no-mlflow"}, "", []string{"--predictions " + empty, "the file is empty"}},
+		{"graphs predict unknown predictor", []string{"graphs", "predict", "--prompts", file, "--predictor", "nosuch", "--out", filepath.Join(tmp, "o.jsonl")}, "", []string{`--predictor "nosuch"`, "oracle, constant or noisy"}},
+		{"clrs run unknown format", []string{"clrs", "run", "--algo", "insertion_sort", "--input", "-", "--format", "xml"}, `{"key": [1]}`, []string{`--format "xml"`}},
+		// missing and unreadable files
+		{"graph missing", []string{"graphs", "truth", "--task", "node_number", "--graph", missing}, "", []string{"--graph " + missing, "no such file"}},
+		{"graph is a directory", []string{"graphs", "truth", "--task", "node_number", "--graph", dir}, "", []string{"--graph " + dir, "not a regular file"}},
+		{"clrstext data missing", []string{"clrstext", "score", "--data", missing, "--predictions", empty, "--no-mlflow"}, "", []string{"--data " + missing, "no such file"}},
+		{"dsr instances missing", []string{"dsr", "verify", "--instances", missing}, "", []string{"--instances " + missing, "no such file"}},
+		{"eval checkpoint missing", []string{"eval", "--checkpoint", missing}, "", []string{"--checkpoint " + missing, "no such file"}},
+		{"sync dir missing", []string{"mlflow", "sync", "--dir", missing}, "", []string{"--dir " + missing, "no such file"}},
+		{"clrs run input missing", []string{"clrs", "run", "--algo", "insertion_sort", "--input", missing}, "", []string{"--input " + missing, "no such file"}},
+		// unwritable output
+		{"prompts out unwritable", []string{"graphs", "prompts", "--out", filepath.Join(under, "p.jsonl")}, "", []string{"--out " + filepath.Join(under, "p.jsonl"), "not a directory"}},
+		{"train dir unwritable", []string{"train", "--algo", "bfs", "--no-mlflow", "--dir", under}, "", []string{"--dir " + under, "not a directory"}},
+		{"clrs generate out unwritable", []string{"clrs", "generate", "--out", under}, "", []string{"--out " + under}},
+		{"dsr out unwritable", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--out", filepath.Join(under, "x.jsonl")}, "", []string{"--out "}},
+		{"demo out unwritable", []string{"demo", "--no-mlflow", "--out", under}, "", []string{"--out " + under}},
+		{"figure unwritable", []string{"clrstext", "score", "--data", empty, "--predictions", empty, "--figure", filepath.Join(under, "f.png"), "--no-mlflow"}, "", []string{"--figure "}},
+		// existing output of the wrong kind
+		{"prompts out is a directory", []string{"graphs", "prompts", "--out", dir}, "", []string{"--out " + dir, "is a directory"}},
+		{"generate out is a file", []string{"clrs", "generate", "--out", file}, "", []string{"--out " + file, "is a file"}},
+		{"predict out is a directory", []string{"graphs", "predict", "--prompts", file, "--out", dir}, "", []string{"--out " + dir, "is a directory"}},
+	}
+	for _, c := range tests {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			// 2 GiB of address space: a command that tries to allocate more fails instead of swapping.
+			cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v 2097152; exec "$0" "$@"`, bin}, c.args...)...)
+			cmd.Env = append(os.Environ(), "NARLAB_DATA="+filepath.Join(tmp, "data"), "MLFLOW_TRACKING_URI=http://127.0.0.1:1")
+			cmd.Stdin = strings.NewReader(c.stdin)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			err := cmd.Run()
+			msg := stderr.String()
+			if ctx.Err() != nil {
+				t.Fatalf("narlab %s: still running after 30 s", strings.Join(c.args, " "))
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
+				t.Fatalf("narlab %s: exit %v, want a non-zero exit status; stderr:\n%s", strings.Join(c.args, " "), err, msg)
+			}
+			for _, crash := range []string{"goroutine ", "panic:", "fatal error", "runtime error"} {
+				if strings.Contains(msg, crash) {
+					t.Fatalf("narlab %s crashed (%q):\n%s", strings.Join(c.args, " "), crash, msg)
+				}
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("narlab %s: stderr does not say %q:\n%s", strings.Join(c.args, " "), w, msg)
+				}
+			}
+			t.Logf("%.2fs", time.Since(start).Seconds())
+		})
+	}
+}

@@ -1,0 +1,474 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// Every number a user can give narlab is checked here, before a command
+// does any work, against a documented range: parseFlags calls checkFlags,
+// which looks each numeric flag up in flagBounds. A numeric flag missing
+// from the table is still refused when it is negative, NaN or infinite
+// (TestEveryNumericFlagHasABound keeps the table complete). Bounds that
+// depend on several flags at once (samples × the size of one sample) are
+// checked by checkMemory.
+
+// memBudget is what a command may plan to hold in memory for the data it
+// builds: 128 MiB. Commands hold two to three times their data at the peak
+// (arrays, padding, their encoding), about 400 MB resident; the Go runtime
+// reserves another 1.6 GiB of address space, so a command stays within a
+// 2 GiB address-space limit (ulimit -v).
+const memBudget = 128 << 20
+
+// A bound is the accepted range of one numeric flag. zero, when set, says
+// what 0 means (0 is then accepted even if min > 0); why says where the
+// limit comes from, for the error message.
+type bound struct {
+	min, max float64
+	zero     string
+	why      string
+	// noCheck: any value of the flag's type is meaningful (seeds).
+	noCheck bool
+	// unset, when set, says what happens when the flag is not given (its
+	// default is then outside the range, and giving it explicitly is not
+	// the same as leaving it out).
+	unset string
+}
+
+const (
+	maxSeed32 = math.MaxUint32 // numpy's RandomState seeds are 32-bit
+	maxCount  = 1_000_000      // rows, instances, samples: a million take minutes to produce
+)
+
+var (
+	seed32   = bound{min: 0, max: maxSeed32, why: "numpy's RandomState takes seeds 0..2³²−1"}
+	anySeed  = bound{noCheck: true}
+	workers  = bound{min: 1, max: 1024, zero: "all CPUs", why: "goroutines"}
+	graphMax = bound{min: 5, max: 100, why: "synthetic graphs are dense enough to print as text prompts; the paper's have at most 35 nodes"}
+)
+
+// flagBounds holds the range of every numeric flag, keyed "COMMAND --FLAG".
+var flagBounds = map[string]bound{
+	"clrs sample --length":            {min: 1, max: maxLength, why: lengthWhy},
+	"clrs sample --seed":              seed32,
+	"clrs sample --num-samples":       {min: 1, max: maxCount, why: "samples are held in memory; their measured size is also checked against the memory budget"},
+	"clrs sample --batch":             {min: 1, max: maxCount, zero: "print the whole set", why: "a batch is held in memory"},
+	"clrs sample --random-pos":        {min: -1, max: maxSeed32, why: "-1 is off; otherwise a RandomState seed 0..2³²−1"},
+	"clrs sample --truncate-decimals": {min: 1, max: 15, zero: "off", why: "a float64 has about 15 significant decimals"},
+	"clrs generate --workers":         workers,
+	"clrstext sample --length":        {min: 1, max: maxLength, why: lengthWhy},
+	"clrstext sample --seed":          seed32,
+	"clrstext sample --count":         {min: 1, max: maxCount, why: "rows stream one at a time; a million take minutes, and one row is checked against the memory budget"},
+	"clrstext generate --count":       {min: 1, max: maxCount, zero: "the split's", why: "rows per (algorithm, size, seed)"},
+	"clrstext generate --workers":     workers,
+	"dsr generate --count":            {min: 1, max: 5_000, why: "a level's instances are held in memory before writing (DSR-Bench uses 30); 5,000 long ones take up to 200 MB"},
+	"dsr generate --seed":             anySeed,
+	"dsr generate --dim":              {min: 1, max: 64, unset: "2 for the spatial tasks", why: "dimension of the spatial tasks' points"},
+	"dsr verify --max":                {min: 0, max: maxCount, why: "mismatches printed in full (0: none)"},
+	"dsr prompt --tokens":             {min: 1, max: 10_000_000, why: "a token budget stated in the prompt"},
+	"graphs prompts --relabel":        {min: 0, max: 100, why: "relabelings per instance (0: none; the paper uses 10)"},
+	"graphs prompts --seeds":          {min: 1, max: 100, why: "shuffle seeds per encoding (the paper uses 10)"},
+	"graphs prompts --seed":           anySeed,
+	"graphs prompts --instances":      {min: 1, max: 10_000, why: "instances per task are built in memory; the prompt count is also bounded"},
+	"graphs prompts --max-nodes":      graphMax,
+	"graphs predict --seed":           anySeed,
+	"graphs spectral --heat-time":     {min: 0, max: 1e6, why: "t of exp(−tL); beyond 1e6 every term underflows"},
+	"graphs spectral --entropy-log-base": {min: math.SmallestNonzeroFloat64, max: math.MaxFloat64,
+		why: "a logarithm base must be positive and not 1"},
+	"graphs spectral-eval --heat-time": {min: 0, max: 1e6, why: "t of exp(−tL); beyond 1e6 every term underflows"},
+	"graphs spectral-eval --entropy-log-base": {min: math.SmallestNonzeroFloat64, max: math.MaxFloat64,
+		why: "a logarithm base must be positive and not 1"},
+	"graphs spectral-eval --count":       {min: 1, max: 10_000, why: "test graphs are generated and decomposed in memory"},
+	"graphs spectral-eval --seed":        anySeed,
+	"graphs spectral-eval --train-count": {min: 1, max: 100_000, why: "training graphs are held in memory"},
+	"graphs spectral-eval --steps":       {min: 1, max: 1_000_000, why: "GNN training steps"},
+	"graphs spectral-eval --hidden":      {min: 1, max: 1024, why: "GNN width: weights and activations grow with its square"},
+	"graphs spectral-eval --layers":      {min: 1, max: 32, why: "message-passing rounds"},
+	"graphs spectral-eval --spread":      {min: 0, max: 100, why: "relabelings per test graph (0: skip the spread)"},
+	"mlflow sync --timeout":              {min: float64(time.Second), max: float64(7 * 24 * time.Hour), why: "how long sync may wait for the server"},
+	"mlflow runs --timeout":              {min: float64(time.Second), max: float64(24 * time.Hour), why: "how long to wait for the tracking server"},
+	"mlflow runs --max":                  {min: 0, max: 100_000, why: "runs listed (0: all)"},
+	"mlflow example --steps":             {min: 2, max: 1_000_000, why: "each step logs two points; the spool holds them until sent"},
+	"mlflow example --seed":              anySeed,
+	"demo --steps":                       {min: 1, max: 100_000, why: "training steps of the demo's small processor"},
+	"train --steps":                      {min: 1, max: 100_000_000, why: "training steps"},
+	"train --batch":                      {min: 1, max: 4096, why: "a batch's feedback and activations are held in memory"},
+	"train --hidden":                     {min: 1, max: 256, why: "an edge activation of the test evaluation holds 32 graphs × 64² × hidden float32s: 128 MiB at 256"},
+	"train --lr":                         {min: math.SmallestNonzeroFloat64, max: 10, why: "Adam's learning rate is positive"},
+	"train --seed":                       {min: 1, max: maxSeed32, why: "a RandomState seed; the training loop takes 0 as unset (42), so 0 is refused"},
+	"train --teacher-forcing":            {min: -1, max: 1, why: "a probability (negative: 0)"},
+	"train --eval-every":                 {min: 1, max: 100_000_000, why: "steps between validations"},
+	"train --train-length":               {min: 2, max: 64, zero: "off: the CLRS-30 train split (n = 16)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
+	"train --val-samples":                {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"eval --samples":                     {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+}
+
+// maxLength bounds CLRS sampler lengths: 256, four times CLRS-30's test
+// length. Within it the memory check decides: floyd_warshall, the largest
+// trajectory (n+1 hint steps of n×n matrices, growing as n³), fits up to
+// length 128 (48 MiB a sample), bfs up to 256 (2 MiB).
+const maxLength = 256
+
+const lengthWhy = "4× CLRS-30's test length; trajectories grow as n² to n³ and are also checked against the memory budget"
+
+// checkFlags checks every numeric flag the user set against flagBounds,
+// then every path flag against fileFlags.
+func checkFlags(fs *flag.FlagSet) error {
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		if err := checkFlag(fs.Name(), f); err != nil {
+			errs = append(errs, err)
+		}
+	})
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if err := checkFileFlag(fs.Name(), f); err != nil {
+			errs = append(errs, err)
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// numeric returns a numeric flag's value as a float64 (exactly for every
+// value a bound can name), its kind, and whether the flag is numeric.
+func numeric(f *flag.Flag) (v float64, kind string, ok bool) {
+	g, isGetter := f.Value.(flag.Getter)
+	if !isGetter {
+		return 0, "", false
+	}
+	switch x := g.Get().(type) {
+	case int:
+		return float64(x), "integer", true
+	case int64:
+		return float64(x), "integer", true
+	case uint:
+		return float64(x), "integer", true
+	case uint64:
+		return float64(x), "integer", true
+	case float64:
+		return x, "number", true
+	case time.Duration:
+		return float64(x), "duration", true
+	}
+	return 0, "", false
+}
+
+func checkFlag(cmd string, f *flag.Flag) error {
+	v, kind, ok := numeric(f)
+	if !ok {
+		return nil
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("--%s %s: not a finite number; %s", f.Name, f.Value, accepted(cmd, f.Name, kind))
+	}
+	b, known := flagBounds[cmd+" --"+f.Name]
+	if !known {
+		if v < 0 {
+			return fmt.Errorf("--%s %s: negative; expected a value ≥ 0", f.Name, f.Value)
+		}
+		return nil
+	}
+	if b.noCheck || (v == 0 && b.zero != "") {
+		return nil
+	}
+	if v < b.min || v > b.max {
+		return fmt.Errorf("--%s %s: out of range; %s", f.Name, f.Value, accepted(cmd, f.Name, kind))
+	}
+	if strings.HasSuffix(f.Name, "log-base") && v == 1 {
+		return fmt.Errorf("--%s 1: a logarithm base must be positive and not 1", f.Name)
+	}
+	return nil
+}
+
+// accepted describes a flag's range for messages.
+func accepted(cmd, name, kind string) string {
+	b, ok := flagBounds[cmd+" --"+name]
+	if !ok || b.noCheck {
+		return "expected a finite " + kind
+	}
+	s := "accepted " + formatBound(b.min, kind) + ".." + formatBound(b.max, kind)
+	if b.zero != "" {
+		s += ", or 0 (" + b.zero + ")"
+	}
+	return s + " (" + b.why + ")"
+}
+
+func formatBound(x float64, kind string) string {
+	switch {
+	case kind == "duration":
+		return time.Duration(x).String()
+	case x == math.SmallestNonzeroFloat64:
+		return "(0"
+	case x == math.MaxFloat64:
+		return "∞)"
+	case kind == "integer" || x == math.Trunc(x) && math.Abs(x) < 1e15:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// checkMemory refuses a request whose data would not fit memBudget:
+// count items of perItem bytes each.
+func checkMemory(what string, count int, perItem float64, hint string) error {
+	total := float64(count) * perItem
+	if total <= memBudget {
+		return nil
+	}
+	maxCount := int(memBudget / perItem)
+	accepted := fmt.Sprintf("accepted at most %d here", maxCount)
+	if maxCount == 0 {
+		accepted = "even one is too large"
+	}
+	return fmt.Errorf("%d %s of about %s each need about %s, more than the %s that narlab plans to hold in memory; %s%s",
+		count, what, humanBytes(perItem), humanBytes(total), humanBytes(memBudget), accepted, hint)
+}
+
+func humanBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// checkInputFile checks that the file a flag names exists, is a regular
+// file (or "-" for standard input when stdin is true) and can be read.
+func checkInputFile(flagName, path string, stdin bool) error {
+	if path == "-" && stdin {
+		return nil
+	}
+	if path == "" {
+		return fmt.Errorf("--%s is required", flagName)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("--%s %s: %w", flagName, path, unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("--%s %s: not a regular file", flagName, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--%s %s: cannot be read: %w", flagName, path, unwrapPath(err))
+	}
+	defer f.Close()
+	// An empty input is a mistake (a failed export, the wrong file), never
+	// a valid dataset, graph or set of predictions.
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	if len(bytes.TrimSpace(buf[:n])) == 0 && int64(n) == st.Size() {
+		return fmt.Errorf("--%s %s: the file is empty; expected at least one record", flagName, path)
+	}
+	return nil
+}
+
+// checkInputPath is checkInputFile for flags that also take a directory.
+func checkInputPath(flagName, path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("--%s %s: %w", flagName, path, unwrapPath(err))
+	}
+	if st.IsDir() {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("--%s %s: cannot be read: %w", flagName, path, unwrapPath(err))
+		}
+		return f.Close()
+	}
+	return checkInputFile(flagName, path, false)
+}
+
+// checkOutputFile checks, before any work, that the file a flag names can
+// be written: its directory is writable and the path is not a directory.
+// "-" (standard output) is accepted when stdout is true.
+func checkOutputFile(flagName, path string, stdout bool) error {
+	if path == "-" && stdout {
+		return nil
+	}
+	if path == "" {
+		return fmt.Errorf("--%s is required", flagName)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("--%s %s: is a directory; expected a file name", flagName, path)
+	}
+	if err := fsutil.CheckWritableDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("--%s %s: %w", flagName, path, err)
+	}
+	return nil
+}
+
+// checkOutputDir checks that a directory flag names a writable directory
+// (created if needed).
+func checkOutputDir(flagName, dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("--%s %s: is a file; expected a directory", flagName, dir)
+	}
+	if err := fsutil.CheckWritableDir(dir); err != nil {
+		return fmt.Errorf("--%s %s: %w", flagName, dir, err)
+	}
+	return nil
+}
+
+// unwrapPath drops the *PathError wrapper whose message repeats the path.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// sampleBytes returns the bytes of one CLRS sample of the given length:
+// its inputs, hints and outputs, drawn with the same options and seed as
+// the command's own sampler. Up to length 32 one sample is measured; above,
+// samples of lengths 16 and 32 are measured and the size extrapolated with
+// their growth exponent (n³ for floyd_warshall), so that checking a large
+// request never allocates it. Commands multiply the result by their sample
+// count in checkMemory before drawing anything.
+func sampleBytes(algo string, length int, seed int64, opts ...clrs.Option) (float64, error) {
+	measure := func(n int) (float64, error) {
+		s, err := clrs.NewSampler(algo, append(opts, clrs.Length(n), clrs.Seed(seed), clrs.NumSamples(1))...)
+		if err != nil {
+			return 0, err
+		}
+		fb, err := s.Dataset()
+		if err != nil {
+			return 0, err
+		}
+		total := 0
+		for _, list := range [][]clrs.DataPoint{fb.Inputs, fb.Hints, fb.Outputs} {
+			for _, d := range list {
+				total += len(d.Data)
+			}
+		}
+		return float64(8 * total), nil
+	}
+	const lo, hi = 16, 32
+	if length <= hi {
+		return measure(length)
+	}
+	b1, err := measure(lo)
+	if err != nil {
+		return 0, err
+	}
+	b2, err := measure(hi)
+	if err != nil {
+		return 0, err
+	}
+	k := math.Log(b2/b1) / math.Log(float64(hi)/lo)
+	k = max(1, min(4, k))
+	return b2 * math.Pow(float64(length)/hi, k), nil
+}
+
+// checkSamples refuses count samples of algo at length when they would not
+// fit memBudget (see sampleBytes).
+func checkSamples(algo string, length int, seed int64, count int, lower string, opts ...clrs.Option) error {
+	per, err := sampleBytes(algo, length, seed, opts...)
+	if err != nil {
+		return err
+	}
+	return checkMemory(fmt.Sprintf("%s samples of length %d", algo, length), count, per,
+		" (lower "+lower+")")
+}
+
+// A fileKind says what a flag's path must be, checked by checkFlags before
+// a command starts work.
+type fileKind int
+
+const (
+	inFile        fileKind = iota // a readable regular file
+	inFileStdin                   // … or "-" for standard input
+	inPath                        // a readable file or directory
+	inDir                         // a readable directory
+	outFile                       // a file that can be written (its directory writable, not a directory)
+	outFileStdout                 // … or "-" for standard output
+	outDir                        // a writable directory (created if needed)
+)
+
+// fileFlags lists every flag that names a file, keyed "COMMAND --FLAG".
+var fileFlags = map[string]fileKind{
+	"clrs run --input":                   inFileStdin,
+	"clrs generate --out":                outDir,
+	"clrstext generate --out":            outFile,
+	"clrstext score --data":              inFile,
+	"clrstext score --predictions":       inFile,
+	"clrstext score --figure":            outFile,
+	"demo --out":                         outDir,
+	"dsr generate --out":                 outFileStdout,
+	"dsr verify --instances":             inPath,
+	"dsr prompt --instances":             inPath,
+	"dsr prompt --examples":              inDir,
+	"dsr prompt --templates":             inDir,
+	"dsr score --instances":              inPath,
+	"dsr score --predictions":            inFile,
+	"dsr score --figures":                outDir,
+	"dsr baseline --instances":           inPath,
+	"dsr baseline --out":                 outFileStdout,
+	"graphs truth --graph":               inFileStdin,
+	"graphs prompts --erdos":             inFile,
+	"graphs prompts --out":               outFile,
+	"graphs predict --prompts":           inFile,
+	"graphs predict --out":               outFile,
+	"graphs score --prompts":             inFile,
+	"graphs score --predictions":         inFile,
+	"graphs spectral --graph":            inFileStdin,
+	"graphs spectral-eval --graphs":      inFile,
+	"graphs spectral-eval --predictions": inFile,
+	"graphs spectral-eval --figures":     outDir,
+	"kernel prepare --dir":               inDir,
+	"mlflow sync --dir":                  inDir,
+	"eval --checkpoint":                  inDir,
+	"train --dir":                        outDir,
+}
+
+// checkFileFlag checks the path a set flag names (see fileFlags).
+func checkFileFlag(cmd string, f *flag.Flag) error {
+	kind, ok := fileFlags[cmd+" --"+f.Name]
+	if !ok {
+		return nil
+	}
+	p := f.Value.String()
+	if p == "" {
+		return fmt.Errorf("--%s: empty path", f.Name)
+	}
+	switch kind {
+	case inFile, inFileStdin:
+		return checkInputFile(f.Name, p, kind == inFileStdin)
+	case inPath:
+		return checkInputPath(f.Name, p)
+	case inDir:
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", f.Name, p, unwrapPath(err))
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("--%s %s: is not a directory", f.Name, p)
+		}
+		return checkInputPath(f.Name, p)
+	case outFile, outFileStdout:
+		return checkOutputFile(f.Name, p, kind == outFileStdout)
+	case outDir:
+		return checkOutputDir(f.Name, p)
+	}
+	return nil
+}
