@@ -104,11 +104,6 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 	if o.Min < o.Max {
 		lo, hi = o.Min, o.Max
 	}
-	if len(groups) > 1 {
-		hi += 0.18 * (hi - lo) // room for the legend
-	}
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	if o.Horizontal {
 		rev := make([]string, len(categories))
 		for k, c := range categories {
@@ -135,7 +130,9 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 	} else {
 		width = vg.Length(math.Max(6, 0.2*float64(len(categories)*len(groups))+1)) * vg.Inch
 	}
-	return single(p, width, height), nil
+	fig := single(p, width, height)
+	fig.hoistLegend() // beside the bars, not over them
+	return fig, nil
 }
 
 func swapXY(pts plotter.XYs) plotter.XYs {
@@ -219,7 +216,7 @@ func Heatmap(title string, rows, cols []string, values [][]float64) (*Figure, er
 					continue
 				}
 				lab.TextStyle[k].XAlign, lab.TextStyle[k].YAlign = draw.XCenter, draw.YCenter
-				lab.TextStyle[k].Font.Size = vg.Points(7)
+				lab.TextStyle[k].Font.Size = vg.Points(9)
 				if f := (v - lo) / (hi - lo); f < 0.2 || f > 0.8 {
 					lab.TextStyle[k].Color = color.White
 				}
@@ -229,7 +226,8 @@ func Heatmap(title string, rows, cols []string, values [][]float64) (*Figure, er
 		}
 		p.Add(lab)
 	}
-	w := vg.Length(math.Max(5, 0.45*float64(len(cols))+2)) * vg.Inch
-	h := vg.Length(math.Max(3, 0.25*float64(len(rows))+1.5)) * vg.Inch
+	// Cells wide and tall enough for their 9-point values.
+	w := vg.Length(math.Max(7.5, 0.6*float64(len(cols))+2.5)) * vg.Inch
+	h := vg.Length(math.Max(3.5, 0.32*float64(len(rows))+2)) * vg.Inch
 	return single(p, w, h), nil
 }

@@ -37,7 +37,7 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 	}
 	cols = min(cols, len(panels))
 	rows := (len(panels) + cols - 1) / cols
-	fig := &Figure{Panels: make([][]*plot.Plot, rows), Width: vg.Length(cols) * 3 * vg.Inch, Height: vg.Length(rows) * 2.4 * vg.Inch}
+	fig := &Figure{Panels: make([][]*plot.Plot, rows), Width: vg.Length(cols) * 3.2 * vg.Inch, Height: vg.Length(rows) * 2.6 * vg.Inch}
 	for i, pn := range panels {
 		var pooled []float64
 		for _, s := range pn.Sets {
@@ -85,6 +85,7 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 		}
 		fig.Panels[i/cols] = append(fig.Panels[i/cols], p)
 	}
+	fig.hoistLegend()
 	return fig, nil
 }
 

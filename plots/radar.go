@@ -78,6 +78,7 @@ func Radar(title string, axes []string, series []RadarSeries, maxValue float64) 
 		p.Add(l)
 		p.Legend.Add(se.Label, l)
 	}
-	p.Legend.Top = true
-	return single(p, 5*vg.Inch, 5*vg.Inch), nil
+	fig := single(p, 6*vg.Inch, 5*vg.Inch)
+	fig.hoistLegend()
+	return fig, nil
 }
