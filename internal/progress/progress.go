@@ -32,7 +32,7 @@ const (
 	// DefaultInterval is the longest time between two plain lines.
 	DefaultInterval = 30 * time.Second
 	// redraw is the shortest time between two redraws of the terminal bar.
-	redraw = 100 * time.Millisecond
+	redraw   = 100 * time.Millisecond
 	barWidth = 24
 )
 
