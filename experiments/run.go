@@ -68,6 +68,7 @@ func Logf(f func(format string, args ...any)) Option { return func(o *options) {
 // Run is a live MLflow run. Its methods are safe for concurrent use.
 type Run struct {
 	logger *mlflow.RunLogger
+	sys    *systemMetrics // sysmetrics.go
 }
 
 // Start opens a run in the named experiment (created if missing) and logs
@@ -114,9 +115,10 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	if err != nil {
 		return nil, fmt.Errorf("experiments: starting a run in %q: %w", experiment, err)
 	}
-	r := &Run{logger: lg}
+	r := &Run{logger: lg, sys: startSystemMetrics(lg.LogMetric)}
 	if len(params) > 0 {
 		if err := r.LogParams(params); err != nil {
+			r.sys.Stop()
 			lg.End(ctx, mlflow.StatusFailed)
 			return nil, err
 		}
@@ -148,7 +150,7 @@ func clientFor(ctx context.Context, uri string) (*mlflow.Client, string, error) 
 		if reused {
 			verb = "using"
 		}
-		fmt.Fprintf(os.Stderr, "narlab: %s the local MLflow server; UI at %s\n", verb, srv.URL)
+		fmt.Fprintf(announceWriter(), "narlab: %s the local MLflow server; UI at %s\n", verb, srv.URL)
 	})
 	c, err := srv.Client()
 	if err != nil {
@@ -264,6 +266,7 @@ func (r *Run) Flush(ctx context.Context) error { return r.logger.Flush(ctx) }
 // what is buffered; what the server does not take stays in the spool for
 // `narlab mlflow sync`.
 func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error {
+	r.sys.Stop()
 	return r.logger.End(ctx, status)
 }
 
