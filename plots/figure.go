@@ -71,6 +71,7 @@ func (f *Figure) hoistLegend() {
 	best.TextStyle = leg.TextStyle
 	best.Top, best.Left, best.ThumbnailWidth = true, true, leg.ThumbnailWidth
 	best.XOffs, best.YOffs = 0, 0
+	best.Padding = vg.Millimeter
 	f.Legend = best
 	for _, row := range f.Panels {
 		for _, p := range row {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 // checkRenders renders a figure to PNG and SVG and checks that both decode
@@ -146,5 +148,35 @@ func TestListSteps(t *testing.T) {
 	checkRenders(t, "ListSteps", f, err)
 	if _, err := ListSteps([]string{"a"}, []ListStep{{Pointers: []int{3}}}); err == nil {
 		t.Error("pointer out of range: want an error")
+	}
+}
+
+// TestDensitiesLogScale checks a panel whose values span decades gets a
+// log x axis and one that does not keeps a linear one.
+func TestDensitiesLogScale(t *testing.T) {
+	var wide, narrow []float64
+	for i := range 200 {
+		wide = append(wide, math.Pow(10, 1+4*float64(i)/199)) // 10 … 100,000
+		narrow = append(narrow, 1+float64(i)/199)
+	}
+	fig, err := Densities([]DensityPanel{
+		{Title: "wide", Sets: []DensitySet{{Label: "truth", Values: wide}}},
+		{Title: "narrow", Sets: []DensitySet{{Label: "truth", Values: narrow}}},
+	}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		title string
+		log   bool
+	}{{"wide (log scale)", true}, {"narrow", false}} {
+		p := fig.Panels[0][i]
+		_, isLog := p.X.Scale.(plot.LogScale)
+		if p.Title.Text != tc.title || isLog != tc.log {
+			t.Errorf("panel %d: title %q, log x %v; want %q, %v", i, p.Title.Text, isLog, tc.title, tc.log)
+		}
+	}
+	if _, err := fig.PNG(); err != nil {
+		t.Fatal(err)
 	}
 }
