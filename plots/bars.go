@@ -31,25 +31,93 @@ type BarOptions struct {
 	Min, Max float64
 }
 
+// maxBarRows is the most categories a horizontal bar chart stacks in one
+// column; more are split over columns side by side (49 tasks: two columns
+// of 25 and 24), so the figure stays about as wide as it is tall.
+const maxBarRows = 25
+
 // Bars draws a grouped bar chart: one group of bars per category, one
-// colour per series, with ± error bars where given.
+// colour per series, with ± error bars where given. A horizontal chart of
+// more than 25 categories is split into side-by-side columns on one value
+// axis. The legend (with two or more series) is drawn beside the bars.
 func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error) {
 	if len(categories) == 0 || len(groups) == 0 {
 		return nil, fmt.Errorf("plots: Bars needs categories and at least one series")
 	}
-	p := plot.New()
-	p.Title.Text = o.Title
-	// Bars are drawn as polygons in data units: category k spans
-	// [k-0.4, k+0.4], split evenly among the series.
-	w := 0.8 / float64(len(groups))
 	lo, hi := 0.0, 0.0
-	for i, g := range groups {
+	for _, g := range groups {
 		if len(g.Values) != len(categories) {
 			return nil, fmt.Errorf("plots: series %q has %d values for %d categories", g.Label, len(g.Values), len(categories))
 		}
 		if g.Errors != nil && len(g.Errors) != len(categories) {
 			return nil, fmt.Errorf("plots: series %q has %d errors for %d categories", g.Label, len(g.Errors), len(categories))
 		}
+		for k, v := range g.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			e := 0.0
+			if g.Errors != nil {
+				e = g.Errors[k]
+			}
+			lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
+		}
+	}
+	if o.Min < o.Max {
+		lo, hi = o.Min, o.Max
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	if !o.Horizontal || len(categories) <= maxBarRows {
+		p, err := barPlot(categories, groups, o, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		width, height := 7.5*vg.Inch, 4.5*vg.Inch
+		if o.Horizontal {
+			height = vg.Length(math.Max(4, 0.28*float64(len(categories))+0.06*float64(len(categories)*(len(groups)-1))+1.2)) * vg.Inch
+		} else {
+			width = vg.Length(math.Max(7.5, 0.2*float64(len(categories)*len(groups))+1)) * vg.Inch
+		}
+		fig := single(p, width, height)
+		fig.hoistLegend() // beside the bars, not over them
+		return fig, nil
+	}
+	cols := (len(categories) + maxBarRows - 1) / maxBarRows
+	per := (len(categories) + cols - 1) / cols
+	fig := &Figure{Title: o.Title, Panels: [][]*plot.Plot{nil}}
+	sub := o
+	sub.Title = ""
+	for c := 0; c < len(categories); c += per {
+		end := min(c+per, len(categories))
+		part := make([]BarGroup, len(groups))
+		for i, g := range groups {
+			part[i] = BarGroup{Label: g.Label, Values: g.Values[c:end]}
+			if g.Errors != nil {
+				part[i].Errors = g.Errors[c:end]
+			}
+		}
+		p, err := barPlot(categories[c:end], part, sub, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		fig.Panels[0] = append(fig.Panels[0], p)
+	}
+	fig.Width = vg.Length(cols) * 4.6 * vg.Inch
+	fig.Height = vg.Length(math.Max(4, 0.28*float64(per)+0.06*float64(per*(len(groups)-1))+1.2))*vg.Inch + fig.titleHeight()
+	fig.hoistLegend()
+	return fig, nil
+}
+
+// barPlot draws one panel of Bars with the value axis on [lo, hi].
+func barPlot(categories []string, groups []BarGroup, o BarOptions, lo, hi float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = o.Title
+	// Bars are drawn as polygons in data units: category k spans
+	// [k-0.4, k+0.4], split evenly among the series.
+	w := 0.8 / float64(len(groups))
+	for i, g := range groups {
 		col := seriesColor(g.Label, i)
 		var legendThumb plot.Thumbnailer
 		for k, v := range g.Values {
@@ -67,7 +135,6 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 			if g.Errors != nil {
 				errLo, errHi = v-g.Errors[k], v+g.Errors[k]
 			}
-			lo, hi = math.Min(lo, math.Min(v, errLo)), math.Max(hi, math.Max(v, errHi))
 			if o.Horizontal {
 				rect = swapXY(rect)
 			}
@@ -101,9 +168,6 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 			p.Legend.Add(g.Label, legendThumb)
 		}
 	}
-	if o.Min < o.Max {
-		lo, hi = o.Min, o.Max
-	}
 	if o.Horizontal {
 		rev := make([]string, len(categories))
 		for k, c := range categories {
@@ -124,15 +188,7 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 			p.X.Tick.Label.YAlign = draw.YCenter
 		}
 	}
-	width, height := 6*vg.Inch, 4*vg.Inch
-	if o.Horizontal {
-		height = vg.Length(math.Max(4, 0.18*float64(len(categories)*len(groups))+1)) * vg.Inch
-	} else {
-		width = vg.Length(math.Max(6, 0.2*float64(len(categories)*len(groups))+1)) * vg.Inch
-	}
-	fig := single(p, width, height)
-	fig.hoistLegend() // beside the bars, not over them
-	return fig, nil
+	return p, nil
 }
 
 func swapXY(pts plotter.XYs) plotter.XYs {
