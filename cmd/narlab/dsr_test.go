@@ -227,7 +227,7 @@ func TestDSRScoreMLflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Info.Status != mlflow.StatusFinished || run.Info.RunName != "shuffled-baseline" {
+	if run.Info.Status != mlflow.StatusFinished || !strings.HasPrefix(run.Info.RunName, "dsr score shuffled-baseline ") {
 		t.Errorf("run %s status %s", run.Info.RunName, run.Info.Status)
 	}
 	for k, want := range map[string]string{"instances": insts, "predictions": preds, "strategy": "stepwise",
