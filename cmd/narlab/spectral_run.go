@@ -38,8 +38,8 @@ func spectralRunText(predictors []string, testGraphs int, params map[string]stri
 		"on %d test graphs, predictors %s.\n\n", testGraphs, strings.Join(predictors, ", "))
 	b.WriteString("Results: `spectral/table10.json` (every metric per task and predictor), `spectral/groups.json` " +
 		"(difficulty-group means), `spectral/densities.png`; summary metrics `test/<predictor>/smape`, `relmae`.")
-	if v := params["gnn.steps"]; v != "" {
-		fmt.Fprintf(&b, "\n\nGNN: %s steps, hidden %s.", v, params["gnn.hidden"])
+	if v := params["gnn.train_steps"]; v != "" {
+		fmt.Fprintf(&b, "\n\nGNN: %s steps, hidden size %s.", v, params["gnn.hidden_size"])
 	}
 	return name, b.String()
 }
