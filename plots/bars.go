@@ -19,6 +19,9 @@ type BarGroup struct {
 	Label  string
 	Values []float64
 	Errors []float64
+	// Color, when set, overrides the colour picked from the label (a
+	// processor's paper colour, else the palette).
+	Color color.Color
 }
 
 // BarOptions tunes Bars.
@@ -93,7 +96,7 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 		end := min(c+per, len(categories))
 		part := make([]BarGroup, len(groups))
 		for i, g := range groups {
-			part[i] = BarGroup{Label: g.Label, Values: g.Values[c:end]}
+			part[i] = BarGroup{Label: g.Label, Values: g.Values[c:end], Color: g.Color}
 			if g.Errors != nil {
 				part[i].Errors = g.Errors[c:end]
 			}
@@ -118,7 +121,10 @@ func barPlot(categories []string, groups []BarGroup, o BarOptions, lo, hi float6
 	// [k-0.4, k+0.4], split evenly among the series.
 	w := 0.8 / float64(len(groups))
 	for i, g := range groups {
-		col := seriesColor(g.Label, i)
+		var col color.Color = seriesColor(g.Label, i)
+		if g.Color != nil {
+			col = g.Color
+		}
 		var legendThumb plot.Thumbnailer
 		for k, v := range g.Values {
 			if math.IsNaN(v) {

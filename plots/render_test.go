@@ -82,9 +82,9 @@ func TestRenderings(t *testing.T) {
 	}, DefaultCurveOptions())
 	checkRenders(t, "ValidationCurves", f, err)
 
-	f, err = Bars([]string{"a", "b", "c"}, []BarGroup{{"mpnn", []float64{1, 2, 3}, []float64{.1, .2, .3}}, {"pgn", []float64{3, 2, -1}, nil}}, BarOptions{Title: "bars", ValueLabel: "Δ accuracy"})
+	f, err = Bars([]string{"a", "b", "c"}, []BarGroup{{"mpnn", []float64{1, 2, 3}, []float64{.1, .2, .3}, nil}, {"pgn", []float64{3, 2, -1}, nil, nil}}, BarOptions{Title: "bars", ValueLabel: "Δ accuracy"})
 	checkRenders(t, "Bars", f, err)
-	f, err = Bars([]string{"a", "b"}, []BarGroup{{"x", []float64{1, 2}, nil}}, BarOptions{Horizontal: true})
+	f, err = Bars([]string{"a", "b"}, []BarGroup{{"x", []float64{1, 2}, nil, nil}}, BarOptions{Horizontal: true})
 	checkRenders(t, "Bars horizontal", f, err)
 
 	f, err = Heatmap("heat", []string{"r1", "r2"}, []string{"c1", "c2", "c3"}, [][]float64{{0, 1, 2}, {3, 4, math.NaN()}})
@@ -106,7 +106,7 @@ func TestRenderErrors(t *testing.T) {
 	if _, err := ValidationCurves([]Panel{{Series: []Series{{"x", []Curve{{Steps: []float64{1}, Values: nil}}}}}}, DefaultCurveOptions()); err == nil {
 		t.Error("mismatched curve: want an error")
 	}
-	if _, err := Bars([]string{"a"}, []BarGroup{{"x", []float64{1, 2}, nil}}, BarOptions{}); err == nil {
+	if _, err := Bars([]string{"a"}, []BarGroup{{"x", []float64{1, 2}, nil, nil}}, BarOptions{}); err == nil {
 		t.Error("Bars with too many values: want an error")
 	}
 	if _, err := Heatmap("", []string{"a"}, []string{"b"}, [][]float64{{1, 2}}); err == nil {
