@@ -74,7 +74,8 @@ def check(img, what):
     if colours is not None and len(colours) < 8:
         sys.exit(f"browser-check: {what}: capture looks blank ({len(colours)} colours)")
     bg = small.getpixel((0, 0))
-    ink = sum(1 for p in small.getdata() if p != bg) / (small.width * small.height)
+    pixels = small.get_flattened_data() if hasattr(small, "get_flattened_data") else small.getdata()
+    ink = sum(1 for p in pixels if p != bg) / (small.width * small.height)
     if ink < 0.01:
         sys.exit(f"browser-check: {what}: capture looks blank ({100 * ink:.2f} % ink)")
 
@@ -121,14 +122,16 @@ try:
         if not m:
             sys.exit(f"browser-check: unexpected run URL {run_url!r}")
         base = f"{m.group(1)}/#/experiments/{m.group(2)}/runs/{m.group(3)}"
-        for tab, name, ready in [
-            # train/loss, val/score and the other curves drawn.
-            ("/model-metrics", "mlflow-model-metrics.png",
-             "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 3"),
+        for tab, name, height, ready in [
+            # Every section drawn (a tall view: the test/… sections come
+            # first, the train/… and val/… curves below them).
+            ("/model-metrics", "mlflow-model-metrics.png", 2200,
+             "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 6"),
             # CPU and the two memory series drawn.
-            ("/system-metrics", "mlflow-system-metrics.png",
+            ("/system-metrics", "mlflow-system-metrics.png", 700,
              "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 3"),
         ]:
+            dt.call("Emulation.setDeviceMetricsOverride", width=W, height=height, deviceScaleFactor=1, mobile=False)
             dt.call("Page.navigate", url=base + tab + "?workflowType=machine_learning")
             dt.wait(ready, base + tab)
             time.sleep(2)  # let the charts' transitions settle
@@ -136,6 +139,7 @@ try:
             check(img, tab)
             save(img, name)
 
+    dt.call("Emulation.setDeviceMetricsOverride", width=W, height=H, deviceScaleFactor=1, mobile=False)
     for page in pages:
         name = os.path.splitext(os.path.basename(page))[0]
         dt.call("Page.navigate", url="file://" + os.path.abspath(page))
