@@ -144,16 +144,28 @@ try:
         name = os.path.splitext(os.path.basename(page))[0]
         dt.call("Page.navigate", url="file://" + os.path.abspath(page))
         dt.wait("document.readyState === 'complete' && Array.from(document.images).every(i => i.complete)", page, 60)
-        # The main figure: the page's largest image, by drawn area.
+        # The main figure: the one the notebook names (metadata
+        # narlab.main_figure, `#- main-figure K` in its source), else the
+        # page's largest image by drawn area.
+        main = -1
+        src = os.path.join("notebooks", name + ".ipynb")
+        if os.path.exists(src):
+            main = json.load(open(src)).get("metadata", {}).get("narlab", {}).get("main_figure", -1)
         rect = dt.eval("""(() => {
+          const imgs = Array.from(document.images);
+          const pick = %d;
+          if (pick >= 0 && pick < imgs.length) {
+            const r = imgs[pick].getBoundingClientRect();
+            return {x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height};
+          }
           let best = null, area = 0;
-          for (const i of document.images) {
+          for (const i of imgs) {
             const r = i.getBoundingClientRect();
             if (r.width * r.height > area) { area = r.width * r.height; best = r; }
           }
           if (!best) return null;
           return {x: best.left + window.scrollX, y: best.top + window.scrollY, width: best.width, height: best.height};
-        })()""")
+        })()""" % main)
         if not rect:
             sys.exit(f"browser-check: {page} shows no image")
         img = shot(dt, {k: round(v) for k, v in rect.items()})
