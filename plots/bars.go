@@ -81,7 +81,10 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 		if o.Horizontal {
 			height = vg.Length(math.Max(4, 0.28*float64(len(categories))+0.06*float64(len(categories)*(len(groups)-1))+1.2)) * vg.Inch
 		} else {
-			width = vg.Length(math.Max(7.5, 0.2*float64(len(categories)*len(groups))+1)) * vg.Inch
+			// At least a third of an inch per category, so that the
+			// slanted labels do not run into each other.
+			per := math.Max(0.2*float64(len(groups)), 0.34)
+			width = vg.Length(math.Max(7.5, per*float64(len(categories))+1.5)) * vg.Inch
 		}
 		fig := single(p, width, height)
 		fig.hoistLegend() // beside the bars, not over them
@@ -188,7 +191,12 @@ func barPlot(categories []string, groups []BarGroup, o BarOptions, lo, hi float6
 		p.Y.Label.Text = o.ValueLabel
 		p.Y.Min, p.Y.Max = lo, hi
 		p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
-		if len(categories) > 6 {
+		switch {
+		case len(categories) > 12: // upright labels: one line of text per category
+			p.X.Tick.Label.Rotation = math.Pi / 2
+			p.X.Tick.Label.XAlign = draw.XRight
+			p.X.Tick.Label.YAlign = draw.YCenter
+		case len(categories) > 6:
 			p.X.Tick.Label.Rotation = math.Pi / 4
 			p.X.Tick.Label.XAlign = draw.XRight
 			p.X.Tick.Label.YAlign = draw.YCenter
