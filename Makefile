@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot clean
+.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot notebooks-html browser-check clean
 
 setup:
 	scripts/setup.sh
@@ -75,6 +75,15 @@ time-notebooks: setup
 
 ui-screenshot: setup
 	scripts/ui-screenshot.sh
+
+## The notebook gallery: execute every notebook, write docs/notebooks/*.html.
+notebooks-html: setup
+	scripts/notebooks-html.sh
+
+## Headless-Chromium screenshots of each gallery page's main figure and of an
+## MLflow run page (Model metrics, System metrics) into docs/img/.
+browser-check: setup
+	scripts/browser-check.sh
 
 clean:
 	rm -rf bin data

@@ -72,6 +72,7 @@ func Logf(f func(format string, args ...any)) Option { return func(o *options) {
 // Run is a live MLflow run. Its methods are safe for concurrent use.
 type Run struct {
 	logger *mlflow.RunLogger
+	sys    *systemMetrics // sysmetrics.go
 }
 
 // Start opens a run in the named experiment (created if missing) and logs
@@ -125,10 +126,11 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	if err != nil {
 		return nil, fmt.Errorf("experiments: starting a run in %q: %w", experiment, err)
 	}
-	r := &Run{logger: lg}
+	r := &Run{logger: lg, sys: startSystemMetrics(lg.LogMetric)}
 	liveRuns.add(r)
 	if len(params) > 0 {
 		if err := r.LogParams(params); err != nil {
+			r.sys.Stop()
 			lg.End(ctx, mlflow.StatusFailed)
 			return nil, err
 		}
@@ -160,7 +162,7 @@ func clientFor(ctx context.Context, uri string) (*mlflow.Client, string, error) 
 		if reused {
 			verb = "using"
 		}
-		fmt.Fprintf(os.Stderr, "narlab: %s the local MLflow server; UI at %s\n", verb, srv.URL)
+		fmt.Fprintf(announceWriter(), "narlab: %s the local MLflow server; UI at %s\n", verb, srv.URL)
 	})
 	c, err := srv.Client()
 	if err != nil {
@@ -277,6 +279,7 @@ func (r *Run) Flush(ctx context.Context) error { return r.logger.Flush(ctx) }
 // `narlab mlflow sync`.
 func (r *Run) End(ctx context.Context, status mlflow.RunStatus) error {
 	defer liveRuns.remove(r)
+	r.sys.Stop()
 	return r.logger.End(ctx, status)
 }
 

@@ -85,7 +85,9 @@ func Markdown(s string) {
 // tableHTML renders a table as HTML (cells are escaped).
 func tableHTML(headers []string, rows [][]string) string {
 	var b strings.Builder
-	b.WriteString(`<table class="narlab"><thead><tr>`)
+	// A wide table scrolls sideways inside its own box instead of being
+	// cut off at the edge of the output area.
+	b.WriteString(`<div style="overflow-x:auto;max-width:100%"><table class="narlab"><thead><tr>`)
 	for _, h := range headers {
 		b.WriteString("<th>" + html.EscapeString(h) + "</th>")
 	}
@@ -97,7 +99,7 @@ func tableHTML(headers []string, rows [][]string) string {
 		}
 		b.WriteString("</tr>")
 	}
-	b.WriteString("</tbody></table>")
+	b.WriteString("</tbody></table></div>")
 	return b.String()
 }
 

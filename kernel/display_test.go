@@ -207,10 +207,17 @@ func TestNotebookBundles(t *testing.T) {
 
 	t.Run("table", func(t *testing.T) {
 		Table([]string{"a", "b & c"}, [][]string{{"1", "<x>"}})
-		want := `<table class="narlab"><thead><tr><th>a</th><th>b &amp; c</th></tr></thead>` +
-			`<tbody><tr><td>1</td><td>&lt;x&gt;</td></tr></tbody></table>`
+		want := `<div style="overflow-x:auto;max-width:100%"><table class="narlab"><thead><tr><th>a</th><th>b &amp; c</th></tr></thead>` +
+			`<tbody><tr><td>1</td><td>&lt;x&gt;</td></tr></tbody></table></div>`
 		if s := html(t, next(t)); s != want {
 			t.Errorf("html\n%s\nwant\n%s", s, want)
+		}
+	})
+	t.Run("printf", func(t *testing.T) {
+		Printf("%d < %s\n", 3, "4")
+		want := `<pre style="margin:0;padding:0;background:none">3 &lt; 4</pre>`
+		if s := html(t, next(t)); s != want {
+			t.Errorf("html %q, want %q", s, want)
 		}
 	})
 	t.Run("html", func(t *testing.T) {

@@ -36,6 +36,9 @@ type Paths struct {
 	Bin       string // ROOT/bin: gonb, goimports, narlab
 	KernelDir string // VENV/share/jupyter/kernels/narlab
 	Python    string // the project's Python (with Jupyter)
+	// JupyterPath, when set, is a Jupyter data directory (JUPYTER_PATH)
+	// holding KernelDir; empty for the environment's own share/jupyter.
+	JupyterPath string
 }
 
 // DefaultPaths locates the checkout and its Python environment.
@@ -51,6 +54,19 @@ func DefaultPaths() (Paths, error) {
 	venv := filepath.Dir(filepath.Dir(py))
 	return Paths{Root: root, Bin: filepath.Join(root, "bin"), Python: py,
 		KernelDir: filepath.Join(venv, "share", "jupyter", "kernels", Name)}, nil
+}
+
+// WithJupyterDir returns p with the kernel spec placed under dir/kernels,
+// a Jupyter data directory outside the Python environment. Jupyter finds
+// it when JUPYTER_PATH names dir; Install sets JUPYTER_PATH for its own
+// check.
+func (p Paths) WithJupyterDir(dir string) Paths {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	p.KernelDir = filepath.Join(dir, "kernels", Name)
+	p.JupyterPath = dir
+	return p
 }
 
 // Install builds GoNB, goimports and narlab into p.Bin (from the checkout,
@@ -106,7 +122,11 @@ func Install(p Paths, log io.Writer) error {
 	}
 	fmt.Fprintf(log, "installed kernel spec %q (%s) in %s\n", Name, DisplayName, p.KernelDir)
 	// Check that Jupyter sees it.
-	out, err := exec.Command(p.Python, "-m", "jupyter_client.kernelspecapp", "list", "--json").Output()
+	list := exec.Command(p.Python, "-m", "jupyter_client.kernelspecapp", "list", "--json")
+	if p.JupyterPath != "" {
+		list.Env = append(os.Environ(), "JUPYTER_PATH="+p.JupyterPath)
+	}
+	out, err := list.Output()
 	if err != nil {
 		return fmt.Errorf("kernel: listing Jupyter kernels: %w", err)
 	}

@@ -4,7 +4,9 @@
 A source is a sequence of cells, each introduced by a line `#- markdown` or
 `#- code`; a notebook-level line `#- expect MIME N` says that executing the
 notebook must produce at least N outputs of that MIME type (the notebook
-test checks it). Run after editing a source:  python3 notebooks/build.py
+test checks it); `#- main-figure K` says the notebook's K-th image (from 0)
+is its main figure, the one scripts/browser-check.sh captures (default: the
+largest). Run after editing a source:  python3 notebooks/build.py
 """
 import json
 import os
@@ -15,12 +17,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def build(src_path):
-    cells, expect, cur = [], {}, None
+    cells, expect, cur, main = [], {}, None, None
     for line in open(src_path, encoding='utf-8').read().split('\n'):
         m = re.match(r'^#- (markdown|code)\s*$', line)
         if m:
             cur = {'kind': m.group(1), 'lines': []}
             cells.append(cur)
+            continue
+        m = re.match(r'^#- main-figure (\d+)\s*$', line)
+        if m:
+            main = int(m.group(1))
             continue
         m = re.match(r'^#- expect (\S+) (\d+)\s*$', line)
         if m:
@@ -37,12 +43,15 @@ def build(src_path):
             out.append({'cell_type': 'markdown', 'metadata': {}, 'source': src})
         else:
             out.append({'cell_type': 'code', 'metadata': {}, 'execution_count': None, 'outputs': [], 'source': src})
+    narlab = {'expect': expect}
+    if main is not None:
+        narlab['main_figure'] = main
     return {
         'cells': out,
         'metadata': {
             'kernelspec': {'name': 'narlab', 'display_name': 'Go (narlab)', 'language': 'go'},
             'language_info': {'name': 'go'},
-            'narlab': {'expect': expect},
+            'narlab': narlab,
         },
         'nbformat': 4, 'nbformat_minor': 5,
     }

@@ -1,7 +1,13 @@
 package notebooks
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +25,7 @@ type notebook struct {
 		Source   any    `json:"source"`
 		Outputs  []struct {
 			OutputType string                     `json:"output_type"`
+			Name       string                     `json:"name"`
 			Data       map[string]json.RawMessage `json:"data"`
 			Text       any                        `json:"text"`
 			EName      string                     `json:"ename"`
@@ -97,8 +104,16 @@ func TestNotebooks(t *testing.T) {
 					if o.OutputType == "stream" && strings.Contains(textOf(o.Text), "panic:") {
 						t.Errorf("cell %d panicked: %s", i, tail(textOf(o.Text), 2000))
 					}
+					if o.OutputType == "stream" && o.Name == "stderr" && strings.TrimSpace(textOf(o.Text)) != "" {
+						t.Errorf("cell %d wrote to stderr (a pink box in the notebook): %s", i, tail(textOf(o.Text), 500))
+					}
 					for mime := range o.Data {
 						counts[mime]++
+					}
+					if raw, ok := o.Data["image/png"]; ok {
+						if err := checkPNG(raw); err != nil {
+							t.Errorf("cell %d: %v", i, err)
+						}
 					}
 				}
 			}
@@ -109,6 +124,57 @@ func TestNotebooks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Figures must fill a notebook's output column and show something.
+const (
+	minFigureWidth  = 700 // pixels
+	minFigureHeight = 200
+)
+
+// checkPNG decodes an image/png output (base64 in a JSON string) and
+// checks it is notebook-sized and not blank: at least minFigureWidth wide,
+// and with ink on at least 1 % of its pixels, in more than two colours.
+func checkPNG(raw json.RawMessage) error {
+	var b64 string
+	if err := json.Unmarshal(raw, &b64); err != nil {
+		return fmt.Errorf("image/png output is not a string: %w", err)
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(b64, "\n", ""))
+	if err != nil {
+		return fmt.Errorf("image/png output is not base64: %w", err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("image/png output does not decode: %w", err)
+	}
+	return checkFigure(img)
+}
+
+// checkFigure is checkPNG's test of a decoded image.
+func checkFigure(img image.Image) error {
+	r := img.Bounds()
+	if r.Dx() < minFigureWidth || r.Dy() < minFigureHeight {
+		return fmt.Errorf("figure is %d×%d px, want at least %d×%d", r.Dx(), r.Dy(), minFigureWidth, minFigureHeight)
+	}
+	bg := img.At(r.Min.X, r.Min.Y)
+	colours := map[color.RGBA64]bool{}
+	ink := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := img.At(x, y)
+			if c != bg {
+				ink++
+			}
+			if len(colours) < 3 {
+				colours[color.RGBA64Model.Convert(c).(color.RGBA64)] = true
+			}
+		}
+	}
+	if frac := float64(ink) / float64(r.Dx()*r.Dy()); frac < 0.01 || len(colours) < 3 {
+		return fmt.Errorf("figure looks blank: %.2f %% of its pixels differ from the background, %d colours", 100*frac, len(colours))
+	}
+	return nil
 }
 
 func rootDir(t *testing.T) string {

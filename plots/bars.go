@@ -19,6 +19,9 @@ type BarGroup struct {
 	Label  string
 	Values []float64
 	Errors []float64
+	// Color, when set, overrides the colour picked from the label (a
+	// processor's paper colour, else the palette).
+	Color color.Color
 }
 
 // BarOptions tunes Bars.
@@ -31,26 +34,100 @@ type BarOptions struct {
 	Min, Max float64
 }
 
+// maxBarRows is the most categories a horizontal bar chart stacks in one
+// column; more are split over columns side by side (49 tasks: two columns
+// of 25 and 24), so the figure stays about as wide as it is tall.
+const maxBarRows = 25
+
 // Bars draws a grouped bar chart: one group of bars per category, one
-// colour per series, with ± error bars where given.
+// colour per series, with ± error bars where given. A horizontal chart of
+// more than 25 categories is split into side-by-side columns on one value
+// axis. The legend (with two or more series) is drawn beside the bars.
 func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error) {
 	if len(categories) == 0 || len(groups) == 0 {
 		return nil, fmt.Errorf("plots: Bars needs categories and at least one series")
 	}
-	p := plot.New()
-	p.Title.Text = o.Title
-	// Bars are drawn as polygons in data units: category k spans
-	// [k-0.4, k+0.4], split evenly among the series.
-	w := 0.8 / float64(len(groups))
 	lo, hi := 0.0, 0.0
-	for i, g := range groups {
+	for _, g := range groups {
 		if len(g.Values) != len(categories) {
 			return nil, fmt.Errorf("plots: series %q has %d values for %d categories", g.Label, len(g.Values), len(categories))
 		}
 		if g.Errors != nil && len(g.Errors) != len(categories) {
 			return nil, fmt.Errorf("plots: series %q has %d errors for %d categories", g.Label, len(g.Errors), len(categories))
 		}
-		col := seriesColor(g.Label, i)
+		for k, v := range g.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			e := 0.0
+			if g.Errors != nil {
+				e = g.Errors[k]
+			}
+			lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
+		}
+	}
+	if o.Min < o.Max {
+		lo, hi = o.Min, o.Max
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	if !o.Horizontal || len(categories) <= maxBarRows {
+		p, err := barPlot(categories, groups, o, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		width, height := 7.5*vg.Inch, 4.5*vg.Inch
+		if o.Horizontal {
+			height = vg.Length(math.Max(4, 0.28*float64(len(categories))+0.06*float64(len(categories)*(len(groups)-1))+1.2)) * vg.Inch
+		} else {
+			// At least a third of an inch per category, so that the
+			// slanted labels do not run into each other.
+			per := math.Max(0.2*float64(len(groups)), 0.34)
+			width = vg.Length(math.Max(7.5, per*float64(len(categories))+1.5)) * vg.Inch
+		}
+		fig := single(p, width, height)
+		fig.hoistLegend() // beside the bars, not over them
+		return fig, nil
+	}
+	cols := (len(categories) + maxBarRows - 1) / maxBarRows
+	per := (len(categories) + cols - 1) / cols
+	fig := &Figure{Title: o.Title, Panels: [][]*plot.Plot{nil}}
+	sub := o
+	sub.Title = ""
+	for c := 0; c < len(categories); c += per {
+		end := min(c+per, len(categories))
+		part := make([]BarGroup, len(groups))
+		for i, g := range groups {
+			part[i] = BarGroup{Label: g.Label, Values: g.Values[c:end], Color: g.Color}
+			if g.Errors != nil {
+				part[i].Errors = g.Errors[c:end]
+			}
+		}
+		p, err := barPlot(categories[c:end], part, sub, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		fig.Panels[0] = append(fig.Panels[0], p)
+	}
+	fig.Width = vg.Length(cols) * 4.6 * vg.Inch
+	fig.Height = vg.Length(math.Max(4, 0.28*float64(per)+0.06*float64(per*(len(groups)-1))+1.2))*vg.Inch + fig.titleHeight()
+	fig.hoistLegend()
+	return fig, nil
+}
+
+// barPlot draws one panel of Bars with the value axis on [lo, hi].
+func barPlot(categories []string, groups []BarGroup, o BarOptions, lo, hi float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = o.Title
+	// Bars are drawn as polygons in data units: category k spans
+	// [k-0.4, k+0.4], split evenly among the series.
+	w := 0.8 / float64(len(groups))
+	for i, g := range groups {
+		var col color.Color = seriesColor(g.Label, i)
+		if g.Color != nil {
+			col = g.Color
+		}
 		var legendThumb plot.Thumbnailer
 		for k, v := range g.Values {
 			if math.IsNaN(v) {
@@ -67,7 +144,6 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 			if g.Errors != nil {
 				errLo, errHi = v-g.Errors[k], v+g.Errors[k]
 			}
-			lo, hi = math.Min(lo, math.Min(v, errLo)), math.Max(hi, math.Max(v, errHi))
 			if o.Horizontal {
 				rect = swapXY(rect)
 			}
@@ -101,14 +177,6 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 			p.Legend.Add(g.Label, legendThumb)
 		}
 	}
-	if o.Min < o.Max {
-		lo, hi = o.Min, o.Max
-	}
-	if len(groups) > 1 {
-		hi += 0.18 * (hi - lo) // room for the legend
-	}
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	if o.Horizontal {
 		rev := make([]string, len(categories))
 		for k, c := range categories {
@@ -123,19 +191,18 @@ func Bars(categories []string, groups []BarGroup, o BarOptions) (*Figure, error)
 		p.Y.Label.Text = o.ValueLabel
 		p.Y.Min, p.Y.Max = lo, hi
 		p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
-		if len(categories) > 6 {
+		switch {
+		case len(categories) > 12: // upright labels: one line of text per category
+			p.X.Tick.Label.Rotation = math.Pi / 2
+			p.X.Tick.Label.XAlign = draw.XRight
+			p.X.Tick.Label.YAlign = draw.YCenter
+		case len(categories) > 6:
 			p.X.Tick.Label.Rotation = math.Pi / 4
 			p.X.Tick.Label.XAlign = draw.XRight
 			p.X.Tick.Label.YAlign = draw.YCenter
 		}
 	}
-	width, height := 6*vg.Inch, 4*vg.Inch
-	if o.Horizontal {
-		height = vg.Length(math.Max(4, 0.18*float64(len(categories)*len(groups))+1)) * vg.Inch
-	} else {
-		width = vg.Length(math.Max(6, 0.2*float64(len(categories)*len(groups))+1)) * vg.Inch
-	}
-	return single(p, width, height), nil
+	return p, nil
 }
 
 func swapXY(pts plotter.XYs) plotter.XYs {
@@ -219,7 +286,7 @@ func Heatmap(title string, rows, cols []string, values [][]float64) (*Figure, er
 					continue
 				}
 				lab.TextStyle[k].XAlign, lab.TextStyle[k].YAlign = draw.XCenter, draw.YCenter
-				lab.TextStyle[k].Font.Size = vg.Points(7)
+				lab.TextStyle[k].Font.Size = vg.Points(9)
 				if f := (v - lo) / (hi - lo); f < 0.2 || f > 0.8 {
 					lab.TextStyle[k].Color = color.White
 				}
@@ -229,7 +296,8 @@ func Heatmap(title string, rows, cols []string, values [][]float64) (*Figure, er
 		}
 		p.Add(lab)
 	}
-	w := vg.Length(math.Max(5, 0.45*float64(len(cols))+2)) * vg.Inch
-	h := vg.Length(math.Max(3, 0.25*float64(len(rows))+1.5)) * vg.Inch
+	// Cells wide and tall enough for their 9-point values.
+	w := vg.Length(math.Max(7.5, 0.6*float64(len(cols))+2.5)) * vg.Inch
+	h := vg.Length(math.Max(3.5, 0.32*float64(len(rows))+2)) * vg.Inch
 	return single(p, w, h), nil
 }

@@ -113,6 +113,7 @@ func ValidationCurves(panels []Panel, o CurveOptions) (*Figure, error) {
 		}
 		fig.Panels[i/cols] = append(fig.Panels[i/cols], p)
 	}
+	fig.hoistLegend()
 	return fig, nil
 }
 

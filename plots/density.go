@@ -27,7 +27,9 @@ type DensityPanel struct {
 // per task, the way "Lost in Serialization" compares predictions with
 // ground truth (its Figure 12): all sets of a panel are clipped to the
 // 0.5–99.5 percentiles of their pooled values, and each curve is a Gaussian
-// kernel density with Silverman's bandwidth.
+// kernel density with Silverman's bandwidth. A panel whose values span two
+// decades or more is drawn on a log x axis, its density taken over log10 of
+// the values.
 func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("plots: Densities needs at least one panel")
@@ -37,7 +39,7 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 	}
 	cols = min(cols, len(panels))
 	rows := (len(panels) + cols - 1) / cols
-	fig := &Figure{Panels: make([][]*plot.Plot, rows), Width: vg.Length(cols) * 3 * vg.Inch, Height: vg.Length(rows) * 2.4 * vg.Inch}
+	fig := &Figure{Panels: make([][]*plot.Plot, rows), Width: vg.Length(cols) * 3.2 * vg.Inch, Height: vg.Length(rows) * 2.6 * vg.Inch}
 	for i, pn := range panels {
 		var pooled []float64
 		for _, s := range pn.Sets {
@@ -55,8 +57,17 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 		if lo == hi {
 			lo, hi = lo-0.5, hi+0.5
 		}
+		// Values spanning two decades or more (estrada_index: 10 to
+		// 200,000) get a log x axis, with the density taken over log10 of
+		// the values; on a linear axis they would be one spike at the left.
+		logX := lo > 0 && hi/lo >= 100
 		p := plot.New()
 		p.Title.Text = pn.Title
+		if logX {
+			p.Title.Text += " (log scale)"
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		}
 		p.Legend.Top = true
 		p.Legend.TextStyle.Font.Size = vg.Points(7)
 		for k, s := range pn.Sets {
@@ -69,7 +80,19 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 			if len(clipped) == 0 {
 				continue
 			}
-			xs, ys := KDE(clipped, lo, hi, 200)
+			var xs, ys []float64
+			if logX {
+				logs := make([]float64, len(clipped))
+				for j, v := range clipped {
+					logs[j] = math.Log10(v)
+				}
+				xs, ys = KDE(logs, math.Log10(lo), math.Log10(hi), 200)
+				for j := range xs {
+					xs[j] = math.Pow(10, xs[j])
+				}
+			} else {
+				xs, ys = KDE(clipped, lo, hi, 200)
+			}
 			pts := make(plotter.XYs, len(xs))
 			for j := range xs {
 				pts[j] = plotter.XY{X: xs[j], Y: ys[j]}
@@ -85,6 +108,7 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 		}
 		fig.Panels[i/cols] = append(fig.Panels[i/cols], p)
 	}
+	fig.hoistLegend()
 	return fig, nil
 }
 

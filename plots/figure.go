@@ -17,8 +17,83 @@ type Figure struct {
 	// Panels is the grid, row by row; nil cells are left empty.
 	Panels [][]*plot.Plot
 	// Width and Height of the whole figure (defaults: 4 inches per column,
-	// 3 inches per row).
+	// 3 inches per row). A figure narrower than MinWidth is scaled up to it,
+	// keeping its aspect ratio, so it fills a notebook's output column.
 	Width, Height vg.Length
+	// Legend, when it has entries, is drawn once for the whole figure in a
+	// column to the right of the panels, outside every panel's data.
+	Legend *plot.Legend
+}
+
+// MinWidth is the narrowest figure drawn: 7.5 inches, 720 pixels at the
+// 96 dots per inch of PNG.
+const MinWidth = 7.5 * vg.Inch
+
+// legendGap separates the panels from a figure legend.
+const legendGap = 4 * vg.Millimeter
+
+// NewLegend is a legend in the figures' style (10-point text), for
+// Figure.Legend.
+func NewLegend() *plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle.Font.Size = vg.Points(10)
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = 0.3 * vg.Inch
+	return &l
+}
+
+// hoistLegend moves the panels' legends into one figure legend (the
+// panel whose legend is tallest gives the entries: the panels of a figure
+// draw the same series) and empties theirs, so no legend covers data.
+func (f *Figure) hoistLegend() {
+	var best *plot.Legend
+	var tallest vg.Length
+	probe := draw.New(vgimg.New(vg.Inch, vg.Inch))
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			r := p.Legend.Rectangle(probe)
+			if h := r.Max.Y - r.Min.Y; h > tallest {
+				tallest = h
+				l := p.Legend
+				best = &l
+			}
+		}
+	}
+	if best == nil {
+		return
+	}
+	leg := NewLegend()
+	// The entries are private to plot.Legend: keep the tallest legend's
+	// entries and restyle it.
+	best.TextStyle = leg.TextStyle
+	best.Top, best.Left, best.ThumbnailWidth = true, true, leg.ThumbnailWidth
+	best.XOffs, best.YOffs = 0, 0
+	best.Padding = vg.Millimeter
+	f.Legend = best
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if p != nil {
+				sty := p.Legend.TextStyle
+				p.Legend = plot.NewLegend()
+				p.Legend.TextStyle = sty
+			}
+		}
+	}
+}
+
+// legendWidth is the width of the figure legend's column (0 without one).
+func (f *Figure) legendWidth() vg.Length {
+	if f.Legend == nil {
+		return 0
+	}
+	r := f.Legend.Rectangle(draw.New(vgimg.New(vg.Inch, vg.Inch)))
+	if w := r.Max.X - r.Min.X; w > 0 {
+		return w + 2*legendGap
+	}
+	return 0
 }
 
 // single wraps one plot.
@@ -38,6 +113,11 @@ func (f *Figure) size() (vg.Length, vg.Length) {
 	}
 	if h == 0 {
 		h = vg.Length(rows)*3*vg.Inch + f.titleHeight()
+	}
+	w += f.legendWidth()
+	if w < MinWidth {
+		h = h * MinWidth / w
+		w = MinWidth
 	}
 	return w, h
 }
@@ -72,6 +152,13 @@ func (f *Figure) draw(c draw.Canvas) error {
 		sty.YAlign = draw.YCenter
 		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - th/2}, f.Title)
 		c.Max.Y -= th
+	}
+	if lw := f.legendWidth(); lw > 0 {
+		strip := c
+		strip.Min.X = c.Max.X - lw + legendGap
+		strip.Max.Y -= vg.Millimeter * 6
+		f.Legend.Draw(strip)
+		c.Max.X -= lw
 	}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 3, PadY: vg.Millimeter * 3,
 		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}

@@ -45,7 +45,11 @@ func ListSteps(labels []string, steps []ListStep) (*Figure, error) {
 	if n == 0 || len(steps) == 0 {
 		return nil, fmt.Errorf("plots: ListSteps needs nodes and steps")
 	}
-	fig := &Figure{Width: vg.Length(math.Max(4, 0.9*float64(n))) * vg.Inch, Height: vg.Length(len(steps)) * 1.3 * vg.Inch}
+	fig := &Figure{Width: vg.Length(math.Max(6.5, 1.1*float64(n))) * vg.Inch, Height: vg.Length(len(steps)) * 1.7 * vg.Inch}
+	leg := NewLegend()
+	leg.Padding = vg.Millimeter
+	leg.Add("pointer (to the predecessor)", legendLine(PointerGreen, 1.5))
+	seen := map[string]bool{}
 	for si, st := range steps {
 		if len(st.Pointers) != n {
 			return nil, fmt.Errorf("plots: step %d has %d pointers for %d nodes", si, len(st.Pointers), n)
@@ -55,7 +59,7 @@ func ListSteps(labels []string, steps []ListStep) (*Figure, error) {
 		p.Title.TextStyle.Font.Size = vg.Points(9)
 		p.HideAxes()
 		p.X.Min, p.X.Max = -0.7, float64(n)-0.3
-		p.Y.Min, p.Y.Max = -1.2, 1.3
+		p.Y.Min, p.Y.Max = -1.5, 1.5
 		for i, ptr := range st.Pointers {
 			if ptr < 0 || ptr >= n {
 				return nil, fmt.Errorf("plots: step %d: node %d points to %d, outside [0, %d)", si, i, ptr, n)
@@ -67,17 +71,24 @@ func ListSteps(labels []string, steps []ListStep) (*Figure, error) {
 					path = append(path, plotter.XY{X: float64(i) + 0.18*math.Sin(a), Y: 0.42 + 0.18 - 0.18*math.Cos(a)})
 				}
 			} else {
+				// Pointers to the left arc above the nodes, pointers to
+				// the right below them, so arrows in and out of a node
+				// do not overlap; longer pointers arc higher.
 				x0, x1 := float64(i), float64(ptr)
-				h := 0.25 + 0.12*math.Abs(x1-x0)
+				side := 1.0
+				if x1 > x0 {
+					side = -1
+				}
+				h := 0.15 + 0.16*math.Abs(x1-x0)
 				for k := 0; k <= 24; k++ {
 					t := float64(k) / 24
-					path = append(path, plotter.XY{X: x0 + (x1-x0)*t, Y: 0.3 + 4*h*t*(1-t)})
+					path = append(path, plotter.XY{X: x0 + (x1-x0)*t, Y: side * (0.3 + 4*h*t*(1-t))})
 				}
 				// Arrow head at the predecessor end.
 				end, prev := path[len(path)-1], path[len(path)-3]
 				dx, dy := end.X-prev.X, end.Y-prev.Y
 				l := math.Hypot(dx, dy)
-				dx, dy = dx/l*0.12, dy/l*0.12
+				dx, dy = dx/l*0.16, dy/l*0.16
 				for _, s := range []float64{1, -1} {
 					head, _ := plotter.NewLine(plotter.XYs{end, {X: end.X - dx - s*dy*0.6, Y: end.Y - dy + s*dx*0.6}})
 					head.Color, head.Width = PointerGreen, vg.Points(1.2)
@@ -88,7 +99,7 @@ func ListSteps(labels []string, steps []ListStep) (*Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			line.Color, line.Width = PointerGreen, vg.Points(1.2)
+			line.Color, line.Width = PointerGreen, vg.Points(1.5)
 			p.Add(line)
 		}
 		nodes := make(plotter.XYs, n)
@@ -124,15 +135,32 @@ func ListSteps(labels []string, steps []ListStep) (*Figure, error) {
 			ring.GlyphStyle.Radius = vg.Points(14 + 3*float64(below[m.Node]))
 			ring.GlyphStyle.Color = m.Color
 			p.Add(ring)
+			// The mark's name beside its ring, upper left, clear of the arcs.
 			ml, _ := plotter.NewLabels(plotter.XYLabels{
-				XYs: plotter.XYs{{X: float64(m.Node), Y: -0.6 - 0.32*float64(below[m.Node])}}, Labels: []string{m.Label}})
+				XYs: plotter.XYs{{X: float64(m.Node) - 0.3, Y: 0.28 + 0.3*float64(below[m.Node])}}, Labels: []string{m.Label}})
 			ml.TextStyle[0].Color = m.Color
-			ml.TextStyle[0].XAlign, ml.TextStyle[0].YAlign = draw.XCenter, draw.YCenter
-			ml.TextStyle[0].Font.Size = vg.Points(9)
+			ml.TextStyle[0].XAlign, ml.TextStyle[0].YAlign = draw.XRight, draw.YCenter
+			ml.TextStyle[0].Font.Size = vg.Points(10)
 			p.Add(ml)
 			below[m.Node]++
+			if !seen[m.Label] {
+				seen[m.Label] = true
+				leg.Add(m.Label, markRing{m.Color})
+			}
 		}
 		fig.Panels = append(fig.Panels, []*plot.Plot{p})
 	}
+	fig.Legend = leg
 	return fig, nil
+}
+
+// markRing is a legend thumbnail: a ring in a mark's colour.
+type markRing struct{ c color.Color }
+
+// Thumbnail implements plot.Thumbnailer.
+func (m markRing) Thumbnail(c *draw.Canvas) {
+	c.SetColor(m.c)
+	c.SetLineWidth(vg.Points(1.5))
+	c.SetLineDash(nil, 0)
+	c.Stroke(circlePath(c.Center(), vg.Points(6)))
 }

@@ -19,7 +19,8 @@ type RadarSeries struct {
 
 // Radar draws a radar (spider) chart: one spoke per axis, values scaled so
 // that max reaches the rim, with concentric guide rings at 25 % steps (as
-// DSR-Bench's Figure 2 shows category scores).
+// DSR-Bench's Figure 2 shows category scores). A NaN value is a missing
+// one: no dot, and the outline breaks there.
 func Radar(title string, axes []string, series []RadarSeries, maxValue float64) (*Figure, error) {
 	k := len(axes)
 	if k < 3 {
@@ -65,19 +66,60 @@ func Radar(title string, axes []string, series []RadarSeries, maxValue float64) 
 		if len(se.Values) != k {
 			return nil, fmt.Errorf("plots: radar series %q has %d values for %d axes", se.Label, len(se.Values), k)
 		}
-		poly := make(plotter.XYs, k+1)
-		for i := 0; i <= k; i++ {
-			v := math.Max(0, math.Min(1, se.Values[i%k]/maxValue))
-			poly[i] = plotter.XY{X: v * math.Cos(angle(i%k)), Y: v * math.Sin(angle(i%k))}
+		col := seriesColor(se.Label, s)
+		// The outline joins neighbouring axes that both have a value (NaN:
+		// no value, the outline breaks there); every value also gets a dot,
+		// so a series at 0 on every axis shows as a dot at the centre
+		// rather than vanishing, and the legend says so.
+		var dots plotter.XYs
+		allZero := true
+		var line *plotter.Line
+		for i := 0; i < k; i++ {
+			a, b := se.Values[i], se.Values[(i+1)%k]
+			if math.IsNaN(a) {
+				continue
+			}
+			allZero = allZero && a == 0
+			pa := radarPoint(a, maxValue, angle(i))
+			dots = append(dots, pa)
+			if math.IsNaN(b) {
+				continue
+			}
+			l, err := plotter.NewLine(plotter.XYs{pa, radarPoint(b, maxValue, angle((i+1)%k))})
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Width = col, vg.Points(1.5)
+			p.Add(l)
+			line = l
 		}
-		l, err := plotter.NewLine(poly)
-		if err != nil {
-			return nil, err
+		label := se.Label
+		if len(dots) > 0 {
+			sc, err := plotter.NewScatter(dots)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			sc.GlyphStyle.Radius = vg.Points(3)
+			sc.GlyphStyle.Color = col
+			p.Add(sc)
+			if allZero {
+				label += " (0 on every axis)"
+			}
+			if line != nil {
+				p.Legend.Add(label, line, sc)
+			} else {
+				p.Legend.Add(label, sc)
+			}
 		}
-		l.Color, l.Width = seriesColor(se.Label, s), vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(se.Label, l)
 	}
-	p.Legend.Top = true
-	return single(p, 5*vg.Inch, 5*vg.Inch), nil
+	fig := single(p, 6*vg.Inch, 5*vg.Inch)
+	fig.hoistLegend()
+	return fig, nil
+}
+
+// radarPoint places value v (clamped to [0, maxValue]) on the spoke at angle a.
+func radarPoint(v, maxValue, a float64) plotter.XY {
+	r := math.Max(0, math.Min(1, v/maxValue))
+	return plotter.XY{X: r * math.Cos(a), Y: r * math.Sin(a)}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 // checkRenders renders a figure to PNG and SVG and checks that both decode
@@ -80,9 +82,9 @@ func TestRenderings(t *testing.T) {
 	}, DefaultCurveOptions())
 	checkRenders(t, "ValidationCurves", f, err)
 
-	f, err = Bars([]string{"a", "b", "c"}, []BarGroup{{"mpnn", []float64{1, 2, 3}, []float64{.1, .2, .3}}, {"pgn", []float64{3, 2, -1}, nil}}, BarOptions{Title: "bars", ValueLabel: "Δ accuracy"})
+	f, err = Bars([]string{"a", "b", "c"}, []BarGroup{{"mpnn", []float64{1, 2, 3}, []float64{.1, .2, .3}, nil}, {"pgn", []float64{3, 2, -1}, nil, nil}}, BarOptions{Title: "bars", ValueLabel: "Δ accuracy"})
 	checkRenders(t, "Bars", f, err)
-	f, err = Bars([]string{"a", "b"}, []BarGroup{{"x", []float64{1, 2}, nil}}, BarOptions{Horizontal: true})
+	f, err = Bars([]string{"a", "b"}, []BarGroup{{"x", []float64{1, 2}, nil, nil}}, BarOptions{Horizontal: true})
 	checkRenders(t, "Bars horizontal", f, err)
 
 	f, err = Heatmap("heat", []string{"r1", "r2"}, []string{"c1", "c2", "c3"}, [][]float64{{0, 1, 2}, {3, 4, math.NaN()}})
@@ -104,7 +106,7 @@ func TestRenderErrors(t *testing.T) {
 	if _, err := ValidationCurves([]Panel{{Series: []Series{{"x", []Curve{{Steps: []float64{1}, Values: nil}}}}}}, DefaultCurveOptions()); err == nil {
 		t.Error("mismatched curve: want an error")
 	}
-	if _, err := Bars([]string{"a"}, []BarGroup{{"x", []float64{1, 2}, nil}}, BarOptions{}); err == nil {
+	if _, err := Bars([]string{"a"}, []BarGroup{{"x", []float64{1, 2}, nil, nil}}, BarOptions{}); err == nil {
 		t.Error("Bars with too many values: want an error")
 	}
 	if _, err := Heatmap("", []string{"a"}, []string{"b"}, [][]float64{{1, 2}}); err == nil {
@@ -146,5 +148,35 @@ func TestListSteps(t *testing.T) {
 	checkRenders(t, "ListSteps", f, err)
 	if _, err := ListSteps([]string{"a"}, []ListStep{{Pointers: []int{3}}}); err == nil {
 		t.Error("pointer out of range: want an error")
+	}
+}
+
+// TestDensitiesLogScale checks a panel whose values span decades gets a
+// log x axis and one that does not keeps a linear one.
+func TestDensitiesLogScale(t *testing.T) {
+	var wide, narrow []float64
+	for i := range 200 {
+		wide = append(wide, math.Pow(10, 1+4*float64(i)/199)) // 10 … 100,000
+		narrow = append(narrow, 1+float64(i)/199)
+	}
+	fig, err := Densities([]DensityPanel{
+		{Title: "wide", Sets: []DensitySet{{Label: "truth", Values: wide}}},
+		{Title: "narrow", Sets: []DensitySet{{Label: "truth", Values: narrow}}},
+	}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		title string
+		log   bool
+	}{{"wide (log scale)", true}, {"narrow", false}} {
+		p := fig.Panels[0][i]
+		_, isLog := p.X.Scale.(plot.LogScale)
+		if p.Title.Text != tc.title || isLog != tc.log {
+			t.Errorf("panel %d: title %q, log x %v; want %q, %v", i, p.Title.Text, isLog, tc.title, tc.log)
+		}
+	}
+	if _, err := fig.PNG(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,7 +11,7 @@
 # otherwise it does nothing and says so.
 set -euo pipefail
 
-log() { printf '\033[1m[setup-cluster]\033[0m %s\n' "$*" >&2; }
+if [ -t 2 ]; then log() { printf '\033[1m[setup-cluster]\033[0m %s\n' "$*" >&2; }; else log() { printf '[setup-cluster] %s\n' "$*" >&2; }; fi
 
 # package -> a file it installs (dpkg status alone can be stale in images).
 declare -A probe=(

@@ -18,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=${1:-docs/img/mlflow-ui.png}
-log() { printf '\033[1m[ui-screenshot]\033[0m %s\n' "$*" >&2; }
+if [ -t 2 ]; then log() { printf '\033[1m[ui-screenshot]\033[0m %s\n' "$*" >&2; }; else log() { printf '[ui-screenshot] %s\n' "$*" >&2; }; fi
 
 python="$root/.venv/bin/python"
 if [ ! -x "$python" ]; then

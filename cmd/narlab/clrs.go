@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nprand"
 )
@@ -506,7 +506,20 @@ func clrsGenerate(args []string) error {
 			}
 		}
 	}
-	bar := newProgress(os.Stderr, *quiet)
+	// One report for the whole command: samples over every file.
+	totalSamples := 0
+	for _, sp := range splits {
+		for _, name := range names {
+			if set, err := clrs.CLRS30Split(name, sp); err == nil {
+				totalSamples += set.NumSamples
+			}
+		}
+	}
+	var bar *progress.Bar // nil (silent) with --quiet
+	if !*quiet {
+		bar = progress.New(os.Stderr, "clrs generate", totalSamples)
+	}
+	sampled := 0 // samples of the files before the current one
 	m := manifest{Generator: "narlab clrs generate", Compressed: *compress, Files: []manifestFile{}}
 	start := time.Now()
 	// Sampling the next file overlaps writing the current one: the
@@ -528,7 +541,8 @@ func clrsGenerate(args []string) error {
 				j.set, j.err = clrs.CLRS30Split(name, sp)
 				if j.err == nil {
 					label := fmt.Sprintf("%s/%s", name, sp)
-					opts := []clrs.Option{clrs.Progress(func(done, total int) { bar.update(label, done, total) })}
+					base := sampled
+					opts := []clrs.Option{clrs.Progress(func(done, total int) { bar.Update(base+done, label) })}
 					if *workers > 0 {
 						opts = append(opts, clrs.Workers(*workers))
 					}
@@ -536,6 +550,7 @@ func clrsGenerate(args []string) error {
 					if s, j.err = clrs.NewSplitSampler(name, sp, opts...); j.err == nil {
 						j.trajs = s.Trajectories()
 					}
+					sampled += j.set.NumSamples
 				}
 				select {
 				case jobs <- j:
@@ -565,7 +580,7 @@ func clrsGenerate(args []string) error {
 		m.Files = append(m.Files, manifestFile{File: file, Algorithm: j.name, Split: j.split, NumSamples: j.set.NumSamples,
 			Length: j.set.Length, Seed: j.set.Seed, MaxSteps: steps})
 	}
-	bar.done()
+	bar.Done()
 	m.Seconds = time.Since(start).Seconds()
 	if err := writeJSONAtomic(filepath.Join(*out, "manifest.json"), m); err != nil {
 		return err
@@ -598,41 +613,4 @@ func writeJSONAtomic(path string, v any) error {
 		return err
 	}
 	return writeFileAtomic(path, append(data, '\n'))
-}
-
-// progress draws a one-line progress bar on a terminal (and nothing
-// otherwise).
-type progress struct {
-	w     io.Writer
-	on    bool
-	last  time.Time
-	label string
-}
-
-func newProgress(f *os.File, quiet bool) *progress {
-	on := false
-	if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && !quiet {
-		on = true
-	}
-	return &progress{w: f, on: on}
-}
-
-func (p *progress) update(label string, done, total int) {
-	if !p.on {
-		return
-	}
-	if done < total && time.Since(p.last) < 100*time.Millisecond && label == p.label {
-		return
-	}
-	p.last, p.label = time.Now(), label
-	const width = 30
-	filled := width * done / max(total, 1)
-	fmt.Fprintf(p.w, "\r%-40s [%s%s] %s/%s", label, strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		strconv.Itoa(done), strconv.Itoa(total))
-}
-
-func (p *progress) done() {
-	if p.on {
-		fmt.Fprintln(p.w)
-	}
 }

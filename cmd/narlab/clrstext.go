@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/narlab/narlab/experiments"
 	textexp "github.com/narlab/narlab/experiments/clrstext"
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/plots"
 )
@@ -154,15 +156,13 @@ func clrstextGenerate(args []string) error {
 	}
 	ctx := commandContext()
 	start := time.Now()
-	last := time.Time{}
 	cfg := clrstext.GenerateConfig{Jobs: jobs, Options: o, Layout: lay, Workers: *workers}
+	var bar *progress.Bar // nil (silent) with --quiet
 	if !*quiet {
+		var once sync.Once
 		cfg.Progress = func(rows, total int) {
-			if now := time.Now(); now.Sub(last) > 500*time.Millisecond || rows == total {
-				last = now
-				el := now.Sub(start).Seconds()
-				fmt.Fprintf(os.Stderr, "\rclrstext: %d/%d rows (%.0f rows/s)   ", rows, total, float64(rows)/max(el, 1e-9))
-			}
+			once.Do(func() { bar = progress.New(os.Stderr, "clrstext generate", total) })
+			bar.Update(rows, "rows")
 		}
 	}
 	var rows int
@@ -176,9 +176,7 @@ func clrstextGenerate(args []string) error {
 	} else {
 		err = fsutil.Write(*out, fsutil.DataMode, gen)
 	}
-	if !*quiet {
-		fmt.Fprintln(os.Stderr)
-	}
+	bar.Done()
 	if err != nil {
 		return err
 	}

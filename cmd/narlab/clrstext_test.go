@@ -220,7 +220,7 @@ func TestClrstextScoreMLflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Info.Status != mlflow.StatusFinished || run.Info.RunName != "half-right" {
+	if run.Info.Status != mlflow.StatusFinished || !strings.HasPrefix(run.Info.RunName, "clrstext score half-right ") {
 		t.Errorf("run %s status %s", run.Info.RunName, run.Info.Status)
 	}
 	if got, ok := run.Data.Metric("accuracy"); !ok || got.Value != 0.5 {

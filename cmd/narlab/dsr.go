@@ -364,7 +364,8 @@ func dsrLogRun(experiment, tracking, label string, params map[string]string, tab
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var opts []experiments.Option
-	opts = append(opts, experiments.RunName(label), experiments.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
+	opts = append(opts, experiments.RunName(experiments.RunNameFor("dsr score", label)),
+		experiments.Note(dsrbench.RunNote(label, params)), experiments.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
 		experiments.Source("narlab dsr score"))
 	if tracking != "" {
 		opts = append(opts, experiments.TrackingURI(tracking))

@@ -292,7 +292,11 @@ func graphsScore(args []string) error {
 		"extract.keep_decimal_points": strconv.FormatBool(*keepDots)}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	eopts := []experiments.Option{experiments.RunName("serialization-" + *model), experiments.Source("narlab graphs score"),
+	note := fmt.Sprintf("`narlab graphs score`: the answers of **%s** to %d graph-task prompts in %d serializations "+
+		"(Lost in Serialization; graphs: %s), scored per task and configuration. Results: `serialization_scores.json` "+
+		"and the figures under `figures/` in the artifacts.", *model, len(recs), len(rep.Configs), src)
+	eopts := []experiments.Option{experiments.RunName(experiments.RunNameFor("graphs score", *model)), experiments.Note(note),
+		experiments.Source("narlab graphs score"),
 		experiments.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
 	if *tracking != "" {
 		eopts = append(eopts, experiments.TrackingURI(*tracking))

@@ -19,6 +19,7 @@ import (
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/spectral"
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/graphtext"
 )
 
@@ -185,7 +186,6 @@ func graphsSpectralEval(args []string) error {
 			params[k] = v
 		}
 		params["gnn.joint"] = strconv.FormatBool(*joint)
-		start := time.Now()
 		var models []*spectral.GNN
 		groups := [][]string{graphtext.SpectralTasks}
 		if !*joint {
@@ -194,14 +194,17 @@ func graphsSpectralEval(args []string) error {
 				groups = append(groups, []string{t})
 			}
 		}
-		for _, tasks := range groups {
+		bar := progress.New(os.Stderr, "training the GNN", len(groups))
+		bar.Every = 1 // a line per trained model: each takes a while
+		for i, tasks := range groups {
 			m, err := spectral.TrainGNN(nil, tasks, train.Graphs, train.Truth, cfg)
 			if err != nil {
 				return fmt.Errorf("graphs spectral-eval: %w", err)
 			}
-			fmt.Fprintf(os.Stderr, "trained GNN for %s: loss %.4f → %.4f (%s so far)\n", strings.Join(tasks, ","), m.Losses[0], m.Losses[len(m.Losses)-1], time.Since(start).Round(time.Second))
+			bar.Update(i+1, fmt.Sprintf("%s: loss %.4f → %.4f", strings.Join(tasks, ","), m.Losses[0], m.Losses[len(m.Losses)-1]))
 			models = append(models, m)
 		}
+		bar.Done()
 		if gnn, err = spectral.NewGNNPredictor(models...); err != nil {
 			return err
 		}
@@ -282,7 +285,8 @@ func graphsSpectralEval(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	eopts := []experiments.Option{experiments.RunName("spectral-eval"), experiments.Source("narlab graphs spectral-eval"),
+	runName, runNote := spectralRunText(rep.Predictors, len(testGraphs), params)
+	eopts := []experiments.Option{experiments.RunName(runName), experiments.Note(runNote), experiments.Source("narlab graphs spectral-eval"),
 		experiments.Tags(map[string]string{"benchmark": "spectral-tasks", "predictors": strings.Join(rep.Predictors, ",")})}
 	if *tracking != "" {
 		eopts = append(eopts, experiments.TrackingURI(*tracking))
@@ -292,10 +296,8 @@ func graphsSpectralEval(args []string) error {
 		return fmt.Errorf("graphs spectral-eval: %w (evaluate offline with --no-mlflow)", err)
 	}
 	logErr := spectral.LogReport(run, rep)
-	for t, s := range spreads {
-		if logErr == nil {
-			logErr = run.LogMetric("test/gnn/"+t+"/output_spread", 0, s)
-		}
+	if len(spreads) > 0 && logErr == nil {
+		logErr = logOutputSpread(run, spreads)
 	}
 	if err := run.EndWith(ctx, logErr); err != nil {
 		return fmt.Errorf("graphs spectral-eval: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)

@@ -14,13 +14,17 @@ func init() {
 }
 
 func kernelInstall(args []string) error {
-	fs := newFlags("kernel install", "")
+	fs := newFlags("kernel install", "[--jupyter-dir DIR]")
+	jupyterDir := fs.String("jupyter-dir", "", "install the kernel spec under DIR/kernels instead of the environment's share/jupyter (then run Jupyter with JUPYTER_PATH=DIR, e.g. for a second checkout beside the one the environment's kernel points at)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	p, err := kernel.DefaultPaths()
 	if err != nil {
 		return err
+	}
+	if *jupyterDir != "" {
+		p = p.WithJupyterDir(*jupyterDir)
 	}
 	return kernel.Install(p, os.Stderr)
 }

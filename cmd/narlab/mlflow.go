@@ -154,6 +154,9 @@ func mlflowRuns(args []string) error {
 	for _, r := range runs {
 		var ms []string
 		for _, m := range r.Data.Metrics {
+			if strings.HasPrefix(m.Key, "system/") {
+				continue // CPU and memory samples: the run page's System metrics tab
+			}
 			ms = append(ms, fmt.Sprintf("%s=%.4g", m.Key, m.Value))
 		}
 		start := time.UnixMilli(int64(r.Info.StartTime)).Format("2006-01-02 15:04")

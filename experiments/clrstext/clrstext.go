@@ -127,7 +127,10 @@ func Figure(label string, r clrstext.Report) (*plots.Figure, error) {
 // RunOptions are the run name, tags and source of a scoring run of the
 // model label.
 func RunOptions(label string) []experiments.Option {
-	return []experiments.Option{experiments.RunName(label),
+	note := fmt.Sprintf("`narlab clrstext score`: the answers of **%s** to CLRS-Text questions, scored against the "+
+		"references. Results: the per-algorithm scores table and figure in the artifacts; summary metrics on the "+
+		"Model metrics tab.", label)
+	return []experiments.Option{experiments.RunName(experiments.RunNameFor("clrstext score", label)), experiments.Note(note),
 		experiments.Tags(map[string]string{"model": label, "benchmark": "CLRS-Text"}),
 		experiments.Source("narlab clrstext score")}
 }

@@ -21,10 +21,6 @@ func ExampleMetrics() {
 	// levenshtein/overall = 1
 	// score/category/temporal = 1
 	// levenshtein/category/temporal = 1
-	// score/structure/queue = 1
-	// levenshtein/structure/queue = 1
-	// score/task/queue/compound/short = 1
-	// levenshtein/task/queue/compound/short = 1
 	// responses/total = 4
 	// responses/unscored = 0
 }

@@ -48,7 +48,8 @@ func CategoryValues(t dsr.Tables) (binary, levenshtein []float64, present []bool
 // CategoryRadar draws the paper's Figure 2 (right): one polygon per series
 // over the six relationship categories, binary scores from 0 at the centre
 // to 1 at the rim. The axis of a category that no series has results for
-// is labelled "(no data)" and reads 0.
+// is labelled "(no data)"; a series has no point on a category it has no
+// results for.
 func CategoryRadar(title string, series ...Series) (*plots.Figure, error) {
 	return categoryRadar(title, false, series)
 }
@@ -64,6 +65,9 @@ func categoryRadar(title string, withLev bool, series []Series) (*plots.Figure, 
 		b, l, present := CategoryValues(s.Tables)
 		for i, p := range present {
 			seen[i] = seen[i] || p
+			if !p { // no result: a gap in the outline, not a 0
+				b[i], l[i] = math.NaN(), math.NaN()
+			}
 		}
 		if withLev {
 			rs = append(rs, plots.RadarSeries{Label: "exact match", Values: b}, plots.RadarSeries{Label: "Levenshtein", Values: l})

@@ -68,21 +68,13 @@ func Metrics(t dsr.Tables) []Metric {
 	for _, c := range t.Categories {
 		both(c.Scores, "category", c.Name)
 	}
-	for _, s := range t.Structures {
-		both(s.Scores, "structure", s.Structure)
-	}
+	// Per-structure and per-task scores are results tables (StructureRows,
+	// CellRows), not metrics: as metrics they would be dozens of one-point
+	// charts on the run page.
 	total, failed := 0, 0
 	for _, c := range t.Cells {
 		total += c.N
 		failed += c.Failed
-		if c.Extra {
-			continue
-		}
-		parts := []string{"task", c.Structure, c.Operation}
-		if c.Variant != "" {
-			parts = append(parts, c.Variant)
-		}
-		both(c.Scores, append(parts, c.Level.String())...)
 	}
 	out = append(out, Metric{"responses/total", float64(total)}, Metric{"responses/unscored", float64(failed)})
 	return out
@@ -204,4 +196,13 @@ func Log(lg Logger, t dsr.Tables, label string) error {
 		}
 	}
 	return nil
+}
+
+// RunNote is the Markdown description of a scoring run of model label
+// with params (see Params).
+func RunNote(label string, params map[string]string) string {
+	return fmt.Sprintf("`narlab dsr score`: the answers of **%s** to %s DSR-Bench instances (%s), strategy %s. "+
+		"Results: the structure, cell and challenge tables and the category radar in the artifacts; "+
+		"summary metrics `score/overall`, `score/challenge`, `score/category/…` (exact match) and the same under "+
+		"`levenshtein/…`.", label, params["n_instances"], params["instances"], params["strategy"])
 }

@@ -228,7 +228,7 @@ func (e *earlyExit) Error() string { return e.msg }
 func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	port := cfg.Port
 	if port == 0 {
-		p, err := freePort()
+		p, err := keptPort(cfg.Dir) // the same port as last time when it is free
 		if err != nil {
 			return nil, err
 		}

@@ -68,9 +68,15 @@ func metricKey(parts ...string) string {
 	return strings.NewReplacer("=", "_", ":", "_").Replace(strings.Join(parts, "/"))
 }
 
-// Log writes a report to an MLflow run: per (config, task) accuracy and
-// parse rate, per-config mean accuracy and mean Δ vs the baseline, syntax
-// variability, best-in counts, output spreads, and a results table.
+// Log writes a report to an MLflow run as results: a few summary metrics
+// (mean_accuracy/<config>, syntax_variability, parse_rate,
+// missing_predictions) and the breakdowns as tables —
+// serialization_scores.json (per configuration and task: accuracy, parse
+// rate, counts), serialization_configs.json (per configuration: mean
+// accuracy, mean Δ vs the baseline, tasks where it is best) and
+// serialization_spread.json (per task: the output spread over relabelings)
+// — plus the figures. Per-task numbers as metrics would be hundreds of
+// one-point charts.
 func Log(ctx context.Context, run *experiments.Run, r *Report) error {
 	var errs []error
 	lm := func(key string, v float64) {
@@ -85,8 +91,6 @@ func Log(ctx context.Context, run *experiments.Run, r *Report) error {
 			if ts == nil {
 				continue
 			}
-			lm("accuracy/"+c+"/"+t, ts.Accuracy)
-			lm("parse_rate/"+c+"/"+t, ts.ParseRate)
 			task, _ := graphtext.LookupTask(t)
 			rows = append(rows, []any{c, t, task.Category, ts.N, ts.Answered, ts.Parsed, ts.Correct, ts.Accuracy, ts.AccuracyStd, ts.ParseRate})
 		}
@@ -95,19 +99,37 @@ func Log(ctx context.Context, run *experiments.Run, r *Report) error {
 	for c, v := range s.MeanAccuracy {
 		lm("mean_accuracy/"+c, v)
 	}
-	for c, v := range s.MeanDelta {
-		lm("mean_delta_vs_baseline/"+c, v)
-	}
 	if s.SyntaxVariability == s.SyntaxVariability {
 		lm("syntax_variability", s.SyntaxVariability)
 	}
-	for c, v := range s.BestIn {
-		lm("best_in/"+c, float64(v))
-	}
 	lm("parse_rate", s.ParseRate)
 	lm("missing_predictions", float64(r.Missing))
-	for t, sp := range r.Spread {
-		lm("output_spread/"+t, sp.Mean)
+	var configRows [][]any
+	for _, c := range r.Configs {
+		mean, okM := s.MeanAccuracy[c]
+		delta, okD := s.MeanDelta[c]
+		row := []any{c, nil, nil, s.BestIn[c]}
+		if okM && mean == mean {
+			row[1] = mean
+		}
+		if okD && delta == delta {
+			row[2] = delta
+		}
+		configRows = append(configRows, row)
+	}
+	if err := run.LogTable("serialization_configs.json", []string{"config", "mean_accuracy", "mean_delta_vs_baseline", "best_in"}, configRows); err != nil {
+		errs = append(errs, err)
+	}
+	if len(r.Spread) > 0 {
+		var spreadRows [][]any
+		for _, t := range r.Tasks {
+			if sp, ok := r.Spread[t]; ok {
+				spreadRows = append(spreadRows, []any{t, sp.Mean})
+			}
+		}
+		if err := run.LogTable("serialization_spread.json", []string{"task", "output_spread"}, spreadRows); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := run.LogTable("serialization_scores.json", []string{"config", "task", "category", "n", "answered", "parsed", "correct", "accuracy", "accuracy_std", "parse_rate"}, rows); err != nil {
 		errs = append(errs, err)

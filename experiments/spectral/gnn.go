@@ -64,12 +64,14 @@ func (c GNNConfig) withDefaults() (GNNConfig, error) {
 	return c, nil
 }
 
-// Params returns the configuration as run parameters (gnn.*).
+// Params returns the configuration as run parameters: gnn.<name>, with the
+// names `narlab train` logs for the same settings (hidden_size,
+// train_steps, batch_size, learning_rate, seed; docs/mlflow.md).
 func (c GNNConfig) Params() map[string]string {
 	d, _ := c.withDefaults()
 	return map[string]string{
-		"gnn.hidden": fmt.Sprint(d.Hidden), "gnn.layers": fmt.Sprint(d.Layers), "gnn.steps": fmt.Sprint(d.Steps),
-		"gnn.batch": fmt.Sprint(d.Batch), "gnn.learning_rate": fmt.Sprint(d.LearningRate),
+		"gnn.hidden_size": fmt.Sprint(d.Hidden), "gnn.layers": fmt.Sprint(d.Layers), "gnn.train_steps": fmt.Sprint(d.Steps),
+		"gnn.batch_size": fmt.Sprint(d.Batch), "gnn.learning_rate": fmt.Sprint(d.LearningRate),
 		"gnn.max_nodes": fmt.Sprint(d.MaxNodes), "gnn.seed": fmt.Sprint(d.Seed),
 	}
 }

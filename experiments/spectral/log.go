@@ -7,33 +7,33 @@ import (
 	"github.com/narlab/narlab/experiments"
 )
 
-// LogReport records a report in an MLflow run: per predictor and task the
-// metrics (test/<predictor>/<task>/<metric>) and parse rate, the
-// difficulty-group averages (test/<predictor>/group/<Easy|Medium|Hard|All>/
-// <metric>), the global error and sMAPE/RelMAE wins across predictors, and
-// the artifacts spectral/table10.json (MLflow table), spectral/table10.md
-// and spectral/densities.png (the Figure-12-style grid).
+// LogReport records a report in an MLflow run as results, not as one
+// chart per number: a few summary metrics per predictor (step 0), and the
+// full numbers as tables.
+//
+// Metrics: test/<predictor>/smape and test/<predictor>/relmae (the means
+// over all tasks), and with several predictors test/<predictor>/global_error
+// and test/<predictor>/wins_smape, wins_relmae (tasks won).
+//
+// Artifacts: spectral/table10.json (per task and predictor, every metric
+// and the parse rate; an MLflow table), spectral/groups.json (the
+// difficulty-group means), spectral/table10.md and spectral/densities.png
+// (the Figure-12-style grid).
 func LogReport(run *experiments.Run, r *Report) error {
+	var groupRows [][]any
 	for _, p := range r.Predictors {
-		for _, task := range r.Tasks {
-			tr := r.Results[p][task]
-			for _, m := range []string{"nrmse_std", "nrmse_range", "smape", "relmae", "smape_mean_denominator", "rmse", "mae"} {
-				v, _ := tr.Metrics.Metric(m)
-				if err := logFinite(run, fmt.Sprintf("test/%s/%s/%s", p, task, m), v); err != nil {
-					return err
-				}
-			}
-			if err := run.LogMetric(fmt.Sprintf("test/%s/%s/parse_rate", p, task), 0, tr.ParseRate()); err != nil {
-				return err
-			}
-		}
 		for _, m := range []string{"smape", "relmae", "nrmse_range", "nrmse_std"} {
 			g, err := r.GroupMeans(p, m)
 			if err != nil {
 				return err
 			}
-			for grp, v := range g {
-				if err := logFinite(run, fmt.Sprintf("test/%s/group/%s/%s", p, grp, m), v); err != nil {
+			for _, grp := range []string{"Easy", "Medium", "Hard", "All"} {
+				if v, ok := g[grp]; ok {
+					groupRows = append(groupRows, []any{p, grp, m, finiteOrNil(v)})
+				}
+			}
+			if m == "smape" || m == "relmae" {
+				if err := logFinite(run, fmt.Sprintf("test/%s/%s", p, m), g["All"]); err != nil {
 					return err
 				}
 			}
@@ -42,18 +42,21 @@ func LogReport(run *experiments.Run, r *Report) error {
 	if len(r.Predictors) > 1 {
 		if ge, err := r.GlobalError(); err == nil {
 			for k, p := range r.Predictors {
-				if err := run.LogMetric(fmt.Sprintf("test/%s/global_error", p), 0, ge[k]); err != nil {
+				if err := logFinite(run, fmt.Sprintf("test/%s/global_error", p), ge[k]); err != nil {
 					return err
 				}
 			}
 		}
 		for _, m := range []string{"smape", "relmae"} {
 			for k, w := range r.Wins(m) {
-				if err := run.LogMetric(fmt.Sprintf("test/%s/wins/%s", r.Predictors[k], m), 0, float64(w)); err != nil {
+				if err := run.LogMetric(fmt.Sprintf("test/%s/wins_%s", r.Predictors[k], m), 0, float64(w)); err != nil {
 					return err
 				}
 			}
 		}
+	}
+	if err := run.LogTable("spectral/groups.json", []string{"predictor", "group", "metric", "mean"}, groupRows); err != nil {
+		return err
 	}
 	cols, rows := r.Table()
 	for _, row := range rows {
@@ -78,6 +81,14 @@ func LogReport(run *experiments.Run, r *Report) error {
 		return err
 	}
 	return run.LogArtifact("spectral/densities.png", png)
+}
+
+// finiteOrNil is v, or nil (JSON null) for NaN and ±Inf.
+func finiteOrNil(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
 }
 
 func logFinite(run *experiments.Run, key string, v float64) error {

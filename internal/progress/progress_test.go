@@ -1,0 +1,117 @@
+package progress
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// clock is a fake time source advanced by the test.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+// TestPlainLines checks the non-terminal form: a line every tenth of the
+// total (or every Interval), no carriage returns or escape codes, an ETA,
+// and a last line with the time taken.
+func TestPlainLines(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		total     int
+		stepEvery time.Duration // time per step
+		interval  time.Duration
+		wantLines int // progress lines before Done's
+		wantIn    []string
+	}{
+		{"a line per tenth", 100, time.Millisecond, time.Hour, 10, []string{"gen: 10/100 (10%)", "left", "gen: 100/100 (100%)"}},
+		{"a line per interval", 1000, time.Second, 30 * time.Second, 33, []string{"gen: 30/1000 (3%) 1.0/s, 16m10s left"}},
+		{"unknown total", 0, time.Second, 10 * time.Second, 5, []string{"gen: 10 1.0/s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			c := &clock{t: time.Unix(0, 0)}
+			b := newBar(&buf, "gen", tc.total, false, c.now)
+			b.Interval = tc.interval
+			n := tc.total
+			if n == 0 {
+				n = 50
+			}
+			for i := 1; i <= n; i++ {
+				c.t = c.t.Add(tc.stepEvery)
+				b.Update(i, "")
+			}
+			before := strings.Count(buf.String(), "\n")
+			b.Done()
+			b.Done() // a second Done writes nothing
+			out := buf.String()
+			if before != tc.wantLines {
+				t.Errorf("%d lines before Done, want %d:\n%s", before, tc.wantLines, out)
+			}
+			if got := strings.Count(out, "\n"); got != before+1 {
+				t.Errorf("Done wrote %d lines, want 1", got-before)
+			}
+			if strings.ContainsAny(out, "\r\x1b") {
+				t.Errorf("plain output holds a carriage return or an escape code: %q", out)
+			}
+			for _, w := range tc.wantIn {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]; !strings.Contains(last, "done in") {
+				t.Errorf("last line %q does not say how long it took", last)
+			}
+		})
+	}
+}
+
+// TestTerminalBar checks the terminal form: one line redrawn in place
+// with a bar and an ETA, at most every 100 ms, ended by a newline.
+func TestTerminalBar(t *testing.T) {
+	var buf bytes.Buffer
+	c := &clock{t: time.Unix(0, 0)}
+	b := newBar(&buf, "gen", 40, true, c.now)
+	for i := 1; i <= 40; i++ {
+		c.t = c.t.Add(50 * time.Millisecond) // two steps per redraw
+		b.Update(i, "bfs/train")
+	}
+	b.Done()
+	out := buf.String()
+	if n := strings.Count(out, "\r"); n < 15 || n > 25 {
+		t.Errorf("%d redraws for 40 steps of 50 ms, want about 20", n)
+	}
+	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+		t.Errorf("want exactly one newline, at the end: %q", out)
+	}
+	if !strings.Contains(out, "ETA") || !strings.Contains(out, "█") || !strings.Contains(out, "bfs/train") {
+		t.Errorf("no bar, ETA or extra text in %q", out)
+	}
+	if last := out[strings.LastIndex(out, "\r"):]; !strings.Contains(last, "40/40 (100%)") || !strings.Contains(last, " in 2s") {
+		t.Errorf("final redraw %q, want 40/40 and the time taken", last)
+	}
+}
+
+// TestNilBar checks a nil *Bar (a --quiet command) does nothing.
+func TestNilBar(t *testing.T) {
+	var b *Bar
+	b.Update(1, "x")
+	b.Done()
+}
+
+func TestIsTerminal(t *testing.T) {
+	if IsTerminal(&bytes.Buffer{}) {
+		t.Error("a bytes.Buffer is not a terminal")
+	}
+}
+
+func TestFmtDuration(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{{4 * time.Second, "4s"}, {65 * time.Second, "1m05s"}, {2*time.Hour + 3*time.Minute, "2h03m"}, {400 * time.Millisecond, "0s"}} {
+		if got := fmtDuration(tc.d); got != tc.want {
+			t.Errorf("fmtDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
