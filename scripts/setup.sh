@@ -32,7 +32,7 @@ fi
 # --no-deps: its metadata asks for jax, which narlab does not use. narlab
 # finds it in .venv by itself (`bin/narlab backends`).
 xla_cpu_plugin=lammps-jax-pjrt-cpu==0.11.2
-have=$("$venv/bin/python" -m pip show lammps-jax-pjrt-cpu 2>/dev/null | awk '/^Version:/{print $2}')
+have=$("$venv/bin/python" -m pip show lammps-jax-pjrt-cpu 2>/dev/null | awk '/^Version:/{print $2}' || true)
 if [ "$have" != "${xla_cpu_plugin#*==}" ]; then
   log "installing the XLA CPU plugin ($xla_cpu_plugin, 62 MB)"
   "$venv/bin/python" -m pip install -q --no-deps "$xla_cpu_plugin"

@@ -15,7 +15,7 @@ func init() {
 }
 
 func backendsCmd(args []string) error {
-	fs := newFlags("backends", "[--backend CONFIG] [--format text|json] [--check]")
+	fs := newFlags("backends")
 	backend := fs.String("backend", "", "a backend to resolve instead of narlab's own pick: go, or xla:/abs/path/plugin.so")
 	format := fs.String("format", "text", "output format: text or json")
 	check := fs.Bool("check", false, "also start the picked backend (loads the XLA plugin) and report failures")

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,9 +28,16 @@ func init() {
 }
 
 func clrsAlgos(args []string) error {
-	fs := newFlags("clrs algos", "[--json] [ALGO…]")
-	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	fs := newFlags("clrs algos")
+	format := choice(fs, "format", "text", "output format", "text", "json")
+	jsonAlias(fs, format)
+	if flagSetHook != nil {
+		flagSetHook(fs)
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
 		return errUsage
 	}
 	names := fs.Args()
@@ -61,7 +70,7 @@ func clrsAlgos(args []string) error {
 		}
 		out = append(out, a)
 	}
-	if *asJSON {
+	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -225,11 +234,12 @@ func jsonMatrix(rows []any) (any, error) {
 }
 
 func clrsSample(args []string) error {
-	fs := newFlags("clrs sample", "--algo A [--length N --seed S --num-samples K | --split train|val|test] [options]")
-	algo := fs.String("algo", "", "algorithm (see `narlab clrs algos`)")
+	fs := newFlags("clrs sample")
+	algo := fs.String("algo", "", "algorithm (required; see 'narlab clrs algos')")
 	length := fs.Int("length", 16, "sampler length (number of nodes for most algorithms)")
 	seed := fs.Int64("seed", 0, "RandomState seed")
-	num := fs.Int("num-samples", 1, "number of samples generated (the whole set is printed)")
+	num := fs.Int("count", 1, "number of samples generated (the whole set is printed)")
+	alias(fs, "num-samples", "count")
 	split := fs.String("split", "", "use the official CLRS-30 split settings instead (train, val or test)")
 	format := fs.String("format", "reference-json", "output format: reference-json (the reference's dump layout) or text")
 	kwargs := fs.String("kwargs", "", `sampler parameters as JSON, e.g. '{"p": [0.5]}'`)
@@ -276,9 +286,9 @@ func clrsSample(args []string) error {
 		}
 	} else {
 		if *num < 1 {
-			return fmt.Errorf("--num-samples must be at least 1, got %d", *num)
+			return fmt.Errorf("--count must be at least 1, got %d", *num)
 		}
-		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--num-samples, --batch or --length", opts...); err != nil {
+		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--count, --batch or --length", opts...); err != nil {
 			return fmt.Errorf("clrs sample: %w", err)
 		}
 		s, err = clrs.NewSampler(*algo, append(opts, clrs.Length(*length), clrs.Seed(*seed), clrs.NumSamples(*num))...)
@@ -340,8 +350,8 @@ func clrsSample(args []string) error {
 }
 
 func clrsRun(args []string) error {
-	fs := newFlags("clrs run", "--algo A --input FILE|- [--format reference-json|text]")
-	algo := fs.String("algo", "", "algorithm (see `narlab clrs algos`)")
+	fs := newFlags("clrs run")
+	algo := fs.String("algo", "", "algorithm (required; see 'narlab clrs algos')")
 	input := fs.String("input", "", `JSON input: {"ARG": value, …} with the algorithm's argument names, or {"args": [positional…]}; "-" reads stdin`)
 	format := fs.String("format", "reference-json", "output format: reference-json or text")
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -469,7 +479,7 @@ func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
 }
 
 func clrsGenerate(args []string) error {
-	fs := newFlags("clrs generate", "--split train|val|test|all [--algos a,b|all] --out DIR")
+	fs := newFlags("clrs generate")
 	split := fs.String("split", "all", "split to write: train, val, test or all")
 	algos := fs.String("algos", "all", "comma-separated algorithms, or all (the 30 of CLRS-30)")
 	out := fs.String("out", "", "output directory (files ALGO_SPLIT.npz and manifest.json)")

@@ -69,7 +69,7 @@ func (t textOptions) options() (clrstext.Options, error) {
 }
 
 func clrstextSample(args []string) error {
-	fs := newFlags("clrstext sample", "--algo A [--length L] [--seed S] [--count K] [--format legacy|current] [--decimals 3|none] [--hints] [--shift S]")
+	fs := newFlags("clrstext sample")
 	algo := fs.String("algo", "", "CLRS-30 algorithm, e.g. insertion_sort")
 	length := fs.Int("length", 16, "the sampler's length (number of nodes for most algorithms)")
 	seed := fs.Int64("seed", 0, "sampler seed")
@@ -106,7 +106,7 @@ func clrstextSample(args []string) error {
 }
 
 func clrstextGenerate(args []string) error {
-	fs := newFlags("clrstext generate", "--split train|test [--format legacy|current] [--out F.jsonl] [--algos A,B] [--hints] [--count N] [--seeds S,T] [--layout hf|reference] [--workers N]")
+	fs := newFlags("clrstext generate")
 	split := fs.String("split", "", "train (paper Table 1 sizes, 10,000 rows per size, seed 0) or test (every size up to 64 that fits, 125 rows per size and seed, seeds 3,14,35,81,94; the reference calls it val)")
 	out := fs.String("out", "", "output JSONL file, written atomically (default: standard output)")
 	algos := fs.String("algos", "", "comma-separated algorithms (default: all 30)")
@@ -192,11 +192,12 @@ func clrstextGenerate(args []string) error {
 }
 
 func clrstextScore(args []string) error {
-	fs := newFlags("clrstext score", "--data D.jsonl --predictions P.jsonl [--model M] [--json] [--figure F.png] [--experiment E] [--tracking URI|none] [--no-mlflow]")
+	fs := newFlags("clrstext score")
 	data := fs.String("data", "", "the dataset the model answered (JSONL from clrstext generate or sample, or the reference's rows)")
 	predPath := fs.String("predictions", "", `JSONL of {"index"?, "prediction"|"output"|"response"|"completion"}; without index, line k answers row k`)
 	model := fs.String("model", "", "the model that answered (run name and tag; default: the predictions file's name)")
-	asJSON := fs.Bool("json", false, "print the scores as JSON")
+	format := choice(fs, "format", "text", "output format", "text", "json")
+	jsonAlias(fs, format)
 	figure := fs.String("figure", "", "also write the accuracy-vs-length figure (PNG) to this file")
 	experiment := fs.String("experiment", "clrs-text", "MLflow experiment of the run")
 	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
@@ -249,7 +250,7 @@ func clrstextScore(args []string) error {
 			return err
 		}
 	}
-	if *asJSON {
+	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {

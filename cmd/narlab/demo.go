@@ -36,11 +36,12 @@ const (
 // validation-curve plot and print a one-screen summary of where
 // everything is.
 func demo(args []string) error {
-	fs := newFlags("demo", "[--out DIR] [--steps N] [--no-mlflow]")
+	fs := newFlags("demo")
 	out := fs.String("out", "", "where to write the data, the run directory and the plot (default: the project's data/demo)")
 	steps := fs.Int("steps", 200, "training steps of the MPNN (at least 1)")
 	noMLflow := fs.Bool("no-mlflow", false, "do not log to MLflow")
-	backend := fs.String("backend", "", "GoMLX backend (default: narlab's pick, see `narlab backends`)")
+	backend := fs.String("backend", "", "GoMLX backend (default: narlab's pick, see 'narlab backends')")
+	tracking := fs.String("tracking", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func demo(args []string) error {
 	}
 	res, err := train.Run(ctx, train.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
 		Batch: 32, Hidden: 128, TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
-		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, Progress: os.Stderr})
+		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, TrackingURI: *tracking, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}

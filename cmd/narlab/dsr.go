@@ -43,7 +43,7 @@ func optionUsage() string {
 }
 
 func dsrTasks(args []string) error {
-	fs := newFlags("dsr tasks", "")
+	fs := newFlags("dsr tasks")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -82,12 +82,12 @@ func dsrTasks(args []string) error {
 }
 
 func dsrGenerate(args []string) error {
-	fs := newFlags("dsr generate", "--structure S --operation O --level L --count N --seed S --out F.jsonl [--dim K] [--dist D] [--option k=v]")
+	fs := newFlags("dsr generate")
 	structure := fs.String("structure", "", "data structure (narlab dsr tasks lists them)")
 	operation := fs.String("operation", "", "operation of the structure")
 	level := fs.String("level", "short", "length level: short, medium, long (or easy/hard), or all")
 	count := fs.Int("count", 30, "instances per level")
-	seed := fs.Uint64("seed", 0, "random seed")
+	seed := fs.Int64("seed", 0, "random seed")
 	out := fs.String("out", "", "output JSONL file (- for standard output)")
 	dim := fs.Int("dim", 0, "dimension of the spatial tasks' points, 1..64 (not given: 2)")
 	dist := fs.String("dist", "", "K-D tree point distribution: uniform, circle, moon or blob")
@@ -117,7 +117,7 @@ func dsrGenerate(args []string) error {
 	n := 0
 	write := func(w io.Writer) error {
 		for _, l := range levels {
-			insts, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: *seed, Dim: *dim, Dist: *dist, Options: opts.o})
+			insts, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: uint64(*seed), Dim: *dim, Dist: *dist, Options: opts.o})
 			if err != nil {
 				return err
 			}
@@ -139,8 +139,9 @@ func dsrGenerate(args []string) error {
 }
 
 func dsrVerify(args []string) error {
-	fs := newFlags("dsr verify", "--instances F|DIR [--structure S --operation O] [--option k=v] [--max N]")
-	path := fs.String("instances", "", "narlab JSONL, a published DSR-Bench instance file, or a DSR-Bench folder")
+	fs := newFlags("dsr verify")
+	path := fs.String("input", "", "narlab JSONL, a published DSR-Bench instance file, or a DSR-Bench folder")
+	alias(fs, "instances", "input")
 	structure := fs.String("structure", "", "only this structure (inferred from a published file's path when omitted)")
 	operation := fs.String("operation", "", "only this operation")
 	maxShow := fs.Int("max", 20, "mismatches to print in full (all are counted)")
@@ -151,7 +152,7 @@ func dsrVerify(args []string) error {
 	}
 	if *path == "" {
 		fs.Usage()
-		return errors.New("dsr verify: --instances is required")
+		return errors.New("dsr verify: --input is required")
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
@@ -222,8 +223,9 @@ func dsrVerify(args []string) error {
 }
 
 func dsrPrompt(args []string) error {
-	fs := newFlags("dsr prompt", "--instances F --id ID [--strategy S] [--tokens N] [--name-only] [--examples DIR] [--templates DIR]")
-	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	fs := newFlags("dsr prompt")
+	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	alias(fs, "instances", "input")
 	id := fs.String("id", "", "instance id (default: the first instance)")
 	strategy := fs.String("strategy", "stepwise", "stepwise, 0-CoT, CoT, 3-shot, none, CodeOnly, CodeEnforce or CodeMaybe")
 	tokens := fs.Int("tokens", dsr.DefaultTokens, "token budget stated in the prompt")
@@ -237,7 +239,7 @@ func dsrPrompt(args []string) error {
 	}
 	if *path == "" {
 		fs.Usage()
-		return errors.New("dsr prompt: --instances is required")
+		return errors.New("dsr prompt: --input is required")
 	}
 	s, err := dsr.ParseStrategy(*strategy)
 	if err != nil {
@@ -275,11 +277,13 @@ func dsrPrompt(args []string) error {
 }
 
 func dsrScore(args []string) error {
-	fs := newFlags("dsr score", "--instances F --predictions P [--strategy S] [--option k=v] [--json] [--reasons] [--model M] [--experiment E] [--tracking URI|none] [--no-mlflow] [--figures DIR]")
-	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	fs := newFlags("dsr score")
+	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	alias(fs, "instances", "input")
 	predPath := fs.String("predictions", "", `JSONL of {"id", "response"|"answer"|"output", "run"}`)
 	strategy := fs.String("strategy", "stepwise", "the strategy the responses were prompted with (decides whether steps are required)")
-	asJSON := fs.Bool("json", false, "print the tables as JSON")
+	format := choice(fs, "format", "text", "output format", "text", "json")
+	jsonAlias(fs, format)
 	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
 	model := fs.String("model", "", "the model that answered (run name, tag and figure legends; default: the predictions file's name)")
 	experiment := fs.String("experiment", "dsr-bench", "MLflow experiment of the run")
@@ -293,7 +297,7 @@ func dsrScore(args []string) error {
 	}
 	if *path == "" || *predPath == "" {
 		fs.Usage()
-		return errors.New("dsr score: --instances and --predictions are required")
+		return errors.New("dsr score: --input and --predictions are required")
 	}
 	if *noMLflow {
 		*tracking = "none"
@@ -329,7 +333,7 @@ func dsrScore(args []string) error {
 			return err
 		}
 	}
-	if *asJSON {
+	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(tables); err != nil {
@@ -408,16 +412,18 @@ func dsrWriteFigures(dir, label string, t dsr.Tables) error {
 }
 
 func dsrBaseline(args []string) error {
-	fs := newFlags("dsr baseline", "--instances F --kind oracle|shuffled|malformed --out P.jsonl")
-	path := fs.String("instances", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
-	kind := fs.String("kind", "shuffled", "baseline predictor: "+strings.Join(dsrbench.Baselines(), ", "))
+	fs := newFlags("dsr baseline")
+	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
+	alias(fs, "instances", "input")
+	kind := fs.String("predictor", "shuffled", "baseline predictor: "+strings.Join(dsrbench.Baselines(), ", "))
+	alias(fs, "kind", "predictor")
 	out := fs.String("out", "", "output predictions JSONL (- for standard output)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if *path == "" || *out == "" {
 		fs.Usage()
-		return errors.New("dsr baseline: --instances and --out are required")
+		return errors.New("dsr baseline: --input and --out are required")
 	}
 	insts, err := dsr.LoadInstances(*path, "", "")
 	if err != nil {

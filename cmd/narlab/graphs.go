@@ -35,7 +35,7 @@ func openInput(path string) (io.ReadCloser, error) {
 }
 
 func graphsTasks(args []string) error {
-	fs := newFlags("graphs tasks", "")
+	fs := newFlags("graphs tasks")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -55,8 +55,8 @@ func graphsTasks(args []string) error {
 }
 
 func graphsTruth(args []string) error {
-	fs := newFlags("graphs truth", `--task T --graph FILE|-`)
-	taskName := fs.String("task", "", "task name (see `narlab graphs tasks`)")
+	fs := newFlags("graphs truth")
+	taskName := fs.String("task", "", "task name (see 'narlab graphs tasks')")
 	path := fs.String("graph", "", `graph JSON file, or - for standard input: {"n": N, "edges": [[u, v] or [u, v, w], ...], "directed": bool, "params": {"u": .., "v": .., "source": .., "target": ..}}, 1-based ids`)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -112,14 +112,15 @@ func parseList[T any](s string, all []T, parse func(string) (T, error)) ([]T, er
 }
 
 func graphsPrompts(args []string) error {
-	fs := newFlags("graphs prompts", "[--tasks T,..|all|easy,..] [--encoding E0,..|all] [--syntax erdos,..|all] [--relabel K] [--seeds N] [--seed S] [--instances N] [--max-nodes N] [--erdos FILE] [--strict] [--no-wrap] --out F.jsonl")
+	fs := newFlags("graphs prompts")
 	tasks := fs.String("tasks", "all", "comma-separated task names or categories (easy, medium, hard, challenging), or all")
 	encs := fs.String("encoding", "E0", "edge encodings: E0..E6, A1..A4, M (or names like edge-st, adjl-shuffle), or all")
 	syns := fs.String("syntax", "erdos", "syntaxes: erdos, json, networkx, pyg, or all (non-Erdős syntaxes pair only with E0, E1, E3, E5)")
 	relabel := fs.Int("relabel", 0, "random node relabelings per instance, written besides the original labels (paper: 10)")
 	seeds := fs.Int("seeds", 1, "shuffle seeds per shuffled encoding (paper: 10)")
-	seed := fs.Uint64("seed", 0, "seed of the synthetic graphs and the relabelings")
-	instances := fs.Int("instances", 10, "synthetic instances per task (paper: 100 Erdős test graphs)")
+	seed := fs.Int64("seed", 0, "seed of the synthetic graphs and the relabelings")
+	instances := fs.Int("count", 10, "synthetic instances per task (paper: 100 Erdős test graphs)")
+	alias(fs, "instances", "count")
 	maxNodes := fs.Int("max-nodes", 35, "largest synthetic graph (5..max nodes)")
 	erdos := fs.String("erdos", "", "local Erdős copy (JSON/JSONL records with task, prompt, answer, direction, nodes, edges, samples); default: synthetic Erdős-like graphs")
 	strict := fs.Bool("strict", false, "E6: exactly one (u, v) and one (v, u) per edge instead of the paper's independent orientations")
@@ -132,7 +133,7 @@ func graphsPrompts(args []string) error {
 		fs.Usage()
 		return errors.New("graphs prompts: --out is required")
 	}
-	spec := serialization.Spec{Relabel: *relabel, Seeds: *seeds, Seed: *seed, Instances: *instances, Strict: *strict, Wrap: !*noWrap,
+	spec := serialization.Spec{Relabel: *relabel, Seeds: *seeds, Seed: uint64(*seed), Instances: *instances, Strict: *strict, Wrap: !*noWrap,
 		Gen: graphtext.GenOptions{MaxNodes: *maxNodes}}
 	var err error
 	if spec.Tasks, err = graphtext.ParseTasks(*tasks); err != nil {
@@ -201,10 +202,10 @@ func readPromptsFile(path string) ([]serialization.Record, error) {
 }
 
 func graphsPredict(args []string) error {
-	fs := newFlags("graphs predict", "--prompts F --predictor oracle|constant|noisy [--seed S] --out P.jsonl")
-	prompts := fs.String("prompts", "", "prompts JSONL from `narlab graphs prompts`")
+	fs := newFlags("graphs predict")
+	prompts := fs.String("prompts", "", "prompts JSONL from 'narlab graphs prompts'")
 	predictor := fs.String("predictor", "noisy", "oracle (the ground truth), constant (0 / No / []), noisy (ground truth, wrong 30% of the time)")
-	seed := fs.Uint64("seed", 0, "seed of the noisy predictor")
+	seed := fs.Int64("seed", 0, "seed of the noisy predictor")
 	out := fs.String("out", "", "output predictions JSONL ({id, answer_text} per line)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -226,7 +227,7 @@ func graphsPredict(args []string) error {
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
 		for _, r := range recs {
-			text, err := serialization.Predict(r, *predictor, *seed)
+			text, err := serialization.Predict(r, *predictor, uint64(*seed))
 			if err != nil {
 				return err
 			}
@@ -244,8 +245,8 @@ func graphsPredict(args []string) error {
 }
 
 func graphsScore(args []string) error {
-	fs := newFlags("graphs score", "--prompts F --predictions P [--model NAME] [--keep-decimal-points] [--experiment E] [--tracking URI|none] [--no-mlflow]")
-	prompts := fs.String("prompts", "", "prompts JSONL from `narlab graphs prompts`")
+	fs := newFlags("graphs score")
+	prompts := fs.String("prompts", "", "prompts JSONL from 'narlab graphs prompts'")
 	predsPath := fs.String("predictions", "", "predictions JSONL: {\"id\": ..., \"answer_text\": ...} per line")
 	model := fs.String("model", "unknown", "name of the model that produced the predictions (logged as a parameter)")
 	keepDots := fs.Bool("keep-decimal-points", false, "do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")

@@ -42,7 +42,7 @@ func spectralOptionFlags(fs *flag.FlagSet) func() graphtext.SpectralOptions {
 }
 
 func graphsSpectral(args []string) error {
-	fs := newFlags("graphs spectral", "--graph FILE|- [--algebraic-matrix M] [--gap-matrix M] [--heat-matrix M] [--heat-time T] [--entropy-log-base B]")
+	fs := newFlags("graphs spectral")
 	path := fs.String("graph", "", `graph JSON file ({"n": 5, "edges": [[1, 2], ...]}), or - for standard input`)
 	opts := spectralOptionFlags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -115,10 +115,10 @@ func readGraphsJSONL(path string) ([]*graphtext.Graph, error) {
 }
 
 func graphsSpectralEval(args []string) error {
-	fs := newFlags("graphs spectral-eval", "[--graphs FILE] [--count N] [--seed S] [--train-count N] [--steps N] [--joint] [--no-gnn] [--predictions FILE [--name M]] [--spread K] [--experiment E] [--tracking URI|none] [--no-mlflow] [--figures DIR]")
+	fs := newFlags("graphs spectral-eval")
 	graphsPath := fs.String("graphs", "", "JSONL of test graphs (one graph JSON per line; ids are line indexes 0, 1, …); default: generate --count synthetic graphs")
 	count := fs.Int("count", 100, "number of generated test graphs (as the paper's 100)")
-	seed := fs.Uint64("seed", 1, "seed of the generated graphs (test: seed, training: seed+1) and of the GNN")
+	seed := fs.Int64("seed", 1, "seed of the generated graphs (test: seed, training: seed+1) and of the GNN")
 	trainCount := fs.Int("train-count", 500, "number of generated training graphs (mean baseline and GNN)")
 	steps := fs.Int("steps", 300, "GNN training steps per model")
 	hidden := fs.Int("hidden", 16, "GNN hidden width")
@@ -155,19 +155,19 @@ func graphsSpectralEval(args []string) error {
 		}
 		params["data.graphs"] = *graphsPath
 	} else {
-		if testGraphs, err = graphtext.GenerateSet(*seed, *count, graphtext.GenOptions{}); err != nil {
+		if testGraphs, err = graphtext.GenerateSet(uint64(*seed), *count, graphtext.GenOptions{}); err != nil {
 			return err
 		}
 		params["data.graphs"] = "synthetic (not Erdős)"
 	}
 	params["data.test_graphs"] = strconv.Itoa(len(testGraphs))
-	params["data.seed"] = strconv.FormatUint(*seed, 10)
+	params["data.seed"] = strconv.FormatInt(*seed, 10)
 	params["data.train_graphs"] = strconv.Itoa(*trainCount)
 	test, err := spectral.NewDataset(testGraphs, nil, so)
 	if err != nil {
 		return fmt.Errorf("graphs spectral-eval: %w", err)
 	}
-	trainGraphs, err := graphtext.GenerateSet(*seed+1, *trainCount, graphtext.GenOptions{})
+	trainGraphs, err := graphtext.GenerateSet(uint64(*seed)+1, *trainCount, graphtext.GenOptions{})
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func graphsSpectralEval(args []string) error {
 	preds := []spectral.Predictor{spectral.FitMean(train)}
 	var gnn *spectral.GNNPredictor
 	if !*noGNN {
-		cfg := spectral.GNNConfig{Steps: *steps, Hidden: *hidden, Layers: *layers, Seed: int64(*seed)}
+		cfg := spectral.GNNConfig{Steps: *steps, Hidden: *hidden, Layers: *layers, Seed: *seed}
 		for _, g := range testGraphs {
 			cfg.MaxNodes = max(cfg.MaxNodes, g.N, 35)
 		}
@@ -260,7 +260,7 @@ func graphsSpectralEval(args []string) error {
 	spreads := map[string]float64{}
 	if gnn != nil && *spreadK >= 2 {
 		for _, t := range rep.Tasks {
-			s, err := spectral.OutputSpread(gnn, t, test, *spreadK, *seed)
+			s, err := spectral.OutputSpread(gnn, t, test, *spreadK, uint64(*seed))
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,7 @@ func init() {
 }
 
 func kernelInstall(args []string) error {
-	fs := newFlags("kernel install", "[--jupyter-dir DIR]")
+	fs := newFlags("kernel install")
 	jupyterDir := fs.String("jupyter-dir", "", "install the kernel spec under DIR/kernels instead of the environment's share/jupyter (then run Jupyter with JUPYTER_PATH=DIR, e.g. for a second checkout beside the one the environment's kernel points at)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -30,7 +30,7 @@ func kernelInstall(args []string) error {
 }
 
 func kernelPrepare(args []string) error {
-	fs := newFlags("kernel prepare", "[--dir DIR]")
+	fs := newFlags("kernel prepare")
 	dir := fs.String("dir", ".", "the Go module to prepare (GoNB's scratch module is the working directory of !* commands)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err

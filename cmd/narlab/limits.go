@@ -55,7 +55,7 @@ const (
 
 var (
 	seed32   = bound{min: 0, max: maxSeed32, why: "numpy's RandomState takes seeds 0..2³²−1"}
-	anySeed  = bound{noCheck: true}
+	seed63   = bound{min: 0, max: math.MaxInt64, why: "seeds are non-negative 64-bit integers"}
 	workers  = bound{min: 1, max: 1024, zero: "all CPUs", why: "goroutines"}
 	graphMax = bound{min: 5, max: 100, why: "synthetic graphs are dense enough to print as text prompts; the paper's have at most 35 nodes"}
 )
@@ -64,7 +64,7 @@ var (
 var flagBounds = map[string]bound{
 	"clrs sample --length":            {min: 1, max: maxLength, why: lengthWhy},
 	"clrs sample --seed":              seed32,
-	"clrs sample --num-samples":       {min: 1, max: maxCount, why: "samples are held in memory; their measured size is also checked against the memory budget"},
+	"clrs sample --count":       {min: 1, max: maxCount, why: "samples are held in memory; their measured size is also checked against the memory budget"},
 	"clrs sample --batch":             {min: 1, max: maxCount, zero: "print the whole set", why: "a batch is held in memory"},
 	"clrs sample --random-pos":        {min: -1, max: maxSeed32, why: "-1 is off; otherwise a RandomState seed 0..2³²−1"},
 	"clrs sample --truncate-decimals": {min: 1, max: 15, zero: "off", why: "a float64 has about 15 significant decimals"},
@@ -75,16 +75,16 @@ var flagBounds = map[string]bound{
 	"clrstext generate --count":       {min: 1, max: maxCount, zero: "the split's", why: "rows per (algorithm, size, seed)"},
 	"clrstext generate --workers":     workers,
 	"dsr generate --count":            {min: 1, max: 5_000, why: "a level's instances are held in memory before writing (DSR-Bench uses 30); 5,000 long ones take up to 200 MB"},
-	"dsr generate --seed":             anySeed,
+	"dsr generate --seed":             seed63,
 	"dsr generate --dim":              {min: 1, max: 64, unset: "2 for the spatial tasks", why: "dimension of the spatial tasks' points"},
 	"dsr verify --max":                {min: 0, max: maxCount, why: "mismatches printed in full (0: none)"},
 	"dsr prompt --tokens":             {min: 1, max: 10_000_000, why: "a token budget stated in the prompt"},
 	"graphs prompts --relabel":        {min: 0, max: 100, why: "relabelings per instance (0: none; the paper uses 10)"},
 	"graphs prompts --seeds":          {min: 1, max: 100, why: "shuffle seeds per encoding (the paper uses 10)"},
-	"graphs prompts --seed":           anySeed,
-	"graphs prompts --instances":      {min: 1, max: 10_000, why: "instances per task are built in memory; the prompt count is also bounded"},
+	"graphs prompts --seed":           seed63,
+	"graphs prompts --count":      {min: 1, max: 10_000, why: "instances per task are built in memory; the prompt count is also bounded"},
 	"graphs prompts --max-nodes":      graphMax,
-	"graphs predict --seed":           anySeed,
+	"graphs predict --seed":           seed63,
 	"graphs spectral --heat-time":     {min: 0, max: 1e6, why: "t of exp(−tL); beyond 1e6 every term underflows"},
 	"graphs spectral --entropy-log-base": {min: math.SmallestNonzeroFloat64, max: math.MaxFloat64,
 		why: "a logarithm base must be positive and not 1"},
@@ -92,7 +92,7 @@ var flagBounds = map[string]bound{
 	"graphs spectral-eval --entropy-log-base": {min: math.SmallestNonzeroFloat64, max: math.MaxFloat64,
 		why: "a logarithm base must be positive and not 1"},
 	"graphs spectral-eval --count":       {min: 1, max: 10_000, why: "test graphs are generated and decomposed in memory"},
-	"graphs spectral-eval --seed":        anySeed,
+	"graphs spectral-eval --seed":        seed63,
 	"graphs spectral-eval --train-count": {min: 1, max: 100_000, why: "training graphs are held in memory"},
 	"graphs spectral-eval --steps":       {min: 1, max: 1_000_000, why: "GNN training steps"},
 	"graphs spectral-eval --hidden":      {min: 1, max: 1024, why: "GNN width: weights and activations grow with its square"},
@@ -102,7 +102,7 @@ var flagBounds = map[string]bound{
 	"mlflow runs --timeout":              {min: float64(time.Second), max: float64(24 * time.Hour), why: "how long to wait for the tracking server"},
 	"mlflow runs --max":                  {min: 0, max: 100_000, why: "runs listed (0: all)"},
 	"mlflow example --steps":             {min: 2, max: 1_000_000, why: "each step logs two points; the spool holds them until sent"},
-	"mlflow example --seed":              anySeed,
+	"mlflow example --seed":              seed63,
 	"demo --steps":                       {min: 1, max: 100_000, why: "training steps of the demo's small processor"},
 	"train --steps":                      {min: 1, max: 100_000_000, why: "training steps"},
 	"train --batch":                      {min: 1, max: 4096, why: "a batch's feedback and activations are held in memory"},
@@ -114,7 +114,7 @@ var flagBounds = map[string]bound{
 	"train --train-length":               {min: 2, max: 64, zero: "off: the CLRS-30 train split (n = 16)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
 	"train --val-samples":                {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
-	"eval --samples":                     {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"eval --count":                     {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 }
 
 // maxLength bounds CLRS sampler lengths: 256, four times CLRS-30's test
@@ -175,9 +175,9 @@ func checkFlag(cmd string, f *flag.Flag) error {
 		return nil
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("--%s %s: not a finite number; %s", f.Name, f.Value, accepted(cmd, f.Name, kind))
+		return fmt.Errorf("--%s %s: not a finite number; %s", f.Name, f.Value, accepted(cmd, canonicalName(f), kind))
 	}
-	b, known := flagBounds[cmd+" --"+f.Name]
+	b, known := flagBounds[cmd+" --"+canonicalName(f)]
 	if !known {
 		if v < 0 {
 			return fmt.Errorf("--%s %s: negative; expected a value ≥ 0", f.Name, f.Value)
@@ -188,7 +188,7 @@ func checkFlag(cmd string, f *flag.Flag) error {
 		return nil
 	}
 	if v < b.min || v > b.max {
-		return fmt.Errorf("--%s %s: out of range; %s", f.Name, f.Value, accepted(cmd, f.Name, kind))
+		return fmt.Errorf("--%s %s: out of range; %s", f.Name, f.Value, accepted(cmd, canonicalName(f), kind))
 	}
 	if strings.HasSuffix(f.Name, "log-base") && v == 1 {
 		return fmt.Errorf("--%s 1: a logarithm base must be positive and not 1", f.Name)
@@ -415,14 +415,14 @@ var fileFlags = map[string]fileKind{
 	"clrstext score --figure":            outFile,
 	"demo --out":                         outDir,
 	"dsr generate --out":                 outFileStdout,
-	"dsr verify --instances":             inPath,
-	"dsr prompt --instances":             inPath,
+	"dsr verify --input":             inPath,
+	"dsr prompt --input":             inPath,
 	"dsr prompt --examples":              inDir,
 	"dsr prompt --templates":             inDir,
-	"dsr score --instances":              inPath,
+	"dsr score --input":              inPath,
 	"dsr score --predictions":            inFile,
 	"dsr score --figures":                outDir,
-	"dsr baseline --instances":           inPath,
+	"dsr baseline --input":           inPath,
 	"dsr baseline --out":                 outFileStdout,
 	"graphs truth --graph":               inFileStdin,
 	"graphs prompts --erdos":             inFile,
@@ -443,7 +443,7 @@ var fileFlags = map[string]fileKind{
 
 // checkFileFlag checks the path a set flag names (see fileFlags).
 func checkFileFlag(cmd string, f *flag.Flag) error {
-	kind, ok := fileFlags[cmd+" --"+f.Name]
+	kind, ok := fileFlags[cmd+" --"+canonicalName(f)]
 	if !ok {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -24,7 +25,7 @@ func init() {
 }
 
 func mlflowUI(args []string) error {
-	fs := newFlags("mlflow ui", "")
+	fs := newFlags("mlflow ui")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func mlflowUI(args []string) error {
 }
 
 func mlflowStop(args []string) error {
-	fs := newFlags("mlflow stop", "")
+	fs := newFlags("mlflow stop")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func mlflowStop(args []string) error {
 }
 
 func mlflowSync(args []string) error {
-	fs := newFlags("mlflow sync", "[--dir DIR]")
+	fs := newFlags("mlflow sync")
 	dir := fs.String("dir", "", "replay the run spools under DIR (default: every spool under the data directory's mlflow/spool)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (pending data stays in the spool)")
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -114,7 +115,7 @@ func mlflowSync(args []string) error {
 }
 
 func mlflowRuns(args []string) error {
-	fs := newFlags("mlflow runs", "--experiment NAME [--filter EXPR]")
+	fs := newFlags("mlflow runs")
 	exp := fs.String("experiment", "", "experiment name")
 	filter := fs.String("filter", "", `MLflow search filter, e.g. "params.algo = 'bfs'"`)
 	max := fs.Int("max", 50, "at most this many runs (0: all)")
@@ -159,6 +160,7 @@ func mlflowRuns(args []string) error {
 			}
 			ms = append(ms, fmt.Sprintf("%s=%.4g", m.Key, m.Value))
 		}
+		sort.Strings(ms) // the server answers in no fixed order
 		start := time.UnixMilli(int64(r.Info.StartTime)).Format("2006-01-02 15:04")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Info.RunID, r.Info.RunName, r.Info.Status, start, strings.Join(ms, " "))
 	}
@@ -169,10 +171,10 @@ func mlflowRuns(args []string) error {
 // (params, train/… and val/… series, a validation-curve PNG, a results
 // table), without training anything. scripts/ui-screenshot.sh uses it.
 func mlflowExample(args []string) error {
-	fs := newFlags("mlflow example", "[--experiment NAME] [--steps N]")
+	fs := newFlags("mlflow example")
 	exp := fs.String("experiment", "narlab-example", "experiment name")
 	steps := fs.Int("steps", 500, "training steps to log (each logs train/loss and train/acc; every 50th val/score)")
-	seed := fs.Uint64("seed", 1, "seed of the synthetic noise")
+	seed := fs.Int64("seed", 1, "seed of the synthetic noise")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -190,7 +192,7 @@ func mlflowExample(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := logExample(ctx, run, *steps, *seed); err != nil {
+	if err := logExample(ctx, run, *steps, uint64(*seed)); err != nil {
 		if endErr := run.EndWith(ctx, err); endErr != nil {
 			return fmt.Errorf("%w; %v", err, endErr)
 		}

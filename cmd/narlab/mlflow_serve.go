@@ -23,7 +23,7 @@ func init() {
 }
 
 func mlflowServe(args []string) error {
-	fs := newFlags("mlflow serve", "--backend-store postgresql://USER@HOST:PORT/DB --artifacts DIR [--host H] [--port P]")
+	fs := newFlags("mlflow serve")
 	backend := fs.String("backend-store", "", "backend store URI (required), e.g. postgresql://mlflow@db.lab:5432/mlflow; put the password in PGPASSWORD or ~/.pgpass, not here")
 	artifacts := fs.String("artifacts", "", "artifact store root, a directory (required); the server proxies uploads into it")
 	host := fs.String("host", "127.0.0.1", "address to listen on (0.0.0.0: every interface)")

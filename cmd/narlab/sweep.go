@@ -49,7 +49,7 @@ func (r *repeatFlag) String() string     { return strings.Join(*r, " ") }
 func (r *repeatFlag) Set(s string) error { *r = append(*r, s); return nil }
 
 func sweepRun(args []string) error {
-	fs := newFlags("sweep run", "--dir DIR (--spec FILE | --algos A,B --processors P,Q --seeds 1,2,3) [flags]")
+	fs := newFlags("sweep run")
 	dir := fs.String("dir", "", "the sweep's directory, on a file system the compute nodes share (required); again with the same DIR resubmits the unfinished cells")
 	specPath := fs.String("spec", "", "sweep file (JSON; see docs/sweep.md)")
 	var algos, procs, seeds listFlag
@@ -264,7 +264,7 @@ func checkTrainArgs(args []string) error {
 }
 
 func sweepStatus(args []string) error {
-	fs := newFlags("sweep status", "--dir DIR")
+	fs := newFlags("sweep status")
 	dir := fs.String("dir", "", "the sweep's directory (required)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -292,7 +292,7 @@ func sweepStatus(args []string) error {
 }
 
 func sweepReport(args []string) error {
-	fs := newFlags("sweep report", "--dir DIR [--no-log] [--out DIR]")
+	fs := newFlags("sweep report")
 	dir := fs.String("dir", "", "the sweep's directory (required)")
 	noLog := fs.Bool("no-log", false, "print only; do not log to the parent run")
 	out := fs.String("out", "", "also write results.md and validation_curves.png into this directory")
@@ -339,7 +339,7 @@ func sweepReport(args []string) error {
 }
 
 func sweepCell(args []string) error {
-	fs := newFlags("sweep cell", "--dir DIR --index I")
+	fs := newFlags("sweep cell")
 	dir := fs.String("dir", "", "the sweep's directory (required)")
 	index := fs.Int("index", -1, "the cell's index (the array task id; required)")
 	if help, err := parseFlags(fs, args); help || err != nil {

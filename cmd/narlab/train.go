@@ -22,6 +22,9 @@ import (
 func init() {
 	register(command{name: "train", summary: "train a CLRS baseline (encode-process-decode) and log it to MLflow", run: trainCmd})
 	register(command{name: "eval", summary: "score a CLRS baseline checkpoint on a CLRS-30 split", run: evalCmd})
+	// The same commands in the group vocabulary (docs/cli.md).
+	register(command{group: "clrs", name: "train", summary: "train a CLRS baseline (same as `narlab train`)", run: trainCmd})
+	register(command{group: "clrs", name: "eval", summary: "score a CLRS baseline checkpoint (same as `narlab eval`)", run: evalCmd})
 }
 
 func trainCmd(args []string) error {
@@ -99,7 +102,7 @@ func trainCmd(args []string) error {
 // trainFlags are the flags of `narlab train`, filling c; `narlab sweep`
 // parses a cell's flags with them before it submits anything.
 func trainFlags(c *train.Config) *flag.FlagSet {
-	fs := newFlags("train", "--algo A --processor P [flags]")
+	fs := newFlags("train")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
 	fs.StringVar(&c.Processor, "processor", "mpnn", "processor: "+strings.Join(nn.Processors, ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", "encoded_decoded", "hint mode: "+strings.Join(nn.HintModes, ", "))
@@ -118,7 +121,8 @@ func trainFlags(c *train.Config) *flag.FlagSet {
 	fs.StringVar(&c.Dir, "dir", "", "run directory for checkpoints; an interrupted run there resumes (default: data/train/ALGO-PROC-sSEED)")
 	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
-	fs.StringVar(&c.TrackingURI, "tracking-uri", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	fs.StringVar(&c.TrackingURI, "tracking", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	alias(fs, "tracking-uri", "tracking")
 	// Sweeps (narlab sweep): the cell's run is a child of the sweep's run.
 	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
 	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
@@ -167,10 +171,11 @@ func printScores(sc map[string]float64) {
 }
 
 func evalCmd(args []string) error {
-	fs := newFlags("eval", "--checkpoint DIR [--split val|test|train]")
+	fs := newFlags("eval")
 	ckpt := fs.String("checkpoint", "", "checkpoint directory (required), e.g. data/train/bfs-mpnn-s42/best")
 	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
-	limit := fs.Int("samples", 0, "use only the first N samples (0: all)")
+	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
+	alias(fs, "samples", "count")
 	backend := fs.String("backend", "", "GoMLX backend (default go)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
