@@ -103,7 +103,7 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 
 	args := append([]string{"train"}, cell.Args...)
 	args = append(args, "--dir", sw.CellDir(cell), "--experiment", sw.Spec.Experiment,
-		"--tracking-uri", sw.Tracking, "--parent-run", sw.ParentRunID,
+		"--tracking", sw.Tracking, "--parent-run", sw.ParentRunID,
 		"--tag", TagSweep+"="+sw.ID, "--tag", TagRole+"=cell", "--tag", TagCell+"="+cell.Key,
 		"--tag", TagAttempt+"="+attemptName())
 	fmt.Fprintf(stderr, "narlab sweep: cell %s (%d earlier unfinished attempts): %s %s\n",
