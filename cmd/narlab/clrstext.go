@@ -10,13 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/experiments/llmeval"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/plots"
 )
@@ -293,63 +292,13 @@ func writeScoreTable(w io.Writer, r clrstext.Report, missing int) {
 	fmt.Fprintln(w)
 }
 
-// clrstextFigure draws the paper's Figure 5 layout: one panel per
-// algorithm, accuracy (and time-to-first-failure) against test length.
+// clrstextFigure draws the paper's Figure 5 layout (llmeval.CLRSTextFigure).
 func clrstextFigure(label string, r clrstext.Report) (*plots.Figure, error) {
-	byAlgo := map[string][]clrstext.Cell{}
-	for _, c := range r.Cells {
-		byAlgo[c.Algo] = append(byAlgo[c.Algo], c)
-	}
-	// Panels in CLRS-30 order, then any other algorithm by name.
-	var names []string
-	for _, a := range clrs.CLRS30() {
-		if _, ok := byAlgo[a]; ok {
-			names = append(names, a)
-		}
-	}
-	var extra []string
-	for a := range byAlgo {
-		if !contains(names, a) {
-			extra = append(extra, a)
-		}
-	}
-	sort.Strings(extra)
-	names = append(names, extra...)
-	var panels []plots.Panel
-	for _, a := range names {
-		cells := byAlgo[a]
-		acc := plots.Curve{}
-		ttff := plots.Curve{}
-		for _, c := range cells {
-			acc.Steps = append(acc.Steps, float64(c.Length))
-			acc.Values = append(acc.Values, c.Accuracy)
-			ttff.Steps = append(ttff.Steps, float64(c.Length))
-			ttff.Values = append(ttff.Values, c.TTFF)
-		}
-		panels = append(panels, plots.Panel{Title: strings.ReplaceAll(a, "_", " "), Series: []plots.Series{
-			{Label: label + " accuracy", Runs: []plots.Curve{acc}},
-			{Label: label + " time-to-first-failure", Runs: []plots.Curve{ttff}},
-		}})
-	}
-	o := plots.DefaultCurveOptions()
-	o.Cols = min(6, len(panels))
-	o.XLabel = "test length"
-	o.YLabel = "score (%)"
-	o.Title = "CLRS-Text: accuracy and time-to-first-failure vs length (" + label + ")"
-	fig, err := plots.ValidationCurves(panels, o)
+	fig, err := llmeval.CLRSTextFigure(label, r)
 	if err != nil {
-		return nil, fmt.Errorf("clrstext score: figure: %w", err)
+		return nil, fmt.Errorf("clrstext score: %w", err)
 	}
 	return fig, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // clrstextLogRun records a scoring run in MLflow: params, the overall and
@@ -368,44 +317,7 @@ func clrstextLogRun(experiment, tracking, label string, params map[string]string
 	if err != nil {
 		return fmt.Errorf("clrstext score: %w (score offline with --no-mlflow)", err)
 	}
-	logErr := func() error {
-		if err := run.LogMetric("accuracy", 0, r.Overall.Accuracy); err != nil {
-			return err
-		}
-		if err := run.LogMetric("macro_accuracy", 0, r.MacroAccuracy); err != nil {
-			return err
-		}
-		if err := run.LogMetric("ttff", 0, r.Overall.TTFF); err != nil {
-			return err
-		}
-		for _, c := range r.PerAlgo {
-			if err := run.LogMetric("accuracy/"+c.Algo, 0, c.Accuracy); err != nil {
-				return err
-			}
-			if err := run.LogMetric("ttff/"+c.Algo, 0, c.TTFF); err != nil {
-				return err
-			}
-		}
-		var rows [][]any
-		for _, c := range r.Cells {
-			// Per-length curves: the length is the metric step.
-			if err := run.LogMetric("accuracy_by_length/"+c.Algo, int64(c.Length), c.Accuracy); err != nil {
-				return err
-			}
-			if err := run.LogMetric("ttff_by_length/"+c.Algo, int64(c.Length), c.TTFF); err != nil {
-				return err
-			}
-			rows = append(rows, []any{c.Algo, c.Length, c.N, c.Accuracy, c.TTFF, c.Parsed})
-		}
-		if err := run.LogTable("scores.json", []string{"algorithm", "length", "n", "accuracy", "ttff", "parsed"}, rows); err != nil {
-			return err
-		}
-		png, err := fig.PNG()
-		if err != nil {
-			return err
-		}
-		return run.LogArtifact("figures/accuracy_vs_length.png", png)
-	}()
+	logErr := llmeval.LogCLRSText(run, r, fig)
 	if err := run.EndWith(ctx, logErr); err != nil {
 		return fmt.Errorf("clrstext score: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
 	}
