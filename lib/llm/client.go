@@ -490,10 +490,6 @@ func (c *Client) send(ctx context.Context, req *Request) (Response, error) {
 			return Response{}, fmt.Errorf("llm: %w (last error: %v)", ctx.Err(), last)
 		}
 		if attempts > c.cfg.MaxRetries {
-			var ae *APIError
-			if errors.As(last, &ae) {
-				ae.Attempts = attempts
-			}
 			return Response{}, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, attempts, last)
 		}
 		if tr.wait > c.cfg.MaxRetryAfter {
@@ -578,8 +574,7 @@ func (c *Client) attempt(ctx context.Context, req *Request) (Response, error) {
 		style = SchemaLlamaCpp
 	}
 	resp, err := c.post(ctx, req, style)
-	var ae *APIError
-	if err != nil && req.Schema != nil && style == SchemaAuto && errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 && !ae.Retryable() {
+	if err != nil && req.Schema != nil && style == SchemaAuto && rejectsSchemaForm(err) {
 		// The server does not read OpenAI's json_schema form: try
 		// llama-cpp-python's, and keep it if it works.
 		c.requests.Add(1)
@@ -591,6 +586,21 @@ func (c *Client) attempt(ctx context.Context, req *Request) (Response, error) {
 		return Response{}, err
 	}
 	return resp, err
+}
+
+// rejectsSchemaForm reports whether err may be a server's refusal of the
+// json_schema response format: a 4xx other than 408 and 429, or any error
+// answer that names response_format (llama-cpp-python answers a 500 whose
+// message quotes the validation error).
+func rejectsSchemaForm(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	if ae.Status >= 400 && ae.Status < 500 && !ae.Retryable() && ae.Status != http.StatusUnauthorized && ae.Status != http.StatusForbidden {
+		return true
+	}
+	return strings.Contains(ae.Message, "response_format")
 }
 
 func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Response, error) {
@@ -631,7 +641,8 @@ func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Res
 	data, rerr := io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
 	latency := time.Since(start)
 	if hresp.StatusCode != http.StatusOK {
-		ae := &APIError{Status: hresp.StatusCode, Message: errorMessage(data), URL: url}
+		// The message is the server's: it could quote the key back.
+		ae := &APIError{Status: hresp.StatusCode, Message: scrubString(errorMessage(data), c.key), URL: url}
 		if retryableStatus(hresp.StatusCode) {
 			return Response{}, &transient{err: ae, wait: retryAfter(hresp.Header.Get("Retry-After"))}
 		}
@@ -742,5 +753,12 @@ func scrub(err error, key string) error {
 	if key == "" || !strings.Contains(err.Error(), key) {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), key, "<api key>"))
+	return errors.New(scrubString(err.Error(), key))
+}
+
+func scrubString(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "<api key>")
 }

@@ -142,6 +142,10 @@ type Config struct {
 	Port int
 	// Alias is the model name the server answers to (default DefaultAlias).
 	Alias string
+	// ChatFormat is llama-cpp-python's chat template for the chat API
+	// (default "gemma": the packaged GGUF carries no template of its own,
+	// and the server's fallback, llama-2's, makes Gemma answer nothing).
+	ChatFormat string
 	// Context is the context length in tokens (default 4096).
 	Context int
 	// Threads is the number of CPU threads (default: the server's choice).
@@ -209,6 +213,9 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.Context == 0 {
 		cfg.Context = 4096
+	}
+	if cfg.ChatFormat == "" {
+		cfg.ChatFormat = "gemma"
 	}
 	if cfg.Context < 256 || cfg.Threads < 0 || cfg.Port < 0 || cfg.Port > 65535 {
 		return fmt.Errorf("llamacpp: context %d, threads %d, port %d: want context ≥ 256, threads ≥ 0, port 0..65535", cfg.Context, cfg.Threads, cfg.Port)
@@ -288,6 +295,7 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 	fmt.Fprintf(logf, "\n=== narlab: starting llama.cpp server on 127.0.0.1:%d at %s\n", port, time.Now().Format(time.RFC3339))
 	args := []string{"-m", "llama_cpp.server", "--model", cfg.Install.Model, "--model_alias", cfg.Alias,
 		"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--n_ctx", strconv.Itoa(cfg.Context),
+		"--chat_format", cfg.ChatFormat,
 		// Queue concurrent requests instead of cutting a running one short.
 		"--interrupt_requests", "False"}
 	if cfg.Threads > 0 {
