@@ -238,6 +238,9 @@ func Prepare(cfg Config) (*Prepared, error) {
 	return p, nil
 }
 
+// SetProgress sets the function called after each answered prompt.
+func (p *Prepared) SetProgress(f func(done, total, cached int)) { p.cfg.Progress = f }
+
 // Len is the number of prompts.
 func (p *Prepared) Len() int { return len(p.items) }
 
