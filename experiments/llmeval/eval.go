@@ -238,6 +238,11 @@ func Prepare(cfg Config) (*Prepared, error) {
 	return p, nil
 }
 
+// SetClient replaces the client the prompts are asked through (the
+// prompts do not depend on it; its model name becomes the default label
+// only through Prepare).
+func (p *Prepared) SetClient(c *llm.Client) { p.cfg.Client = c }
+
 // SetProgress sets the function called after each answered prompt.
 func (p *Prepared) SetProgress(f func(done, total, cached int)) { p.cfg.Progress = f }
 
