@@ -78,7 +78,7 @@ Options:`)
 		fs.PrintDefaults()
 	}
 	suite := fs.String("suite", "", "benchmark: clrstext (CLRS-Text traces), graphs (Erdős tasks under encodings, syntaxes, relabelings), spectral (twelve spectral regression tasks) or dsr (DSR-Bench)")
-	endpoint := fs.String("endpoint", "local", "OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:18080/v1; local: the llama.cpp server of `narlab llm serve` (started if needed)")
+	endpoint := fs.String("endpoint", "local", "OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:18080/v1; local: the llama.cpp server of narlab llm serve (started if needed)")
 	model := fs.String("model", "", "model name sent with each request (default for --endpoint local: "+llamacpp.DefaultAlias+")")
 	label := fs.String("label", "", "name of the model in the run name, figure legends and tables (default: --model)")
 	apiName := fs.String("api", "", "chat or completion (default: completion for clrstext, which continues the question as the paper's models do; chat for the others)")
