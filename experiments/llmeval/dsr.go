@@ -186,7 +186,10 @@ func (s *dsrSuite) score(items []item, answers []answer, label string) (*scored,
 	for i, inst := range insts {
 		r, ok := byID[inst.ID]
 		if !ok {
-			return nil, fmt.Errorf("llmeval: dsr: no score for %s", inst.ID)
+			// ScoreAll adds "no prediction" results only for runs that
+			// have a prediction: with none at all, add them here.
+			r = dsr.NewResult(&insts[i], 0, dsr.Verdict{Reason: "no prediction"})
+			results = append(results, r)
 		}
 		v := r.Binary
 		recs[i].Score = &v

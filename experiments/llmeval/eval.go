@@ -373,6 +373,11 @@ func (p *Prepared) runParams() map[string]string {
 	return m
 }
 
+// rejectAll is the number of rejected requests, with no answer among
+// them, after which a run stops: the server refuses the parameters, not a
+// prompt.
+const rejectAll = 5
+
 // ask sends the prompts, scores and logs.
 func (p *Prepared) ask(ctx context.Context, run *experiments.Run) (*Result, error) {
 	cfg := p.cfg
@@ -383,9 +388,9 @@ func (p *Prepared) ask(ctx context.Context, run *experiments.Run) (*Result, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		mu           sync.Mutex
-		fatal        error
-		done, cached int
+		mu                     sync.Mutex
+		fatal                  error
+		done, cached, ok, perm int
 	)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -400,10 +405,17 @@ func (p *Prepared) ask(ctx context.Context, run *experiments.Run) (*Result, erro
 				switch {
 				case err == nil:
 					answers[i] = answer{resp: resp, done: true}
+					ok++
 				case llm.IsPermanent(err):
 					// The server rejects this prompt (too long, …): a
-					// failure of this prompt, not of the run.
+					// failure of this prompt, not of the run, unless it
+					// rejects everything (a parameter it does not take).
 					answers[i] = answer{err: err, done: true}
+					perm++
+					if ok == 0 && perm == rejectAll && fatal == nil {
+						fatal = fmt.Errorf("the server rejected each of the first %d requests and answered none: %w", perm, err)
+						cancel()
+					}
 				default:
 					if fatal == nil && ctx.Err() == nil {
 						fatal = err

@@ -395,6 +395,9 @@ func TestMalformedAnswersAreFailures(t *testing.T) {
 		{llmeval.CLRSText, "prose", llmtest.Fault{Status: 200, Body: fakeCompletion("The list is sorted.")}, false, false},
 		{llmeval.Spectral, "not a number", llmtest.Fault{Status: 200, Body: fakeCompletion(`\boxed{large}`)}, false, false},
 		{llmeval.Graphs, "rejected prompt", llmtest.Fault{Status: 400, Body: `{"error":{"message":"context length exceeded"}}`}, false, true},
+		{llmeval.DSR, "rejected prompt", llmtest.Fault{Status: 413, Body: `{"error":{"message":"context length exceeded"}}`}, false, true},
+		{llmeval.CLRSText, "rejected prompt", llmtest.Fault{Status: 400, Body: `{"error":{"message":"context length exceeded"}}`}, false, true},
+		{llmeval.Spectral, "rejected prompt", llmtest.Fault{Status: 400, Body: `{"error":{"message":"context length exceeded"}}`}, false, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.suite+"/"+tc.name, func(t *testing.T) {
@@ -434,6 +437,29 @@ func TestMalformedAnswersAreFailures(t *testing.T) {
 				t.Errorf("%d unparsed, %d requests", res.Unparsed, p.Posts())
 			}
 		})
+	}
+}
+
+// TestEveryRequestRejectedStopsTheRun: a server that rejects every request
+// (a parameter it does not take) stops the run instead of scoring zeros.
+func TestEveryRequestRejectedStopsTheRun(t *testing.T) {
+	srv := llmtest.Server(t)
+	p := llmtest.NewProxy(t, srv.URL)
+	var faults []llmtest.Fault
+	for range 5 {
+		faults = append(faults, llmtest.Fault{Status: 400, Body: `{"error":{"message":"unsupported parameter: seed"}}`})
+	}
+	p.Inject(faults...)
+	cfg := suiteConfigs(t)[llmeval.DSR]
+	cfg.Tracking = "none"
+	cfg.DSR.Count = 8 // 8 prompts
+	cfg.Client = client(t, p.URL, "", func(c *llm.Config) { c.Concurrency = 1 })
+	_, err := llmeval.Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "rejected each of the first 5 requests") || !strings.Contains(err.Error(), "unsupported parameter: seed") {
+		t.Fatalf("error %v: want the run stopped after 5 rejections", err)
+	}
+	if p.Posts() != 5 {
+		t.Errorf("%d requests; want 5", p.Posts())
 	}
 }
 
