@@ -22,10 +22,15 @@ import (
 // BenchmarkHarnessOverhead compares, at the same concurrency, the whole
 // harness (llmeval.Run: prompts built, asked through the client with a
 // fresh response cache written on disk, scored; no MLflow) with the server
-// alone (the same request bodies posted by a bare loop of HTTP clients). Each
-// iteration runs both, in alternating order, on the same prompts; the
-// metrics are prompts/s and completion tokens/s of each, and the harness's
-// overhead in per cent of the bare loop's time.
+// alone (the same request bodies posted by a bare loop of HTTP clients),
+// both through llmtest's pass-through proxy. Each iteration runs both, in
+// alternating order, on the same prompts. Metrics: prompts/s and completion
+// tokens/s of each; the wall-clock overhead (pooled and the median of the
+// iterations), which on a shared machine carries the server's own
+// variation; and the idle overhead, which does not: the time during which
+// the server had no request (wall time minus the time at least one request
+// was in the proxy), the harness's minus the bare loop's, in per cent of the
+// bare loop's wall time. The harness's CPU time per prompt is reported too.
 //
 //	go test ./experiments/llmeval -run '^$' -bench HarnessOverhead -benchtime 5x
 func BenchmarkHarnessOverhead(b *testing.B) {
@@ -47,7 +52,8 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	prompts := p.Prompts()
-	var harness, bare, harnessCPU time.Duration
+	proxy := llmtest.NewProxy(b, srv.URL)
+	var harness, bare, harnessCPU, harnessIdle, bareIdle time.Duration
 	var harnessTok, bareTok int
 	var ratios []float64
 	b.ResetTimer()
@@ -58,7 +64,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := llm.New(llm.Config{BaseURL: srv.Endpoint(), Model: llmtest.Model, Concurrency: concurrency, Cache: cache})
+			c, err := llm.New(llm.Config{BaseURL: proxy.URL, Model: llmtest.Model, Concurrency: concurrency, Cache: cache})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -70,16 +76,18 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			h = time.Since(start)
+			harnessIdle += h - proxy.Busy(start, start.Add(h))
 			harnessCPU += cpuTime() - cpu0
 			harnessTok += res.OutputTokens
 		}
 		runBare := func() {
 			start := time.Now()
-			n, err := postAll(srv.Endpoint(), prompts, concurrency, cfg.Params.MaxTokens)
+			n, err := postAll(proxy.URL, prompts, concurrency, cfg.Params.MaxTokens)
 			if err != nil {
 				b.Fatal(err)
 			}
 			w = time.Since(start)
+			bareIdle += w - proxy.Busy(start, start.Add(w))
 			bareTok += n
 		}
 		if i%2 == 0 {
@@ -100,6 +108,9 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 	b.ReportMetric(float64(harnessTok)/harness.Seconds(), "harness_tokens/s")
 	b.ReportMetric(float64(bareTok)/bare.Seconds(), "server_tokens/s")
 	b.ReportMetric(100*(harness.Seconds()-bare.Seconds())/bare.Seconds(), "overhead_%")
+	b.ReportMetric(100*(harnessIdle.Seconds()-bareIdle.Seconds())/bare.Seconds(), "idle_overhead_%")
+	b.ReportMetric(1000*harnessIdle.Seconds()/n, "harness_idle_ms/prompt")
+	b.ReportMetric(1000*bareIdle.Seconds()/n, "server_idle_ms/prompt")
 	slices.Sort(ratios)
 	b.ReportMetric(ratios[len(ratios)/2], "median_overhead_%")
 	// What the harness itself costs: this process's CPU time per prompt,

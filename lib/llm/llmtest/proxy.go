@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -38,6 +39,8 @@ type Hit struct {
 	Faulted bool
 	// Body is the request's body.
 	Body []byte
+	// End is when the answer was passed on (zero if it never was).
+	End time.Time
 }
 
 // Proxy is a pass-through HTTP proxy in front of an OpenAI-compatible
@@ -158,6 +161,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		if idx >= 0 {
 			p.mu.Lock()
 			p.hits[idx].Status = code
+			p.hits[idx].End = time.Now()
 			p.mu.Unlock()
 		}
 	}
@@ -219,4 +223,46 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(resp.StatusCode)
 	w.Write(data)
 	status(resp.StatusCode)
+}
+
+// Busy is how long, between from and to, at least one POST was in the
+// proxy (from its arrival to its answer): the time the server had work.
+func (p *Proxy) Busy(from, to time.Time) time.Duration {
+	p.mu.Lock()
+	type span struct{ a, b time.Time }
+	var spans []span
+	for _, h := range p.hits {
+		if h.End.IsZero() || h.End.Before(from) || h.At.After(to) {
+			continue
+		}
+		a, b := h.At, h.End
+		if a.Before(from) {
+			a = from
+		}
+		if b.After(to) {
+			b = to
+		}
+		spans = append(spans, span{a, b})
+	}
+	p.mu.Unlock()
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a.Before(spans[j].a) })
+	var total time.Duration
+	var cur span
+	for i, s := range spans {
+		switch {
+		case i == 0:
+			cur = s
+		case !s.a.After(cur.b):
+			if s.b.After(cur.b) {
+				cur.b = s.b
+			}
+		default:
+			total += cur.b.Sub(cur.a)
+			cur = s
+		}
+	}
+	if len(spans) > 0 {
+		total += cur.b.Sub(cur.a)
+	}
+	return total
 }
