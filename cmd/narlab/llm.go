@@ -392,8 +392,28 @@ func printLLMReport(w *bufio.Writer, res *llmeval.Result) {
 		printScoreReport(w, rep)
 	case *spectral.Report:
 		fmt.Fprint(w, rep.Markdown())
-		g, _ := rep.GroupMeans(rep.Predictors[len(rep.Predictors)-1], "smape")
-		fmt.Fprintf(w, "%s: sMAPE Easy %.2f Medium %.2f Hard %.2f All %.2f\n", res.Label, g["Easy"], g["Medium"], g["Hard"], g["All"])
+		// sMAPE per difficulty over the tasks with parsed answers.
+		model := rep.Predictors[len(rep.Predictors)-1]
+		sum, n := map[string]float64{}, map[string]int{}
+		for _, task := range rep.Tasks {
+			v := rep.Results[model][task].Metrics.SMAPE100
+			if math.IsNaN(v) {
+				continue
+			}
+			for _, grp := range []string{graphtext.SpectralDifficulty(task), "All"} {
+				sum[grp] += v
+				n[grp]++
+			}
+		}
+		fmt.Fprintf(w, "%s: sMAPE", model)
+		for _, grp := range []string{"Easy", "Medium", "Hard", "All"} {
+			if n[grp] > 0 {
+				fmt.Fprintf(w, " %s %.2f", grp, sum[grp]/float64(n[grp]))
+			} else {
+				fmt.Fprintf(w, " %s –", grp)
+			}
+		}
+		fmt.Fprintln(w, " (mean over tasks with parsed answers)")
 	case *dsr.Tables:
 		dsr.WriteTables(w, *rep)
 	}
