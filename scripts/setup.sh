@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything narlab needs on a fresh machine, idempotently:
 #   - the Python environment ./.venv from environment.yml (MLflow, Jupyter, numpy);
+#   - the local LLM server, llama.cpp with Gemma 3 270M (scripts/setup-llm.sh, cached per user);
 #   - the narlab command (./bin/narlab);
 #   - the "Go (narlab)" Jupyter kernel (GoNB and goimports built at pinned versions).
 # Re-running is cheap: each step is skipped when its result is up to date.
@@ -39,6 +40,9 @@ if [ "$have" != "${xla_cpu_plugin#*==}" ]; then
 else
   log "XLA CPU plugin up to date"
 fi
+
+log "installing the local LLM server (llama.cpp + Gemma 3 270M; cached, about 10 minutes the first time)"
+scripts/setup-llm.sh
 
 log "fetching the Go module graph"
 # The notebook kernel's scratch module requires every narlab dependency

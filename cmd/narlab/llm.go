@@ -1,0 +1,483 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	textexp "github.com/narlab/narlab/experiments/clrstext"
+
+	"github.com/narlab/narlab/experiments/llmeval"
+	"github.com/narlab/narlab/experiments/serialization"
+	"github.com/narlab/narlab/experiments/spectral"
+	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrstext"
+	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/llm"
+	"github.com/narlab/narlab/lib/llm/llamacpp"
+)
+
+// The llm commands: evaluate a language model behind an OpenAI-compatible
+// endpoint on the text benchmarks, and run the local llama.cpp server.
+
+func init() {
+	register(command{group: "llm", name: "run", summary: "evaluate an OpenAI-compatible model on clrstext, graphs, spectral or dsr prompts and log to MLflow", run: llmRun})
+	register(command{group: "llm", name: "serve", summary: "start (or reuse) the local llama.cpp server with Gemma 3 270M and print its endpoint", run: llmServe})
+	register(command{group: "llm", name: "stop", summary: "stop the local llama.cpp server", run: llmStop})
+}
+
+// stringList collects a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func splitCSV(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func llmRun(args []string) error {
+	fs := newFlags("llm run")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, `usage: narlab llm run --suite clrstext|graphs|spectral|dsr [--endpoint URL|local] [--model NAME]
+                      [--limit N] [--concurrency K] [--experiment E] [suite options]
+
+Asks a model every prompt of a suite (the prompts narlab generates for the
+benchmark), scores the answers with the benchmark's scorer and logs one MLflow
+run: parameters, scores per task and overall, token counts, latency,
+responses.jsonl and the suite's figures. Answers are cached on disk (keyed by
+endpoint, model, every generation parameter and the prompt): the same command
+run again sends no request, and a run that stopped resumes where it was.
+
+The API key, if the endpoint needs one, is read from NARLAB_LLM_API_KEY, else
+OPENAI_API_KEY; it is never printed or logged.
+
+Suite options apply to the suite named; --count is the number of instances per
+group: clrstext samples per (algorithm, length), graphs instances per task,
+spectral test graphs, dsr instances per task and level.
+
+Options:`)
+		fs.PrintDefaults()
+	}
+	suite := fs.String("suite", "", "benchmark: clrstext (CLRS-Text traces), graphs (Erdős tasks under encodings, syntaxes, relabelings), spectral (twelve spectral regression tasks) or dsr (DSR-Bench)")
+	endpoint := fs.String("endpoint", "local", "OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:18080/v1; local: the llama.cpp server of narlab llm serve (started if needed)")
+	model := fs.String("model", "", "model name sent with each request (default for --endpoint local: "+llamacpp.DefaultAlias+")")
+	label := fs.String("label", "", "name of the model in the run name, figure legends and tables (default: --model)")
+	apiName := fs.String("api", "", "chat or completion (default: completion for clrstext, which continues the question as the paper's models do; chat for the others)")
+	limit := fs.Int("limit", 0, "ask at most N prompts, taken in turn from each algorithm, task or structure (0: all)")
+	concurrency := fs.Int("concurrency", 4, "requests in flight at most")
+	experiment := fs.String("experiment", "", "MLflow experiment (default llm-SUITE)")
+	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
+	out := fs.String("out", "", "also write responses.jsonl, summary.json and figures/*.png into this folder")
+	temperature := fs.Float64("temperature", 0, "sampling temperature (0: greedy, as the papers evaluate)")
+	maxTokens := fs.Int("max-tokens", 0, "longest answer in tokens (default: clrstext 512 with hints, 128 without; graphs and spectral 1024; dsr the prompt's budget + 256)")
+	seed := fs.Int64("seed", -1, "sampling seed sent to the server (-1: none)")
+	topP := fs.Float64("top-p", 0, "nucleus sampling mass (0: the server's default)")
+	var stops stringList
+	fs.Var(&stops, "stop", `stop sequence (repeatable; default: a blank line for clrstext with the completion API, none otherwise; "none" for none)`)
+	timeout := fs.Duration("timeout", 5*time.Minute, "bound on each HTTP attempt")
+	retries := fs.Int("retries", 6, "retries of a request after 429, 5xx, timeouts, dropped connections and truncated answers (0: none)")
+	schemaStyle := fs.String("schema-format", "auto", "how structured output is requested: openai (response_format json_schema), llamacpp (json_object with schema), auto (openai, switching to llamacpp if the server rejects it)")
+	cacheDir := fs.String("cache", "", "response cache folder (default DATA/llm/cache)")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the response cache")
+	quiet := fs.Bool("quiet", false, "no progress on standard error")
+	count := fs.Int("count", 0, "instances per group (default: clrstext 1, graphs 3, spectral 10, dsr 3)")
+	dataSeed := fs.Uint64("data-seed", 0, "seed of the generated instances (clrstext default: 3, the paper's first test seed; spectral default 1)")
+	// clrstext
+	algorithms := fs.String("algorithms", "", "clrstext: comma-separated CLRS-30 algorithms (default: all 30)")
+	lengths := fs.String("lengths", "", "clrstext: comma-separated lengths (default: each algorithm's test-schedule lengths, 4 up to 64)")
+	format := fs.String("format", "legacy", "clrstext: text format, legacy (the paper's) or current")
+	hints := fs.Bool("hints", true, "clrstext: ask for the hint trace before the output (needed for time-to-first-failure)")
+	// graphs and spectral
+	tasks := fs.String("tasks", "", "graphs: task names or categories (easy, medium, hard, challenging), or all (default all); spectral: spectral task names (default all twelve)")
+	encodings := fs.String("encodings", "E0", "graphs: edge encodings E0..E6, A1..A4, M, or all")
+	syntaxes := fs.String("syntaxes", "erdos", "graphs: syntaxes erdos, json, networkx, pyg, or all")
+	relabelings := fs.Int("relabelings", 0, "graphs: random node relabelings per instance besides the original labels (≥2 for the output spread)")
+	shuffleSeeds := fs.Int("shuffle-seeds", 1, "graphs: shuffle seeds per shuffled encoding")
+	maxNodes := fs.Int("max-nodes", 35, "graphs: largest synthetic graph")
+	noWrap := fs.Bool("no-wrap", false, "graphs, spectral: leave out G1's \\boxed{} query template")
+	keepDots := fs.Bool("keep-decimal-points", false, "graphs: do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
+	trainCount := fs.Int("train-count", 500, "spectral: graphs the mean baseline is fitted on")
+	spectralOpts := spectralOptionFlags(fs)
+	// dsr
+	structures := fs.String("structures", "", "dsr: comma-separated structures (default: all; narlab dsr tasks lists them)")
+	categories := fs.String("categories", "", "dsr: comma-separated categories: Linear, Temporal, Associative, Hierarchical, Network, Hybrid (default: all)")
+	levels := fs.String("levels", "short", "dsr: comma-separated length levels: short, medium, long, or all")
+	strategy := fs.String("strategy", "stepwise", "dsr: prompting strategy: stepwise, 0-CoT, CoT, 3-shot or none")
+	tokens := fs.Int("tokens", dsr.DefaultTokens, "dsr: token budget stated in the prompt")
+	noSchema := fs.Bool("no-schema", false, "dsr: send no response schema (the prompt spells out the JSON instead)")
+	var dsrOpts optionFlag
+	fs.Var(&dsrOpts, "option", "dsr: "+optionUsage())
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	cfg := llmeval.Config{Suite: *suite, Limit: *limit, Label: *label, Experiment: *experiment, Tracking: *tracking, Out: *out}
+	if *suite == "" {
+		fs.Usage()
+		return errors.New("llm run: --suite is required (clrstext, graphs, spectral or dsr)")
+	}
+	if !slices.Contains(llmeval.Suites(), *suite) {
+		return fmt.Errorf("llm run: --suite %q: want one of %s", *suite, strings.Join(llmeval.Suites(), ", "))
+	}
+	// Flags of another suite are a mistake worth stopping for.
+	suiteFlags := map[string][]string{
+		llmeval.CLRSText: {"algorithms", "lengths", "format", "hints"},
+		llmeval.Graphs:   {"encodings", "syntaxes", "relabelings", "shuffle-seeds", "max-nodes", "keep-decimal-points"},
+		llmeval.Spectral: {"train-count", "algebraic-matrix", "gap-matrix", "heat-matrix", "heat-time", "entropy-log-base"},
+		llmeval.DSR:      {"structures", "categories", "levels", "strategy", "tokens", "no-schema", "option"},
+	}
+	for s, names := range suiteFlags {
+		for _, n := range names {
+			if set[n] && s != *suite {
+				return fmt.Errorf("llm run: --%s is a %s option, not a %s one", n, s, *suite)
+			}
+		}
+	}
+	if set["tasks"] && *suite != llmeval.Graphs && *suite != llmeval.Spectral {
+		return fmt.Errorf("llm run: --tasks is a graphs and spectral option, not a %s one", *suite)
+	}
+	if set["no-wrap"] && *suite != llmeval.Graphs && *suite != llmeval.Spectral {
+		return fmt.Errorf("llm run: --no-wrap is a graphs and spectral option, not a %s one", *suite)
+	}
+	if *count < 0 {
+		return fmt.Errorf("llm run: --count %d: want a positive number", *count)
+	}
+	if *concurrency < 1 || *concurrency > 1024 {
+		return fmt.Errorf("llm run: --concurrency %d: want 1..1024", *concurrency)
+	}
+	if *retries < 0 {
+		return fmt.Errorf("llm run: --retries %d: want 0 or more", *retries)
+	}
+	if *timeout <= 0 {
+		return fmt.Errorf("llm run: --timeout %v: want a positive duration", *timeout)
+	}
+	if *maxTokens < 0 {
+		return fmt.Errorf("llm run: --max-tokens %d: want a positive number (0: the suite's default)", *maxTokens)
+	}
+	var err error
+	if *apiName != "" {
+		if cfg.API, err = llm.ParseAPI(*apiName); err != nil {
+			return fmt.Errorf("llm run: --api: %w", err)
+		}
+	}
+	style, err := llm.ParseSchemaStyle(*schemaStyle)
+	if err != nil {
+		return fmt.Errorf("llm run: --schema-format: %w", err)
+	}
+	cfg.Params = llm.Params{Temperature: *temperature, MaxTokens: *maxTokens, TopP: *topP}
+	if *seed >= 0 {
+		cfg.Params.Seed = seed
+	} else if *seed != -1 {
+		return fmt.Errorf("llm run: --seed %d: want a non-negative seed, or -1 for none", *seed)
+	}
+	switch {
+	case len(stops) == 1 && stops[0] == "none":
+		cfg.Params.Stop = []string{}
+	case len(stops) > 0:
+		for _, s := range stops {
+			cfg.Params.Stop = append(cfg.Params.Stop, strings.ReplaceAll(s, `\n`, "\n"))
+		}
+	}
+	{
+		p := cfg.Params
+		if p.MaxTokens == 0 {
+			p.MaxTokens = 1 // 0 takes the suite's default; check the rest now
+		}
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("llm run: %w", err)
+		}
+	}
+
+	// Suite options.
+	switch *suite {
+	case llmeval.CLRSText:
+		o := llmeval.CLRSTextOptions{Count: *count, Seed: int64(*dataSeed), SeedSet: set["data-seed"]}
+		o.Algorithms = splitCSV(*algorithms)
+		for _, l := range splitCSV(*lengths) {
+			v, err := strconv.Atoi(l)
+			if err != nil || v < 1 {
+				return fmt.Errorf("llm run: --lengths: %q is not a positive integer", l)
+			}
+			o.Lengths = append(o.Lengths, v)
+		}
+		f, err := clrstext.ParseFormat(*format)
+		if err != nil {
+			return fmt.Errorf("llm run: --format: %w", err)
+		}
+		o.Options = clrstext.Options{Format: f, Hints: *hints}
+		if f == clrstext.Current {
+			o.Options.Decimals = 3
+		}
+		cfg.CLRSText = o
+	case llmeval.Graphs:
+		o := llmeval.GraphsOptions{Relabel: *relabelings, Seeds: *shuffleSeeds, Instances: *count, Seed: *dataSeed,
+			MaxNodes: *maxNodes, NoWrap: *noWrap, KeepDecimalPoints: *keepDots}
+		t := *tasks
+		if t == "" {
+			t = "all"
+		}
+		if o.Tasks, err = graphtext.ParseTasks(t); err != nil {
+			return fmt.Errorf("llm run: --tasks: %w", err)
+		}
+		if o.Encodings, err = parseList(*encodings, graphtext.Encodings(), graphtext.ParseEncoding); err != nil {
+			return fmt.Errorf("llm run: --encodings: %w", err)
+		}
+		if o.Syntaxes, err = parseList(*syntaxes, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
+			return fmt.Errorf("llm run: --syntaxes: %w", err)
+		}
+		cfg.Graphs = o
+	case llmeval.Spectral:
+		cfg.Spectral = llmeval.SpectralOptions{Tasks: splitCSV(*tasks), Count: *count, Seed: *dataSeed, TrainCount: *trainCount,
+			Options: spectralOpts(), NoWrap: *noWrap}
+	case llmeval.DSR:
+		o := llmeval.DSROptions{Structures: splitCSV(*structures), Categories: splitCSV(*categories), Count: *count,
+			Seed: *dataSeed, Tokens: *tokens, NoSchema: *noSchema, Options: dsrOpts.o}
+		if o.Strategy, err = dsr.ParseStrategy(*strategy); err != nil {
+			return fmt.Errorf("llm run: --strategy: %w", err)
+		}
+		if slices.Contains(dsr.CodeModes(), o.Strategy) {
+			return fmt.Errorf("llm run: --strategy %s is a code-probe mode; llm run asks stepwise, 0-CoT, CoT, 3-shot or none", o.Strategy)
+		}
+		if *tokens < 1 {
+			return fmt.Errorf("llm run: --tokens %d: want a positive number", *tokens)
+		}
+		if *levels == "all" {
+			o.Levels = dsr.Levels()
+		} else {
+			for _, l := range splitCSV(*levels) {
+				lv, err := dsr.ParseLevel(l)
+				if err != nil {
+					return fmt.Errorf("llm run: --levels: %w", err)
+				}
+				o.Levels = append(o.Levels, lv)
+			}
+		}
+		cfg.DSR = o
+	}
+
+	// The endpoint and the client.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	base := *endpoint
+	if base == "local" {
+		base = "" // resolved below, once the prompts are known to be fine
+		if *model == "" {
+			*model = llamacpp.DefaultAlias
+		}
+		if !set["schema-format"] {
+			style = llm.SchemaLlamaCpp // what llama-cpp-python's server reads
+		}
+	}
+	if *model == "" {
+		fs.Usage()
+		return errors.New("llm run: --model is required with --endpoint URL")
+	}
+	ccfg := llm.Config{BaseURL: base, Model: *model, Concurrency: *concurrency, Timeout: *timeout,
+		MaxRetries: *retries, SchemaStyle: style}
+	if *retries == 0 {
+		ccfg.MaxRetries = -1
+	}
+	if base == "" {
+		// The local server's endpoint is stable (a fixed port while free),
+		// so cached answers stay valid across restarts.
+		ccfg.BaseURL = fmt.Sprintf("http://127.0.0.1:%d/v1", llamacpp.DefaultPort)
+	}
+	client, err := llm.New(ccfg)
+	if err != nil {
+		return fmt.Errorf("llm run: %w", err)
+	}
+	cfg.Client = client
+	p, err := llmeval.Prepare(cfg)
+	if err != nil {
+		return fmt.Errorf("llm run: %w", err)
+	}
+	// The prompts are fine: now the cache, and the server if needed.
+	if !*noCache {
+		dir := *cacheDir
+		if dir == "" {
+			d, err := project.DataDir()
+			if err != nil {
+				return err
+			}
+			dir = filepath.Join(d, "llm", "cache")
+		}
+		if ccfg.Cache, err = llm.OpenCache(dir); err != nil {
+			return fmt.Errorf("llm run: %w", err)
+		}
+		if client, err = llm.New(ccfg); err != nil {
+			return fmt.Errorf("llm run: %w", err)
+		}
+		p.SetClient(client)
+	}
+	pending, err := p.Pending()
+	if err != nil {
+		return fmt.Errorf("llm run: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "llm run: %s suite, %d prompts, %d already answered in the cache\n", *suite, p.Len(), p.Len()-pending)
+	if base == "" && pending > 0 {
+		srv, reused, err := llamacpp.EnsureServer(ctx, llamacpp.Config{})
+		if err != nil {
+			return fmt.Errorf("llm run: %w", err)
+		}
+		if srv.Endpoint() != client.BaseURL() {
+			// The fixed port was taken: the answers are keyed by the port in use.
+			ccfg.BaseURL = srv.Endpoint()
+			if client, err = llm.New(ccfg); err != nil {
+				return err
+			}
+			p.SetClient(client)
+		}
+		verb := "started"
+		if reused {
+			verb = "using"
+		}
+		fmt.Fprintf(os.Stderr, "llm run: %s the local llama.cpp server at %s\n", verb, srv.Endpoint())
+	}
+	if !*quiet {
+		start := time.Now()
+		last := time.Time{}
+		cfg.Progress = func(done, total, cached int) {
+			if now := time.Now(); now.Sub(last) > time.Second || done == total {
+				last = now
+				fmt.Fprintf(os.Stderr, "\rllm run: %d/%d prompts (%d from the cache) in %s   ", done, total, cached, now.Sub(start).Round(time.Second))
+				if done == total {
+					fmt.Fprintln(os.Stderr)
+				}
+			}
+		}
+		p.SetProgress(cfg.Progress)
+	}
+	res, err := p.Run(ctx)
+	if err != nil {
+		return fmt.Errorf("llm run: %w", err)
+	}
+	w := bufio.NewWriter(stdout)
+	printLLMReport(w, res)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if res.RunURL != "" {
+		fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", res.RunID, res.RunURL)
+	}
+	return nil
+}
+
+// printLLMReport prints the suite's own table, then the harness's counts.
+func printLLMReport(w *bufio.Writer, res *llmeval.Result) {
+	switch rep := res.Report.(type) {
+	case *clrstext.Report:
+		textexp.WriteTable(w, *rep, 0)
+	case *serialization.Report:
+		printScoreReport(w, rep)
+	case *spectral.Report:
+		fmt.Fprint(w, rep.Markdown())
+		// sMAPE per difficulty over the tasks with parsed answers.
+		model := rep.Predictors[len(rep.Predictors)-1]
+		sum, n := map[string]float64{}, map[string]int{}
+		for _, task := range rep.Tasks {
+			v := rep.Results[model][task].Metrics.SMAPE100
+			if math.IsNaN(v) {
+				continue
+			}
+			for _, grp := range []string{graphtext.SpectralDifficulty(task), "All"} {
+				sum[grp] += v
+				n[grp]++
+			}
+		}
+		fmt.Fprintf(w, "%s: sMAPE", model)
+		for _, grp := range []string{"Easy", "Medium", "Hard", "All"} {
+			if n[grp] > 0 {
+				fmt.Fprintf(w, " %s %.2f", grp, sum[grp]/float64(n[grp]))
+			} else {
+				fmt.Fprintf(w, " %s –", grp)
+			}
+		}
+		fmt.Fprintln(w, " (mean over tasks with parsed answers)")
+	case *dsr.Tables:
+		dsr.WriteTables(w, *rep)
+	}
+	fmt.Fprintln(w)
+	var groups []string
+	for g := range res.Groups {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	fmt.Fprintf(w, "%-32s %s\n", "group", res.ScoreName)
+	for _, g := range groups {
+		fmt.Fprintf(w, "%-32s %.4f\n", g, res.Groups[g])
+	}
+	score := "-"
+	if !math.IsNaN(res.Score) {
+		score = fmt.Sprintf("%.4f", res.Score)
+	}
+	fmt.Fprintf(w, "%s, %s: %s %s over %d prompts (%d from the cache, %d failed requests, %d empty and %d unparsed answers); %d prompt and %d completion tokens; %d HTTP requests (%d retries) in %s\n",
+		res.Suite, res.Label, res.ScoreName, score, res.Prompts, res.Cached, res.Failed, res.Empty, res.Unparsed,
+		res.PromptTokens, res.OutputTokens, res.Requests.Requests, res.Requests.Retries, res.Wall.Round(time.Millisecond))
+}
+
+func llmServe(args []string) error {
+	fs := newFlags("llm serve")
+	port := fs.Int("port", 0, fmt.Sprintf("port on 127.0.0.1 (default: %d if free, else any free port)", llamacpp.DefaultPort))
+	threads := fs.Int("threads", 0, "CPU threads (default: the server's choice)")
+	nctx := fs.Int("context", 4096, "context length in tokens")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv, reused, err := llamacpp.EnsureServer(ctx, llamacpp.Config{Port: *port, Threads: *threads, Context: *nctx})
+	if err != nil {
+		return err
+	}
+	verb := "started"
+	if reused {
+		verb = "already running"
+	}
+	fmt.Fprintf(os.Stderr, "llama.cpp server %s (pid %d, model %s as %q, log %s)\n", verb, srv.PID, srv.Model, srv.Alias, srv.LogPath())
+	fmt.Fprintln(stdout, srv.Endpoint())
+	return nil
+}
+
+func llmStop(args []string) error {
+	fs := newFlags("llm stop")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	dir, err := llamacpp.DefaultDir()
+	if err != nil {
+		return err
+	}
+	stopped, err := llamacpp.StopServer(context.Background(), dir)
+	if err != nil {
+		return err
+	}
+	if stopped {
+		fmt.Fprintln(stdout, "stopped the local llama.cpp server")
+	} else {
+		fmt.Fprintln(stdout, "no local llama.cpp server was running")
+	}
+	return nil
+}

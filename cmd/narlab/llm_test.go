@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/narlab/narlab/lib/llm/llamacpp"
+)
+
+// llmCLI runs the narlab binary with a private data directory.
+func llmCLI(t *testing.T, data string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(narlabCLI(t), args...)
+	cmd.Env = append(os.Environ(), "NARLAB_DATA="+data, "MLFLOW_TRACKING_URI=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func TestLLMRunHelpDocumentsEveryOption(t *testing.T) {
+	_, stderr, err := llmCLI(t, t.TempDir(), "llm", "run", "-h")
+	if err != nil {
+		t.Fatalf("llm run -h: %v\n%s", err, stderr)
+	}
+	for _, name := range []string{"suite", "endpoint", "model", "limit", "concurrency", "experiment", "tracking", "out",
+		"api", "temperature", "max-tokens", "seed", "stop", "top-p", "timeout", "retries", "schema-format", "cache", "no-cache",
+		"count", "data-seed", "algorithms", "lengths", "format", "hints", "tasks", "encodings", "syntaxes", "relabelings",
+		"shuffle-seeds", "structures", "categories", "levels", "strategy", "option", "NARLAB_LLM_API_KEY"} {
+		if !strings.Contains(stderr, "-"+name) && !strings.Contains(stderr, name) {
+			t.Errorf("llm run -h does not mention %s", name)
+		}
+	}
+	// Every flag line is followed by its description.
+	lines := strings.Split(stderr, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  -") && (i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "") {
+			t.Errorf("flag %q has no description", l)
+		}
+	}
+}
+
+func TestLLMRunBadInput(t *testing.T) {
+	data := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"llm", "run"}, "--suite is required"},
+		{[]string{"llm", "run", "--suite", "mmlu"}, `--suite "mmlu"`},
+		{[]string{"llm", "run", "--suite", "graphs", "--lengths", "4"}, "--lengths is a clrstext option"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--structures", "stack"}, "--structures is a dsr option"},
+		{[]string{"llm", "run", "--suite", "dsr", "--structures", "splay_tree"}, "unknown structure"},
+		{[]string{"llm", "run", "--suite", "dsr", "--strategy", "CodeOnly"}, "code-probe mode"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--algorithms", "quick_sort", "--lengths", "4"}, "quick_sort"},
+		{[]string{"llm", "run", "--suite", "graphs", "--encodings", "E9"}, "E9"},
+		{[]string{"llm", "run", "--suite", "spectral", "--tasks", "diameter"}, "unknown task"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--endpoint", "ftp://example.org/v1", "--model", "m"}, "http(s) URL"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--endpoint", "http://127.0.0.1:1/v1"}, "--model is required"},
+		{[]string{"llm", "run", "--suite", "dsr", "--temperature", "5"}, "temperature"},
+		{[]string{"llm", "run", "--suite", "dsr", "--concurrency", "0"}, "--concurrency 0"},
+		{[]string{"llm", "run", "--suite", "dsr", "--limit", "-2"}, "limit -2"},
+	} {
+		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
+			_, stderr, err := llmCLI(t, data, tc.args...)
+			if err == nil {
+				t.Fatal("exit status 0")
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not say %q", stderr, tc.want)
+			}
+		})
+	}
+	// Nothing was started or written for any of them.
+	if _, err := os.Stat(filepath.Join(data, "llm", "server.json")); err == nil {
+		t.Error("a bad command started the llama.cpp server")
+	}
+	if _, err := os.Stat(filepath.Join(data, "llm", "cache")); err == nil {
+		t.Error("a bad command created the cache")
+	}
+}
+
+// TestLLMServeRunStop is what a user does: serve, run twice (the second
+// from the cache), stop, and run once more with no server at all.
+func TestLLMServeRunStop(t *testing.T) {
+	if _, err := llamacpp.FindInstall(); err != nil {
+		if os.Getenv("NARLAB_SKIP_LLM") == "1" {
+			t.Skipf("SKIPPED (NARLAB_SKIP_LLM=1): %v", err)
+		}
+		t.Fatalf("the test needs the real llama.cpp server: %v (run scripts/setup-llm.sh)", err)
+	}
+	data := t.TempDir()
+	t.Cleanup(func() { llmCLI(t, data, "llm", "stop") })
+	endpoint, stderr, err := llmCLI(t, data, "llm", "serve")
+	if err != nil {
+		t.Fatalf("llm serve: %v\n%s", err, stderr)
+	}
+	endpoint = strings.TrimSpace(endpoint)
+	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || !strings.HasSuffix(endpoint, "/v1") {
+		t.Fatalf("llm serve printed %q", endpoint)
+	}
+	again, stderr, err := llmCLI(t, data, "llm", "serve")
+	if err != nil || strings.TrimSpace(again) != endpoint || !strings.Contains(stderr, "already running") {
+		t.Fatalf("second llm serve: %v, %q, %q", err, again, stderr)
+	}
+	out := t.TempDir()
+	run := []string{"llm", "run", "--suite", "dsr", "--structures", "stack", "--count", "2", "--strategy", "none",
+		"--max-tokens", "32", "--tracking", "none", "--out", out, "--quiet"}
+	stdout, stderr, err := llmCLI(t, data, run...)
+	if err != nil {
+		t.Fatalf("llm run: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "dsr, gemma-3-270m: binary") || !strings.Contains(stdout, "over 2 prompts (0 from the cache") {
+		t.Errorf("llm run printed:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "responses.jsonl"))
+	if err != nil || bytes.Count(b, []byte("\n")) != 2 {
+		t.Fatalf("responses.jsonl: %v\n%s", err, b)
+	}
+	stdout, stderr, err = llmCLI(t, data, run...)
+	if err != nil || !strings.Contains(stderr, "2 already answered in the cache") || !strings.Contains(stdout, "(2 from the cache") || !strings.Contains(stdout, "0 HTTP requests") {
+		t.Fatalf("rerun: %v\n%s\n%s", err, stdout, stderr)
+	}
+	stdout, _, err = llmCLI(t, data, "llm", "stop")
+	if err != nil || !strings.Contains(stdout, "stopped the local llama.cpp server") {
+		t.Fatalf("llm stop: %v, %q", err, stdout)
+	}
+	stdout, _, _ = llmCLI(t, data, "llm", "stop")
+	if !strings.Contains(stdout, "no local llama.cpp server was running") {
+		t.Errorf("second llm stop: %q", stdout)
+	}
+	// Everything is cached: no server is needed, none is started.
+	_, stderr, err = llmCLI(t, data, run...)
+	if err != nil || strings.Contains(stderr, "llama.cpp server") {
+		t.Fatalf("run after stop: %v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "llm", "server.json")); err == nil {
+		t.Error("a run answered from the cache started a server")
+	}
+}

@@ -1,0 +1,125 @@
+// Package llmtest holds what narlab's LLM tests share: the real local
+// llama.cpp server (Gemma 3 270M, installed by scripts/setup-llm.sh),
+// started once per test process, and a pass-through HTTP proxy that counts
+// the requests reaching the server and can inject faults (429 with
+// Retry-After, 5xx, slow answers, truncated bodies) in front of it.
+//
+// When the server is not installed the tests that need it fail, saying how
+// to install it; setting NARLAB_SKIP_LLM=1 turns those failures into loudly
+// reported skips instead.
+package llmtest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/narlab/narlab/lib/llm/llamacpp"
+)
+
+var (
+	once   sync.Once
+	srv    *llamacpp.Server
+	srvErr error
+	dir    string
+	inst   llamacpp.Install
+	mu     sync.Mutex
+)
+
+// Model is the model name the test server answers to.
+const Model = llamacpp.DefaultAlias
+
+// Server returns the shared test server, starting it on first use in a
+// temporary folder on a free port. Call Shutdown from TestMain.
+func Server(t testing.TB) *llamacpp.Server {
+	t.Helper()
+	once.Do(func() {
+		if inst, srvErr = llamacpp.FindInstall(); srvErr != nil {
+			return
+		}
+		port, err := freePort()
+		if err != nil {
+			srvErr = err
+			return
+		}
+		if dir, srvErr = os.MkdirTemp("", "narlab-llama-test-"); srvErr != nil {
+			return
+		}
+		start := time.Now()
+		srv, srvErr = llamacpp.StartServer(context.Background(), llamacpp.Config{Dir: dir, Install: inst, Port: port})
+		if srvErr == nil {
+			fmt.Fprintf(os.Stderr, "test llama.cpp server at %s (started in %.1fs)\n", srv.URL, time.Since(start).Seconds())
+		}
+	})
+	mu.Lock()
+	s, err := srv, srvErr
+	mu.Unlock()
+	if err != nil {
+		if os.Getenv("NARLAB_SKIP_LLM") == "1" {
+			t.Skipf("SKIPPED (NARLAB_SKIP_LLM=1): the real llama.cpp server is unavailable: %v", err)
+		}
+		t.Fatalf("the tests need the real llama.cpp server: %v\n(run scripts/setup-llm.sh, or set NARLAB_SKIP_LLM=1 to skip these tests knowingly)", err)
+	}
+	return s
+}
+
+// KillServer kills the shared server (SIGKILL, as a crash) without
+// starting another; it may be called from any goroutine.
+func KillServer() error {
+	mu.Lock()
+	s := srv
+	mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("llmtest: no server was started")
+	}
+	return s.Kill()
+}
+
+// StartServer starts the shared server again after KillServer, on the same
+// port (so its URL does not change); it may be called from any goroutine.
+func StartServer() error {
+	mu.Lock()
+	defer mu.Unlock()
+	if srv == nil {
+		return fmt.Errorf("llmtest: no server was started")
+	}
+	var err error
+	for try := 0; try < 40; try++ { // the port may take a moment to be free again
+		var s *llamacpp.Server
+		s, err = llamacpp.StartServer(context.Background(), llamacpp.Config{Dir: dir, Install: inst, Port: srv.Port})
+		if err == nil {
+			srv = s
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("llmtest: restarting the server: %w", err)
+}
+
+// Shutdown stops the shared server, if one was started, and removes its
+// folder.
+func Shutdown() {
+	mu.Lock()
+	defer mu.Unlock()
+	if srv != nil {
+		if err := srv.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the test llama.cpp server:", err)
+		}
+	}
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
