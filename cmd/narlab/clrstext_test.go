@@ -142,7 +142,7 @@ func TestClrstextGenerateScoreCLI(t *testing.T) {
 	if rows != 130 { // bridges: sizes 4..7, minimum: 4..64; 2 rows each, one seed
 		t.Fatalf("%d rows", rows)
 	}
-	out, stderr, err := clrstextCLI(t, "clrstext", "score", "--data", data, "--predictions", preds, "--no-mlflow", "--json",
+	out, stderr, err := clrstextCLI(t, "clrstext", "score", "--data", data, "--predictions", preds, "--no-mlflow", "--format=json",
 		"--figure", filepath.Join(filepath.Dir(data), "fig.png"))
 	if err != nil {
 		t.Fatalf("score: %v\n%s", err, stderr)

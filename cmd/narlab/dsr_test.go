@@ -57,14 +57,14 @@ func dsrWorkspace(t *testing.T) (string, string) {
 	if err := os.WriteFile(insts, all, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := dsrCLI(t, nil, "dsr", "verify", "--instances", insts)
+	out, stderr, err := dsrCLI(t, nil, "dsr", "verify", "--input", insts)
 	if err != nil || !strings.Contains(out, "27 instances in 1 files, 27 match, 0 mismatch") {
 		t.Fatalf("dsr verify: %v\n%s%s", err, out, stderr)
 	}
 	for _, kind := range []string{"oracle", "shuffled", "malformed"} {
-		out, stderr, err := dsrCLI(t, nil, "dsr", "baseline", "--instances", insts, "--kind", kind, "--out", filepath.Join(dir, kind+".jsonl"))
+		out, stderr, err := dsrCLI(t, nil, "dsr", "baseline", "--input", insts, "--predictor", kind, "--out", filepath.Join(dir, kind+".jsonl"))
 		if err != nil || !strings.Contains(out, "wrote 27 "+kind+" answers") {
-			t.Fatalf("dsr baseline --kind %s: %v\n%s%s", kind, err, out, stderr)
+			t.Fatalf("dsr baseline --predictor %s: %v\n%s%s", kind, err, out, stderr)
 		}
 	}
 	return insts, dir
@@ -78,7 +78,7 @@ func TestDSRGenerateVerifyScore(t *testing.T) {
 	insts, dir := dsrWorkspace(t)
 	offline := func(args ...string) dsr.Tables {
 		t.Helper()
-		out, stderr, err := dsrCLI(t, nil, append([]string{"dsr", "score", "--instances", insts, "--no-mlflow", "--json"}, args...)...)
+		out, stderr, err := dsrCLI(t, nil, append([]string{"dsr", "score", "--input", insts, "--no-mlflow", "--format=json"}, args...)...)
 		if err != nil {
 			t.Fatalf("dsr score %v: %v\n%s", args, err, stderr)
 		}
@@ -123,7 +123,7 @@ func TestDSRGenerateVerifyScore(t *testing.T) {
 
 	// The text tables, the reasons and the figures.
 	figs := filepath.Join(dir, "figs")
-	out, stderr, err := dsrCLI(t, nil, "dsr", "score", "--instances", insts, "--predictions", filepath.Join(dir, "malformed.jsonl"),
+	out, stderr, err := dsrCLI(t, nil, "dsr", "score", "--input", insts, "--predictions", filepath.Join(dir, "malformed.jsonl"),
 		"--tracking", "none", "--reasons", "--figures", figs)
 	if err != nil {
 		t.Fatalf("dsr score: %v\n%s", err, stderr)
@@ -158,11 +158,11 @@ func TestDSRGenerateVerifyScore(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"verify a tampered truth", []string{"dsr", "verify", "--instances", tampered}, "1 of 27 instances do not match"},
-		{"score without predictions", []string{"dsr", "score", "--instances", insts}, "--instances and --predictions are required"},
-		{"prediction for an unknown instance", []string{"dsr", "score", "--instances", insts, "--predictions", unknown, "--no-mlflow"}, `unknown instance "stack/compound/short/99"`},
-		{"unknown baseline", []string{"dsr", "baseline", "--instances", insts, "--kind", "best", "--out", "-"}, `unknown baseline "best"`},
-		{"bad strategy", []string{"dsr", "score", "--instances", insts, "--predictions", unknown, "--strategy", "5-shot", "--no-mlflow"}, "5-shot"},
+		{"verify a tampered truth", []string{"dsr", "verify", "--input", tampered}, "1 of 27 instances do not match"},
+		{"score without predictions", []string{"dsr", "score", "--input", insts}, "--input and --predictions are required"},
+		{"prediction for an unknown instance", []string{"dsr", "score", "--input", insts, "--predictions", unknown, "--no-mlflow"}, `unknown instance "stack/compound/short/99"`},
+		{"unknown baseline", []string{"dsr", "baseline", "--input", insts, "--predictor", "best", "--out", "-"}, `unknown baseline "best"`},
+		{"bad strategy", []string{"dsr", "score", "--input", insts, "--predictions", unknown, "--strategy", "5-shot", "--no-mlflow"}, "5-shot"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, stderr, err := dsrCLI(t, nil, c.args...)
@@ -177,7 +177,7 @@ func TestDSRGenerateVerifyScore(t *testing.T) {
 	}
 	// A scorable run with an address that is not a server fails before
 	// logging, naming what is expected.
-	_, stderr, err = dsrCLI(t, nil, "dsr", "score", "--instances", insts, "--predictions", filepath.Join(dir, "oracle.jsonl"), "--tracking", "file:///tmp/mlruns")
+	_, stderr, err = dsrCLI(t, nil, "dsr", "score", "--input", insts, "--predictions", filepath.Join(dir, "oracle.jsonl"), "--tracking", "file:///tmp/mlruns")
 	if err == nil || !strings.Contains(stderr, "http://") || !strings.Contains(stderr, "--no-mlflow") {
 		t.Errorf("--tracking file://: %v\n%s", err, stderr)
 	}
@@ -202,7 +202,7 @@ func TestDSRScoreMLflow(t *testing.T) {
 	t.Cleanup(func() { exec.Command(bin, "mlflow", "stop").Run() })
 	preds := filepath.Join(dir, "shuffled.jsonl")
 
-	out, stderr, err := dsrCLI(t, nil, "dsr", "score", "--instances", insts, "--predictions", preds, "--json",
+	out, stderr, err := dsrCLI(t, nil, "dsr", "score", "--input", insts, "--predictions", preds, "--format=json",
 		"--model", "shuffled-baseline", "--experiment", "narlab-test/dsr", "--option", "bst_delete=predecessor")
 	if err != nil {
 		t.Fatalf("dsr score: %v\n%s", err, stderr)
@@ -284,7 +284,7 @@ func TestDSRScoreMLflow(t *testing.T) {
 	}
 
 	// --tracking names the server explicitly: a second run lands there.
-	_, stderr, err = dsrCLI(t, nil, "dsr", "score", "--instances", insts, "--predictions", filepath.Join(dir, "oracle.jsonl"),
+	_, stderr, err = dsrCLI(t, nil, "dsr", "score", "--input", insts, "--predictions", filepath.Join(dir, "oracle.jsonl"),
 		"--tracking", c.URI(), "--experiment", "narlab-test/dsr")
 	if err != nil {
 		t.Fatalf("dsr score --tracking %s: %v\n%s", c.URI(), err, stderr)

@@ -65,7 +65,7 @@ func graphsWorkspace(t *testing.T) (prompts, preds string) {
 	dir := t.TempDir()
 	prompts, preds = filepath.Join(dir, "p.jsonl"), filepath.Join(dir, "pred.jsonl")
 	if _, stderr, err := graphsCLI(t, "", "graphs", "prompts", "--tasks", "degree,density,shortest_path,has_cycle", "--encoding", "E0,A1",
-		"--syntax", "erdos,json", "--relabel", "3", "--instances", "4", "--max-nodes", "12", "--out", prompts); err != nil || !strings.Contains(stderr, "not Erdős") {
+		"--syntax", "erdos,json", "--relabel", "3", "--count", "4", "--max-nodes", "12", "--out", prompts); err != nil || !strings.Contains(stderr, "not Erdős") {
 		t.Fatalf("prompts: %v %s", err, stderr)
 	}
 	if _, stderr, err := graphsCLI(t, "", "graphs", "predict", "--prompts", prompts, "--predictor", "noisy", "--out", preds); err != nil {

@@ -114,6 +114,13 @@ var flagBounds = map[string]bound{
 	"train --train-length":               {min: 2, max: 64, zero: "off: the CLRS-30 train split (n = 16)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
 	"train --val-samples":                {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"mlflow serve --port":                {min: 1, max: 65535, why: "a TCP port"},
+	"mlflow serve --workers":             {min: 1, max: 256, why: "the server's worker processes"},
+	"sweep run --cpus":                   {min: 1, max: 4096, zero: "1", why: "CPUs per cell (SLURM --cpus-per-task)"},
+	"sweep run --gpus":                   {min: 1, max: 64, zero: "none", why: "GPUs per cell (--gres=gpu:N)"},
+	"sweep run --throttle":               {min: 1, max: 100_000, zero: "no limit", why: "array tasks at once (%K)"},
+	"sweep run --parallel":               {min: 1, max: 1024, zero: "1", why: "local cells at once"},
+	"sweep cell --index":                 {min: 0, max: maxCount, unset: "required", why: "the array task id"},
 	"eval --count":                       {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 }
 
