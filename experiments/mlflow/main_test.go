@@ -53,6 +53,9 @@ func TestMain(m *testing.M) {
 // testServer returns the shared server, starting it on first use.
 func testServer(t testing.TB) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test needs a real MLflow server (make test runs it)")
+	}
 	if binErr != nil {
 		t.Skipf("SKIPPED: MLflow is not installed (%v); run scripts/setup.sh", binErr)
 	}
