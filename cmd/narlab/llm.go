@@ -102,7 +102,7 @@ Options:`)
 	noCache := fs.Bool("no-cache", false, "neither read nor write the response cache")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
 	count := fs.Int("count", 0, "instances per group (default: clrstext 1, graphs 3, spectral 10, dsr 3)")
-	dataSeed := fs.Uint64("data-seed", 0, "seed of the generated instances (clrstext default: 3, the paper's first test seed; spectral default 1)")
+	dataSeed := fs.Int64("data-seed", 0, "seed of the generated instances (clrstext default: 3, the paper's first test seed; spectral default 1)")
 	// clrstext
 	algorithms := fs.String("algorithms", "", "clrstext: comma-separated CLRS-30 algorithms (default: all 30)")
 	lengths := fs.String("lengths", "", "clrstext: comma-separated lengths (default: each algorithm's test-schedule lengths, 4 up to 64)")
@@ -214,7 +214,7 @@ Options:`)
 	// Suite options.
 	switch *suite {
 	case llmeval.CLRSText:
-		o := llmeval.CLRSTextOptions{Count: *count, Seed: int64(*dataSeed), SeedSet: set["data-seed"]}
+		o := llmeval.CLRSTextOptions{Count: *count, Seed: *dataSeed, SeedSet: set["data-seed"]}
 		o.Algorithms = splitCSV(*algorithms)
 		for _, l := range splitCSV(*lengths) {
 			v, err := strconv.Atoi(l)
@@ -233,7 +233,7 @@ Options:`)
 		}
 		cfg.CLRSText = o
 	case llmeval.Graphs:
-		o := llmeval.GraphsOptions{Relabel: *relabelings, Seeds: *shuffleSeeds, Instances: *count, Seed: *dataSeed,
+		o := llmeval.GraphsOptions{Relabel: *relabelings, Seeds: *shuffleSeeds, Instances: *count, Seed: uint64(*dataSeed),
 			MaxNodes: *maxNodes, NoWrap: *noWrap, KeepDecimalPoints: *keepDots}
 		t := *tasks
 		if t == "" {
@@ -250,11 +250,11 @@ Options:`)
 		}
 		cfg.Graphs = o
 	case llmeval.Spectral:
-		cfg.Spectral = llmeval.SpectralOptions{Tasks: splitCSV(*tasks), Count: *count, Seed: *dataSeed, TrainCount: *trainCount,
+		cfg.Spectral = llmeval.SpectralOptions{Tasks: splitCSV(*tasks), Count: *count, Seed: uint64(*dataSeed), TrainCount: *trainCount,
 			Options: spectralOpts(), NoWrap: *noWrap}
 	case llmeval.DSR:
 		o := llmeval.DSROptions{Structures: splitCSV(*structures), Categories: splitCSV(*categories), Count: *count,
-			Seed: *dataSeed, Tokens: *tokens, NoSchema: *noSchema, Options: dsrOpts.o}
+			Seed: uint64(*dataSeed), Tokens: *tokens, NoSchema: *noSchema, Options: dsrOpts.o}
 		if o.Strategy, err = dsr.ParseStrategy(*strategy); err != nil {
 			return fmt.Errorf("llm run: --strategy: %w", err)
 		}
