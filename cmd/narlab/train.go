@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/narlab/narlab/experiments/train"
@@ -21,26 +23,34 @@ func init() {
 
 func trainCmd(args []string) error {
 	var c train.Config
-	fs := newFlags("train", "--algo A --processor P [flags]")
+	fs := newFlags("train", "--algo A [flags]   (defaults: the reference's run.py protocol)")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
-	fs.StringVar(&c.Processor, "processor", "mpnn", "processor: "+strings.Join(nn.Processors, ", "))
+	fs.StringVar(&c.Processor, "processor", "triplet_gmpnn", "processor (the reference's names): "+strings.Join(nn.Processors, ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", "encoded_decoded", "hint mode: "+strings.Join(nn.HintModes, ", "))
+	fs.StringVar(&c.HintRepred, "hint-repred", "soft", "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
 	fs.IntVar(&c.Steps, "steps", 10000, "training steps")
 	fs.IntVar(&c.Batch, "batch", 32, "batch size")
 	fs.IntVar(&c.Hidden, "hidden", 128, "hidden size")
 	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
-	fs.Int64Var(&c.Seed, "seed", 42, "seed (initialisation, teacher forcing)")
-	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", 0.5, "probability of feeding ground-truth hints in training (negative: 0)")
-	fs.IntVar(&c.EvalEvery, "eval-every", 50, "validate every this many steps")
-	fs.BoolVar(&c.Fresh, "fresh", false, "fresh length-16 samples each step instead of the CLRS-30 train split")
-	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead of the n=16 train split")
+	fs.Float64Var(&c.GradClip, "grad-clip", 1, "clip the gradients' global norm to this (negative: no clipping)")
+	fs.Int64Var(&c.Seed, "seed", 42, "seed (initialisation, noise, training data)")
+	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", 0, "probability of feeding ground-truth hints in training")
+	fs.IntVar(&c.EvalEvery, "eval-every", 50, "validate every this many steps (the best-val checkpoint is tested)")
+	fs.StringVar(&c.TrainData, "train-data", "lengths", "training data: lengths (fresh samples of --train-lengths, cycled) or split (the fixed CLRS-30 train split, n=16: the paper's Table 1)")
+	lengths := fs.String("train-lengths", "4,7,11,13,16", "lengths of fresh training samples, cycled one per step")
+	randomPos := fs.Bool("random-pos", true, "random sorted pos inputs in training (the reference's random_pos)")
+	perms := fs.Bool("enforce-permutations", true, "sorting outputs as permutation pointers decoded with Sinkhorn")
+	predIn := fs.Bool("enforce-pred-as-input", true, "a constant pred_h hint becomes an input")
+	fs.BoolVar(&c.Fresh, "fresh", false, "older spelling of --train-data lengths --train-lengths 16")
+	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead")
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
-	fs.StringVar(&c.Backend, "backend", "", "GoMLX backend: go (default, or $GOMLX_BACKEND) or xla:PLUGIN (binary built with -tags xla)")
-	fs.StringVar(&c.Dir, "dir", "", "run directory for checkpoints; an interrupted run there resumes (default: data/train/ALGO-PROC-sSEED)")
+	fs.StringVar(&c.Backend, "backend", "", "GoMLX backend (default: narlab picks, see narlab backends)")
+	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
 	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
-	fs.StringVar(&c.TrackingURI, "tracking-uri", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	fs.StringVar(&c.TrackingURI, "tracking", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	fs.StringVar(&c.TrackingURI, "tracking-uri", "", "older spelling of --tracking")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -48,21 +58,41 @@ func trainCmd(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("train: --algo is required")
 	}
+	var set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.TrainData == "lengths" && (c.Fresh || c.TrainLength > 0) && !set["train-data"] {
+		c.TrainData = "" // --fresh and --train-length choose the data themselves
+	}
+	if c.TrainData == "lengths" || c.TrainData == "" {
+		if !c.Fresh || set["train-lengths"] {
+			for _, f := range strings.Split(*lengths, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil {
+					return fmt.Errorf("train: --train-lengths %q: %v", *lengths, err)
+				}
+				c.TrainLengths = append(c.TrainLengths, n)
+			}
+		}
+	}
+	c.FixedPos, c.NoPermutations, c.NoPredAsInput = !*randomPos, !*perms, !*predIn
+	if c.GradClip == 0 {
+		c.GradClip = -1 // --grad-clip 0: none
+	}
 	c.Progress = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := train.Run(ctx, c)
-	if err != nil {
+	if err != nil && (res == nil || res.Test == nil) {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s/%s on %s: best val %.2f%% at step %d; test %.2f%%  (%.2f steps/s)\n",
 		c.Algo, c.Processor, res.Backend, 100*res.BestVal, res.BestStep, 100*res.Test["score"], res.StepsPerS)
 	printScores(res.Test)
 	fmt.Fprintf(stdout, "checkpoint: %s\n", res.Checkpoint)
-	if res.RunURL != "" {
+	if res.RunURL != "" && err == nil {
 		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
 	}
-	return nil
+	return err
 }
 
 func printScores(sc map[string]float64) {

@@ -546,7 +546,12 @@ func Load(backend compute.Backend, dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkpoint.Build(m.store).Dir(dir).Keep(2).Immediate().Done(); err != nil {
+	// Not Immediate(): in gomlx v0.28.2 that path looks variables up by
+	// their checkpoint key and so never overwrites one that exists already,
+	// such as the random-number state New seeded (Gumbel noise): the lazy
+	// loader overwrites existing variables and loads the others as the
+	// graphs create them, which makes a resume exact.
+	if _, err := checkpoint.Build(m.store).Dir(dir).Keep(2).Done(); err != nil {
 		return nil, fmt.Errorf("nn: loading checkpoint %s: %w", dir, err)
 	}
 	return m, nil
