@@ -292,9 +292,14 @@ func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *N
 		g1 := Dense(scope.At("gate1"), z, true, H)
 		g2 := Dense(scope.At("gate2"), agg, true, H)
 		gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
-		ret = Add(Mul(ret, gate), Mul(hidden, OneMinus(gate)))
+		ret = gateMix(ret, hidden, gate)
 	}
 	return ret, tri
+}
+
+// gateMix is the reference's gated update ret·gate + hidden·(1 − gate).
+func gateMix(ret, hidden, gate *Node) *Node {
+	return Add(Mul(ret, gate), Mul(hidden, OneMinus(gate)))
 }
 
 // triplets computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j, z_k,
