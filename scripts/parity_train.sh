@@ -7,7 +7,8 @@
 # (CLRS-30 val split every EVAL_EVERY steps) and seed, then tests each
 # side's best-validation parameters on the CLRS-30 test split (n=64).
 # Both sides: permutations enforced, pred_h as input, soft hint
-# re-prediction, teacher forcing 0, gradient clipping 1.0, layer norm.
+# re-prediction, teacher forcing 0, gradient clipping 1.0, layer norm, the
+# split's own pos inputs (no random_pos).
 #
 # Prints and writes data/parity/parity.md: val and test of both and the
 # test gap (narlab − reference, points) per row, and the mean gap.
@@ -81,7 +82,7 @@ for algo in $ALGOS; do
         dir="$out/runs/$tag"
         rm -rf "$dir"
         bin/narlab train --algo "$algo" --processor "$proc" --steps "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
-          --seed "$seed" --eval-every "$EVAL_EVERY" --train-data split --dir "$dir" --no-mlflow \
+          --seed "$seed" --eval-every "$EVAL_EVERY" --train-data split --random-pos=false --dir "$dir" --no-mlflow \
           > "$out/logs/narlab-$tag.log" 2>&1
         python3 - "$dir/result.json" >> "$res" <<'EOF'
 import json, sys
