@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test vet bench bench-dataset bench-train time-notebooks ui-screenshot clean
+.PHONY: setup gpu run test vet bench bench-dataset bench-train parity-train time-notebooks ui-screenshot clean
 
 setup:
 	scripts/setup.sh
@@ -40,6 +40,12 @@ bench-dataset: setup
 ## Training steps/s, narlab beside the JAX reference, in one run (figures in the README).
 bench-train: setup
 	scripts/bench_train.sh
+
+## Learning parity: narlab and the JAX reference trained alike, val/test and
+## the gap per row (table in data/parity/parity.md; settings from the
+## environment, see the script's header; results in docs/results.md).
+parity-train: setup
+	scripts/parity_train.sh
 
 ## Cold and warm execution time of every notebook (figures recorded in the README).
 time-notebooks: setup
