@@ -7,6 +7,7 @@ package train
 
 import (
 	"context"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -518,8 +519,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 }
 
 // RunName is an MLflow run name that says what ran: algorithm, processor,
-// width, batch, training data, seed, the settings id and, for a resumed
-// session, the step it resumed at.
+// width, batch, training data, seed, the settings id, for a resumed
+// session the step it resumed at, and a random session id (so that two
+// runs of the same settings are told apart).
 func RunName(c Config, resumedAt int) string {
 	data := c.TrainData
 	if c.TrainData == "fixed" {
@@ -529,7 +531,9 @@ func RunName(c Config, resumedAt int) string {
 	if resumedAt > 0 {
 		name += fmt.Sprintf(" @%d", resumedAt)
 	}
-	return name
+	var id [2]byte
+	_, _ = crand.Read(id[:])
+	return name + " #" + hex.EncodeToString(id[:])
 }
 
 // writeResult writes Dir/result.json: the settings, the best validation

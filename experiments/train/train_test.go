@@ -142,3 +142,24 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRunName checks that a run's name says what ran and differs between
+// two sessions of the same settings.
+func TestRunName(t *testing.T) {
+	c := Config{Algo: "bfs", Processor: "mpnn", Hidden: 64, Batch: 16, TrainData: "split", Dir: "x"}
+	if err := c.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	a, b := RunName(c, 0), RunName(c, 150)
+	for _, want := range []string{"bfs/mpnn", "h64", "b16", "split", "s42", c.settings().ID()} {
+		if !strings.Contains(a, want) {
+			t.Errorf("run name %q lacks %q", a, want)
+		}
+	}
+	if !strings.Contains(b, "@150") {
+		t.Errorf("resumed run name %q lacks the step @150", b)
+	}
+	if RunName(c, 0) == a && RunName(c, 0) == a {
+		t.Errorf("two sessions of the same settings are both named %q", a)
+	}
+}
