@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking parity-train time-notebooks ui-screenshot notebooks-html browser-check clean
 
 setup:
 	scripts/setup.sh
@@ -68,6 +68,12 @@ bench-train: setup
 bench-tracking: setup
 	scripts/setup-cluster.sh
 	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./experiments/sweep
+
+## Learning parity: narlab and the JAX reference trained alike, val/test and
+## the gap per row (table in data/parity/parity.md; settings from the
+## environment, see the script's header; results in docs/results.md).
+parity-train: setup
+	scripts/parity_train.sh
 
 ## Cold and warm execution time of every notebook (figures recorded in the README).
 time-notebooks: setup

@@ -70,11 +70,7 @@ func demo(args []string) error {
 	// A new run directory every time: a second `make run` trains again
 	// (a new MLflow run) instead of resuming the finished one.
 	runDir := filepath.Join(*out, "runs", time.Now().UTC().Format("20060102-150405"))
-	lock, err := experiments.LockRunDir(runDir)
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	defer lock.Release()
+	// train.Run locks the run directory while it trains.
 	ctx := commandContext()
 	start := time.Now()
 	data := filepath.Join(*out, "clrs30-val")

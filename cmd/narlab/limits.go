@@ -109,6 +109,7 @@ var flagBounds = map[string]bound{
 	"train --hidden":                     {min: 1, max: 256, why: "an edge activation of the test evaluation holds 32 graphs × 64² × hidden float32s: 128 MiB at 256"},
 	"train --lr":                         {min: math.SmallestNonzeroFloat64, max: 10, why: "Adam's learning rate is positive"},
 	"train --seed":                       {min: 1, max: maxSeed32, why: "a RandomState seed; the training loop takes 0 as unset (42), so 0 is refused"},
+	"train --grad-clip":                  {min: -1, max: 1e6, zero: "no clipping", why: "the gradients' global norm bound (-1 or 0: none)"},
 	"train --teacher-forcing":            {min: -1, max: 1, why: "a probability (negative: 0)"},
 	"train --eval-every":                 {min: 1, max: 100_000_000, why: "steps between validations"},
 	"train --train-length":               {min: 2, max: 64, zero: "off: the CLRS-30 train split (n = 16)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},

@@ -250,7 +250,7 @@ func sweepRun(args []string) error {
 // a bad flag or value fails before anything is submitted.
 func checkTrainArgs(args []string) error {
 	var c train.Config
-	fs := trainFlags(&c)
+	fs, finish := trainFlags(&c)
 	var msg strings.Builder
 	fs.SetOutput(&msg)
 	fs.Usage = func() {}
@@ -260,7 +260,7 @@ func checkTrainArgs(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	return nil
+	return finish()
 }
 
 func sweepStatus(args []string) error {

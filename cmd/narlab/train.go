@@ -4,15 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/experiments/train"
-	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
 )
@@ -29,7 +28,7 @@ func init() {
 
 func trainCmd(args []string) error {
 	var c train.Config
-	fs := trainFlags(&c)
+	fs, finish := trainFlags(&c)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -63,6 +62,9 @@ func trainCmd(args []string) error {
 			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
 		}
 	}
+	if err := finish(); err != nil {
+		return err
+	}
 	c.Progress = os.Stderr
 	if !c.NoMLflow {
 		if _, err := experiments.TrackingTimeout(); err != nil {
@@ -70,55 +72,50 @@ func trainCmd(args []string) error {
 		}
 	}
 	ctx := commandContext()
-	if c.Dir == "" { // the training loop's default, decided here so that it can be locked
-		d, err := project.DataDir()
-		if err != nil {
-			return err
-		}
-		c.Dir = filepath.Join(d, "train", fmt.Sprintf("%s-%s-s%d", c.Algo, c.Processor, c.Seed))
-	}
-	if c.TeacherForcing == 0 {
-		c.TeacherForcing = -1 // train.Config reads 0 as "unset" (0.5) and a negative value as 0
-	}
-	lock, err := experiments.LockRunDir(c.Dir)
-	if err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	defer lock.Release()
 	res, err := train.Run(ctx, c)
-	if err != nil {
+	if err != nil && (res == nil || res.Test == nil) {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s/%s on %s: best val %.2f%% at step %d; test %.2f%%  (%.2f steps/s)\n",
 		c.Algo, c.Processor, res.Backend, 100*res.BestVal, res.BestStep, 100*res.Test["score"], res.StepsPerS)
 	printScores(res.Test)
 	fmt.Fprintf(stdout, "checkpoint: %s\n", res.Checkpoint)
-	if res.RunURL != "" {
+	if res.RunURL != "" && err == nil {
 		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
 	}
-	return nil
+	return err
 }
 
-// trainFlags are the flags of `narlab train`, filling c; `narlab sweep`
-// parses a cell's flags with them before it submits anything.
-func trainFlags(c *train.Config) *flag.FlagSet {
-	fs := newFlags("train")
+// trainFlags are the flags of `narlab train` (defaults: the reference's
+// run.py protocol), filling c; finish, called after parsing, turns the
+// flags that have no Config field of their own (train lengths, the data
+// transforms, no clipping) into c. `narlab sweep` parses a cell's flags
+// with them before it submits anything.
+func trainFlags(c *train.Config) (fs *flag.FlagSet, finish func() error) {
+	fs = newFlags("train")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
-	fs.StringVar(&c.Processor, "processor", "mpnn", "processor: "+strings.Join(nn.Processors, ", "))
+	fs.StringVar(&c.Processor, "processor", "triplet_gmpnn", "processor (the reference's names): "+strings.Join(nn.Processors, ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", "encoded_decoded", "hint mode: "+strings.Join(nn.HintModes, ", "))
+	fs.StringVar(&c.HintRepred, "hint-repred", "soft", "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
 	fs.IntVar(&c.Steps, "steps", 10000, "training steps")
 	fs.IntVar(&c.Batch, "batch", 32, "batch size")
 	fs.IntVar(&c.Hidden, "hidden", 128, "hidden size")
 	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
-	fs.Int64Var(&c.Seed, "seed", 42, "seed (initialisation, teacher forcing)")
-	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", 0.5, "probability of feeding ground-truth hints in training (negative: 0)")
-	fs.IntVar(&c.EvalEvery, "eval-every", 50, "validate every this many steps")
-	fs.BoolVar(&c.Fresh, "fresh", false, "fresh length-16 samples each step instead of the CLRS-30 train split")
-	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead of the n=16 train split")
+	fs.Float64Var(&c.GradClip, "grad-clip", 1, "clip the gradients' global norm to this (0 or negative: no clipping)")
+	fs.Int64Var(&c.Seed, "seed", 42, "seed (initialisation, noise, training data)")
+	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", 0, "probability of feeding ground-truth hints in training")
+	fs.IntVar(&c.EvalEvery, "eval-every", 50, "validate every this many steps (the best-val checkpoint is tested)")
+	fs.StringVar(&c.TrainData, "train-data", "lengths", "training data: lengths (fresh samples of --train-lengths, cycled) or split (the fixed CLRS-30 train split, n=16: the paper's Table 1)")
+	lengths := fs.String("train-lengths", "4,7,11,13,16", "lengths of fresh training samples, cycled one per step")
+	randomPos := fs.Bool("random-pos", true, "random sorted pos inputs in training (the reference's random_pos)")
+	perms := fs.Bool("enforce-permutations", true, "sorting outputs as permutation pointers decoded with Sinkhorn")
+	predIn := fs.Bool("enforce-pred-as-input", true, "a constant pred_h hint becomes an input")
+	fs.BoolVar(&c.Fresh, "fresh", false, "older spelling of --train-data lengths --train-lengths 16")
+	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead")
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
-	fs.StringVar(&c.Backend, "backend", "", "GoMLX backend: go (default, or $GOMLX_BACKEND) or xla:PLUGIN (binary built with -tags xla)")
-	fs.StringVar(&c.Dir, "dir", "", "run directory for checkpoints; an interrupted run there resumes (default: data/train/ALGO-PROC-sSEED)")
+	fs.StringVar(&c.Backend, "backend", "", "GoMLX backend (default: narlab picks, see 'narlab backends')")
+	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
 	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
 	fs.StringVar(&c.TrackingURI, "tracking", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
@@ -126,7 +123,33 @@ func trainFlags(c *train.Config) *flag.FlagSet {
 	// Sweeps (narlab sweep): the cell's run is a child of the sweep's run.
 	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
 	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
-	return fs
+	finish = func() error {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if c.TrainData == "lengths" && (c.Fresh || c.TrainLength > 0) && !set["train-data"] {
+			c.TrainData = "" // --fresh and --train-length choose the data themselves
+		}
+		if c.TrainData == "lengths" || c.TrainData == "" {
+			if !c.Fresh || set["train-lengths"] {
+				for _, f := range strings.Split(*lengths, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(f))
+					if err != nil || n < 2 || n > 64 {
+						return fmt.Errorf("train: --train-lengths %q: want comma-separated lengths 2..64", *lengths)
+					}
+					c.TrainLengths = append(c.TrainLengths, n)
+				}
+			}
+		}
+		c.FixedPos, c.NoPermutations, c.NoPredAsInput = !*randomPos, !*perms, !*predIn
+		if c.GradClip <= 0 {
+			c.GradClip = -1 // no clipping
+		}
+		if c.TeacherForcing == 0 {
+			c.TeacherForcing = -1 // train.Config reads a negative value as 0
+		}
+		return nil
+	}
+	return fs, finish
 }
 
 // tagFlag collects repeated --tag key=value flags.

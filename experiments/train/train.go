@@ -7,7 +7,12 @@ package train
 
 import (
 	"context"
+	crand "crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,42 +23,72 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nprand"
 	"github.com/narlab/narlab/plots"
 )
 
-// Config is a training run.
+// Config is a training run. Its zero values are the reference's protocol
+// (dm-clrs examples/run.py): Triplet-GMPNN with 8 triplet features and
+// layer norm, hidden 128, batch 32, Adam 1e-3 after clipping the gradients'
+// global norm to 1, hints encoded and decoded and fed back soft, teacher
+// forcing 0, fresh training samples of lengths 4, 7, 11, 13, 16 (cycled,
+// one length per step) with random positions, permutations enforced and a
+// constant pred_h moved to an input, validation every 50 steps on the
+// CLRS-30 val split, and the best-validation checkpoint tested on the
+// CLRS-30 test split (n=64).
 type Config struct {
 	Algo      string  // CLRS algorithm, e.g. "insertion_sort"
-	Processor string  // one of nn.Processors
+	Processor string  // one of nn.Processors (default triplet_gmpnn)
 	HintMode  string  // one of nn.HintModes (default encoded_decoded)
 	Steps     int     // training steps (default 10000, the paper's)
 	Batch     int     // batch size (default 32)
 	Hidden    int     // latent size (default 128)
 	LR        float64 // Adam learning rate (default 1e-3)
-	Seed      int64   // model initialisation, teacher forcing and batch draws (default 42)
+	Seed      int64   // model initialisation, noise and training-data draws (default 42)
 	// TeacherForcing is the probability of feeding ground-truth hints in
-	// training (default 0.5; negative means 0).
+	// training (default 0, the reference's; negative also means 0).
 	TeacherForcing float64
-	EvalEvery      int // validate every this many steps (default 50)
-	// Fresh draws new length-16 training samples every step instead of
-	// batches from the fixed 1000-sample CLRS-30 train split.
+	// HintRepred is one of nn.HintRepredModes (default soft).
+	HintRepred string
+	// GradClip is the gradients' maximal global norm (default 1; negative:
+	// no clipping).
+	GradClip  float64
+	EvalEvery int // validate every this many steps (default 50)
+	// TrainData is "lengths" (default: fresh samples every step, of the
+	// lengths TrainLengths, cycled) or "split" (batches drawn from the
+	// fixed 1000-sample CLRS-30 train split, n=16: the paper's Table 1 and
+	// the parity harness).
+	TrainData string
+	// TrainLengths are the lengths of "lengths" training (default 4, 7,
+	// 11, 13, 16).
+	TrainLengths []int
+	// Fresh is the older spelling of TrainData "lengths" with lengths
+	// [16].
 	Fresh bool
 	// TrainLength, when > 0, trains on a fixed set of 1000 samples of this
-	// length (seed 1) instead of the n=16 CLRS-30 train split: a reduced
-	// scale for CPUs (validation and test stay on the official splits).
+	// length (seed 1) instead: a reduced scale for CPUs (validation and
+	// test stay on the official splits).
 	TrainLength int
+	// FixedPos keeps the samplers' evenly spaced pos input in training
+	// (default: random sorted positions, the reference's random_pos).
+	FixedPos bool
+	// NoPermutations and NoPredAsInput turn off the reference's
+	// enforce_permutations and enforce_pred_as_input.
+	NoPermutations, NoPredAsInput bool
 	// ValSamples and TestSamples cap the number of validation and test
 	// samples (0: the whole official split).
 	ValSamples, TestSamples int
-	// Backend is the GoMLX backend ("go" default, or "xla:…").
+	// Backend is the GoMLX backend ("" picks, see nn.BackendChoice).
 	Backend string
 	// Dir keeps the run's checkpoints (best/, last/) and state; default
-	// <data dir>/train/<algo>-<processor>-s<seed>. A run finding a last/
-	// checkpoint of the same configuration there resumes from it.
+	// <data dir>/train/<algo>-<processor>-s<seed>-<settings id>. A run
+	// finding there a checkpoint of the same settings resumes from it
+	// exactly; one of other settings stops with an error.
 	Dir string
 	// Experiment is the MLflow experiment (default "clrs-baselines");
 	// NoMLflow turns logging off. TrackingURI overrides the server.
@@ -68,11 +103,23 @@ type Config struct {
 	// Progress receives the progress line (steps/s, loss, scores); nil:
 	// none.
 	Progress io.Writer
+	// AfterStep, when set, is called after every training step with the
+	// step and its loss (tests use it to interrupt a run).
+	AfterStep func(step int, loss float64)
 }
 
+// DefaultTrainLengths are the reference's run.py training lengths.
+var DefaultTrainLengths = []int{4, 7, 11, 13, 16}
+
 func (c *Config) defaults() error {
+	if c.Processor == "" {
+		c.Processor = "triplet_gmpnn"
+	}
 	if c.HintMode == "" {
 		c.HintMode = "encoded_decoded"
+	}
+	if c.HintRepred == "" {
+		c.HintRepred = "soft"
 	}
 	if c.Steps == 0 {
 		c.Steps = 10000
@@ -89,10 +136,13 @@ func (c *Config) defaults() error {
 	if c.Seed == 0 {
 		c.Seed = 42
 	}
-	if c.TeacherForcing == 0 {
-		c.TeacherForcing = 0.5
-	} else if c.TeacherForcing < 0 {
+	if c.TeacherForcing < 0 {
 		c.TeacherForcing = 0
+	}
+	if c.GradClip == 0 {
+		c.GradClip = 1
+	} else if c.GradClip < 0 {
+		c.GradClip = 0
 	}
 	if c.EvalEvery == 0 {
 		c.EvalEvery = 50
@@ -100,7 +150,33 @@ func (c *Config) defaults() error {
 	if c.Experiment == "" {
 		c.Experiment = "clrs-baselines"
 	}
+	if c.Fresh {
+		if c.TrainData == "split" {
+			return fmt.Errorf("train: Fresh and TrainData split contradict each other")
+		}
+		c.TrainData = "lengths"
+		if len(c.TrainLengths) == 0 {
+			c.TrainLengths = []int{16}
+		}
+		c.Fresh = false
+	}
 	switch {
+	case c.TrainLength > 0 && c.TrainData == "lengths":
+		return fmt.Errorf("train: a fixed train length (%d) and fresh samples of lengths %v contradict each other", c.TrainLength, c.TrainLengths)
+	case c.TrainLength > 0:
+		c.TrainData = "fixed"
+	case c.TrainData == "":
+		c.TrainData = "lengths"
+	}
+	if c.TrainData == "lengths" && len(c.TrainLengths) == 0 {
+		c.TrainLengths = slices.Clone(DefaultTrainLengths)
+	}
+	if c.TrainData != "lengths" {
+		c.TrainLengths = nil
+	}
+	switch {
+	case c.TrainData != "lengths" && c.TrainData != "split" && c.TrainData != "fixed":
+		return fmt.Errorf("train: train data %q; want lengths or split", c.TrainData)
 	case c.Steps < 1:
 		return fmt.Errorf("train: steps %d; want at least 1", c.Steps)
 	case c.Batch < 1:
@@ -110,40 +186,94 @@ func (c *Config) defaults() error {
 	case c.ValSamples < 0 || c.TestSamples < 0:
 		return fmt.Errorf("train: negative sample cap (val %d, test %d)", c.ValSamples, c.TestSamples)
 	}
+	for _, l := range c.TrainLengths {
+		if l < 2 {
+			return fmt.Errorf("train: train length %d; want at least 2", l)
+		}
+	}
 	if c.Dir == "" {
 		d, err := project.DataDir()
 		if err != nil {
 			return err
 		}
-		c.Dir = filepath.Join(d, "train", fmt.Sprintf("%s-%s-s%d", c.Algo, c.Processor, c.Seed))
+		c.Dir = filepath.Join(d, "train", fmt.Sprintf("%s-%s-s%d-%s", c.Algo, c.Processor, c.Seed, c.settings().ID()))
 	}
 	return nil
 }
 
 func (c Config) modelConfig() nn.Config {
 	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
-		TeacherForcing: c.TeacherForcing, LearningRate: c.LR, Seed: c.Seed}
+		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
+		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed}
 }
 
-// Params are the run's hyper-parameters and seeds as MLflow params.
+// Settings are everything that changes a run's result except its number
+// of steps: a run directory holds one settings' run (more steps extend
+// it).
+type Settings struct {
+	Model        nn.Config `json:"model"`
+	Batch        int       `json:"batch"`
+	EvalEvery    int       `json:"eval_every"`
+	TrainData    string    `json:"train_data"`
+	TrainLengths []int     `json:"train_lengths,omitempty"`
+	TrainLength  int       `json:"train_length,omitempty"`
+	RandomPos    bool      `json:"random_pos"`
+	ValSamples   int       `json:"val_samples"`
+	TestSamples  int       `json:"test_samples"`
+}
+
+func (c Config) settings() Settings {
+	return Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
+		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
+		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
+}
+
+// ID is a short hash of the settings (8 hex digits).
+func (s Settings) ID() string {
+	data, _ := json.Marshal(s)
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:4])
+}
+
+func (s Settings) equal(o Settings) bool {
+	a, _ := json.Marshal(s)
+	b, _ := json.Marshal(o)
+	return string(a) == string(b)
+}
+
+// Params are the run's hyper-parameters and seeds as MLflow params, each
+// with the value in effect.
 func (c Config) Params() map[string]string {
-	return map[string]string{
-		"algorithm": c.Algo, "processor": c.Processor, "hint_mode": c.HintMode,
+	lengths := make([]string, len(c.TrainLengths))
+	for i, l := range c.TrainLengths {
+		lengths[i] = strconv.Itoa(l)
+	}
+	p := map[string]string{
+		"algorithm": c.Algo, "processor": c.Processor, "hint_mode": c.HintMode, "hint_repred_mode": c.HintRepred,
 		"train_steps": strconv.Itoa(c.Steps), "batch_size": strconv.Itoa(c.Batch), "hidden_size": strconv.Itoa(c.Hidden),
 		"learning_rate": fmt.Sprint(c.LR), "seed": strconv.FormatInt(c.Seed, 10),
+		"grad_clip_max_norm":   fmt.Sprint(c.GradClip),
 		"hint_teacher_forcing": fmt.Sprint(c.TeacherForcing), "eval_every": strconv.Itoa(c.EvalEvery),
-		"train_data":  map[bool]string{true: "fresh length-16 samples", false: "CLRS-30 train split (1000, n=16, seed 1)"}[c.Fresh],
+		"train_data": trainDataName(c), "train_lengths": strings.Join(lengths, ","),
+		"random_pos":           strconv.FormatBool(!c.FixedPos),
+		"enforce_permutations": strconv.FormatBool(!c.NoPermutations), "enforce_pred_as_input": strconv.FormatBool(!c.NoPredAsInput),
 		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
 		"val_split": "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
-		"optimizer": "adam", "nb_msg_passing_steps": "1",
+		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
+		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
+		"settings_id": c.settings().ID(), "run_dir": c.Dir,
 	}
+	if strings.HasPrefix(c.Processor, "triplet_") {
+		p["nb_triplet_fts"] = "8"
+	}
+	return p
 }
 
-func trainData(c Config) string {
-	switch {
-	case c.Fresh:
-		return "fresh length-16 samples"
-	case c.TrainLength > 0:
+func trainDataName(c Config) string {
+	switch c.TrainData {
+	case "lengths":
+		return fmt.Sprintf("fresh samples every step, lengths %v cycled (seeded by seed and step)", c.TrainLengths)
+	case "fixed":
 		return fmt.Sprintf("fixed 1000 samples, n=%d, seed 1 (reduced)", c.TrainLength)
 	}
 	return "CLRS-30 train split (1000, n=16, seed 1)"
@@ -178,36 +308,60 @@ type Result struct {
 	FirstStep     time.Duration
 	Backend       string           // the backend used: "xla-cuda", "xla-cpu" or "go"
 	BackendConfig string           // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
+	Losses        []float64        // the training loss of every step (all sessions of a resumed run)
 	Run           *experiments.Run // the MLflow run (nil with NoMLflow); ended
 	RunID         string
 	RunURL        string
 }
 
-// state is what Dir/state.json keeps for resuming.
+// state is what Dir/state.json keeps for resuming: it always describes
+// the last/ checkpoint beside it.
 type state struct {
-	Config   nn.Config `json:"config"`
+	Settings Settings  `json:"settings"`
+	Step     int       `json:"step"`   // the step last/ holds
+	Losses   []float64 `json:"losses"` // the training loss of every step up to Step
 	History  []Point   `json:"history"`
 	BestStep int       `json:"best_step"`
 	BestVal  float64   `json:"best_val"`
-	RunID    string    `json:"run_id,omitempty"`
+	RunIDs   []string  `json:"run_ids,omitempty"` // the MLflow runs of each session
 }
 
+// ErrNotDelivered wraps the error of a run whose training finished but
+// whose metrics did not all reach the MLflow server (they wait in the
+// spool for `narlab mlflow sync`).
+var ErrNotDelivered = errors.New("metrics not delivered to the tracking server")
+
 // Run trains cfg to the end, evaluates the best checkpoint on the test
-// split and logs the run to MLflow.
+// split and logs the run to MLflow. A run directory holding an
+// interrupted run of the same settings resumes it exactly (parameters,
+// optimizer and random states from last/, training data derived from the
+// seed and the step); one holding a run of other settings is an error.
+// When the context is cancelled the run saves last/ and returns. When
+// only the delivery of its metrics fails, Run returns the complete result
+// with an error wrapping ErrNotDelivered.
 func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
+	}
+	if !slices.Contains(nn.Processors, cfg.Processor) {
+		return nil, fmt.Errorf("train: unknown processor %q (want one of %v)", cfg.Processor, nn.Processors)
 	}
 	be, choice, err := nn.BackendChoice(cfg.Backend)
 	if err != nil {
 		return nil, err
 	}
+	// One process trains in a run directory at a time.
+	lock, err := experiments.LockRunDir(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	defer lock.Release()
 	backendName := choice.Kind
 	if choice.Kind == "go" && cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "narlab: training on the pure-Go backend: %s\n", choice.Reason)
 	}
 	res = &Result{Backend: backendName, BackendConfig: choice.Config, Checkpoint: filepath.Join(cfg.Dir, "best")}
-	trainS, err := trainSampler(cfg)
+	data, err := newTrainData(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -216,31 +370,47 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 
-	// Resume from Dir when a matching run was interrupted.
+	// Resume from Dir when a run of the same settings was interrupted.
+	settings := cfg.settings()
 	var st state
 	var m *nn.Model
 	lastDir := filepath.Join(cfg.Dir, "last")
-	if data, err := os.ReadFile(filepath.Join(cfg.Dir, "state.json")); err == nil {
-		if json.Unmarshal(data, &st) == nil && st.Config == cfg.modelConfig() {
-			if m, err = nn.Load(be, lastDir); err != nil {
-				return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
-			}
-		} else {
-			st = state{}
+	if raw, err := os.ReadFile(filepath.Join(cfg.Dir, "state.json")); err == nil {
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", filepath.Join(cfg.Dir, "state.json"), err)
 		}
+		if !st.Settings.equal(settings) {
+			return nil, fmt.Errorf("train: %s holds a run of other settings (id %s, this one %s); give another --dir "+
+				"(or none: the default directory is per settings) or delete it", cfg.Dir, st.Settings.ID(), settings.ID())
+		}
+		if m, err = nn.Load(be, lastDir); err != nil {
+			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
+		}
+		if int(m.Step()) != st.Step {
+			return nil, fmt.Errorf("train: %s: state.json is at step %d but last/ at %d", cfg.Dir, st.Step, m.Step())
+		}
+	} else if _, err := os.Stat(filepath.Join(cfg.Dir, "best")); err == nil {
+		return nil, fmt.Errorf("train: %s holds a best/ checkpoint but no state.json; give another --dir", cfg.Dir)
 	}
 	if m == nil {
 		if m, err = nn.New(be, cfg.modelConfig()); err != nil {
 			return nil, err
 		}
-		st = state{Config: cfg.modelConfig(), BestVal: -1}
+		st = state{Settings: settings, BestVal: -1}
 	}
 	start := int(m.Step())
+	if start > cfg.Steps {
+		return nil, fmt.Errorf("train: %s is already at step %d, beyond --steps %d", cfg.Dir, start, cfg.Steps)
+	}
+	if err := data.skip(start); err != nil {
+		return nil, err
+	}
 
 	var run *experiments.Run
 	if !cfg.NoMLflow {
-		opts := []experiments.Option{experiments.RunName(fmt.Sprintf("%s/%s", cfg.Algo, cfg.Processor)),
-			experiments.Tags(map[string]string{"backend": backendName, "resumed_at_step": strconv.Itoa(start)})}
+		opts := []experiments.Option{experiments.RunName(RunName(cfg, start)),
+			experiments.Tags(map[string]string{"backend": backendName, "resumed_at_step": strconv.Itoa(start),
+				"settings_id": settings.ID()})}
 		if cfg.TrackingURI != "" {
 			opts = append(opts, experiments.TrackingURI(cfg.TrackingURI))
 		}
@@ -251,14 +421,16 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		params := cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
+		params["resumed_at_step"] = strconv.Itoa(start)
 		if run, err = experiments.Start(ctx, cfg.Experiment, params, opts...); err != nil {
 			return nil, err
 		}
 		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
-		st.RunID = run.ID()
+		st.RunIDs = append(st.RunIDs, run.ID())
 		defer func() {
 			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
-				err = endErr // the run's data waits in the spool: say so and exit non-zero
+				err = fmt.Errorf("train: %w (%v): they are kept in the local spool; deliver them with `narlab mlflow sync`",
+					ErrNotDelivered, endErr)
 			}
 		}()
 		// A resumed run carries the validation curve it resumes from, so
@@ -272,15 +444,25 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			run.LogMetric(key, int64(step), v)
 		}
 	}
+	saveLast := func() error {
+		if err := m.Save(lastDir); err != nil {
+			return err
+		}
+		st.Step = int(m.Step())
+		return writeState(cfg.Dir, st)
+	}
 
 	t0 := time.Now()
 	var stepTimes []time.Duration // each training step's time, validation excluded
 	var loss float64
 	for step := start + 1; step <= cfg.Steps; step++ {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("train: interrupted at step %d (resume with the same settings): %w", step-1, err)
+			if serr := saveLast(); serr != nil {
+				return res, serr
+			}
+			return res, fmt.Errorf("train: interrupted after step %d, saved in %s (rerun the same command to resume): %w", step-1, lastDir, err)
 		}
-		fb, err := trainS.Next(cfg.Batch)
+		fb, err := data.batch(step)
 		if err != nil {
 			return res, err
 		}
@@ -289,6 +471,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			return res, err
 		}
 		stepTimes = append(stepTimes, time.Since(ts))
+		st.Losses = append(st.Losses, loss)
 		if len(stepTimes) == 1 {
 			res.FirstStep = stepTimes[0]
 			logMetric("train/first_step_s", step, stepTimes[0].Seconds())
@@ -307,12 +490,12 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 					return res, err
 				}
 			}
-			if err := m.Save(lastDir); err != nil {
+			if err := saveLast(); err != nil {
 				return res, err
 			}
-			if err := writeState(cfg.Dir, st); err != nil {
-				return res, err
-			}
+		}
+		if cfg.AfterStep != nil {
+			cfg.AfterStep(step, loss)
 		}
 		if cfg.Progress != nil {
 			done := step - start
@@ -332,7 +515,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		res.StepsPerS = rate
 		logMetric("train/steps_per_s", cfg.Steps, res.StepsPerS)
 	}
-	res.History, res.BestStep, res.BestVal = st.History, st.BestStep, st.BestVal
+	res.History, res.BestStep, res.BestVal, res.Losses = st.History, st.BestStep, st.BestVal, st.Losses
 
 	// Test the best checkpoint.
 	best, err := nn.Load(be, res.Checkpoint)
@@ -346,10 +529,50 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if res.Test, err = best.Evaluate(test); err != nil {
 		return res, err
 	}
+	if err := writeResult(cfg, res, time.Since(t0)); err != nil {
+		return res, err
+	}
 	if run != nil {
 		logRun(run, cfg, res)
 	}
 	return res, nil
+}
+
+// RunName is an MLflow run name that says what ran: algorithm, processor,
+// width, batch, training data, seed, the settings id, for a resumed
+// session the step it resumed at, and a random session id (so that two
+// runs of the same settings are told apart).
+func RunName(c Config, resumedAt int) string {
+	data := c.TrainData
+	if c.TrainData == "fixed" {
+		data = fmt.Sprintf("fixed-n%d", c.TrainLength)
+	}
+	name := fmt.Sprintf("%s/%s h%d b%d %s s%d %s", c.Algo, c.Processor, c.Hidden, c.Batch, data, c.Seed, c.settings().ID())
+	if resumedAt > 0 {
+		name += fmt.Sprintf(" @%d", resumedAt)
+	}
+	var id [2]byte
+	_, _ = crand.Read(id[:])
+	return name + " #" + hex.EncodeToString(id[:])
+}
+
+// writeResult writes Dir/result.json: the settings, the best validation
+// and the test scores (scripts/parity_train.sh reads it).
+func writeResult(c Config, res *Result, took time.Duration) error {
+	out := map[string]any{
+		"algorithm": c.Algo, "processor": c.Processor, "steps": c.Steps, "hidden": c.Hidden, "batch": c.Batch,
+		"seed": c.Seed, "train_data": c.TrainData, "best_val": res.BestVal, "best_step": res.BestStep,
+		"test": res.Test["score"], "test_outputs": res.Test, "backend": res.Backend, "seconds": took.Seconds(),
+		"steps_per_s": res.StepsPerS, "settings_id": c.settings().ID(), "run_id": res.RunID,
+	}
+	if n := len(res.Losses); n > 0 {
+		out["final_loss"] = res.Losses[n-1]
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(filepath.Join(c.Dir, "result.json"), append(data, '\n'), fsutil.DataMode)
 }
 
 // SteadyRate is the steady-state rate of steps with the given durations:
@@ -378,15 +601,11 @@ func bar(i, n int) string {
 }
 
 func writeState(dir string, st state) error {
-	data, err := json.MarshalIndent(st, "", "  ")
+	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, ".state.json.tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	return os.Rename(tmp, filepath.Join(dir, "state.json"))
+	return fsutil.WriteFile(filepath.Join(dir, "state.json"), append(data, '\n'), fsutil.DataMode)
 }
 
 // logRun logs the test scores, the validation curve, a results table
@@ -452,14 +671,97 @@ func paperScores(algo, processor string) (val, test any) {
 	return val, test
 }
 
-func trainSampler(cfg Config) (*clrs.Sampler, error) {
-	if cfg.Fresh {
-		return clrs.NewSampler(cfg.Algo, clrs.Length(16), clrs.Seed(cfg.Seed))
+// trainData yields the training batch of each step. Everything random
+// is a function of (seed, step) or replayed from the start, so that a run
+// resumed at any step sees the batches an uninterrupted one would.
+type trainData struct {
+	cfg     Config
+	fixed   *clrs.Sampler // split or fixed-length data: batches drawn from its stream
+	steps   map[int]int   // lengths mode: the hint steps batches of each length are padded to
+	drawn   int           // fixed data: batches drawn so far
+	posSeed int64
+}
+
+func newTrainData(cfg Config) (*trainData, error) {
+	d := &trainData{cfg: cfg, posSeed: cfg.Seed}
+	var err error
+	switch cfg.TrainData {
+	case "split":
+		d.fixed, err = clrs.NewSplitSampler(cfg.Algo, "train")
+	case "fixed":
+		d.fixed, err = clrs.NewSampler(cfg.Algo, clrs.Length(cfg.TrainLength), clrs.Seed(1), clrs.NumSamples(1000))
+	default:
+		// As the reference's on-the-fly samplers, pad each length's
+		// batches to the longest trajectory of 1000 samples drawn first.
+		d.steps = map[int]int{}
+		for _, l := range cfg.TrainLengths {
+			s, err := clrs.NewSampler(cfg.Algo, clrs.Length(l), clrs.Seed(cfg.Seed))
+			if err != nil {
+				return nil, err
+			}
+			fb, err := s.Next(1)
+			if err != nil {
+				return nil, err
+			}
+			d.steps[l] = fb.MaxSteps()
+		}
 	}
-	if cfg.TrainLength > 0 {
-		return clrs.NewSampler(cfg.Algo, clrs.Length(cfg.TrainLength), clrs.Seed(1), clrs.NumSamples(1000))
+	return d, err
+}
+
+// skip advances past the batches of steps 1..n (a resumed run).
+func (d *trainData) skip(n int) error {
+	if d.fixed == nil {
+		return nil
 	}
-	return clrs.NewSplitSampler(cfg.Algo, "train")
+	for d.drawn < n {
+		if _, err := d.fixed.Next(d.cfg.Batch); err != nil {
+			return err
+		}
+		d.drawn++
+	}
+	return nil
+}
+
+// stepSeed derives a seed in [0, 2³¹) from the run's seed, the step and a
+// stream number.
+func stepSeed(seed int64, step, stream int) int64 {
+	h := sha256.Sum256([]byte(fmt.Sprintf("narlab/%d/%d/%d", seed, step, stream)))
+	return int64(binary.LittleEndian.Uint32(h[:4]) & 0x7fffffff)
+}
+
+// batch returns step's training batch (steps are asked for in order).
+func (d *trainData) batch(step int) (*clrs.Feedback, error) {
+	var fb *clrs.Feedback
+	var err error
+	if d.fixed != nil {
+		if d.drawn != step-1 {
+			return nil, fmt.Errorf("train: batch of step %d asked after %d batches", step, d.drawn)
+		}
+		fb, err = d.fixed.Next(d.cfg.Batch)
+		d.drawn++
+	} else {
+		l := d.cfg.TrainLengths[(step-1)%len(d.cfg.TrainLengths)]
+		var s *clrs.Sampler
+		s, err = clrs.NewSampler(d.cfg.Algo, clrs.Length(l), clrs.Seed(stepSeed(d.cfg.Seed, step, 0)), clrs.TrackMaxSteps(false))
+		if err != nil {
+			return nil, err
+		}
+		trajs := make([]*clrs.Trajectory, d.cfg.Batch)
+		for i := range trajs {
+			if trajs[i], err = s.Sample(); err != nil {
+				return nil, err
+			}
+		}
+		fb, err = clrs.Batch(trajs, d.steps[l])
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !d.cfg.FixedPos {
+		fb, err = clrs.RandomPos(fb, nprand.New(stepSeed(d.posSeed, step, 1)))
+	}
+	return fb, err
 }
 
 // splitBatches returns an official split (its first limit samples when

@@ -35,6 +35,8 @@ func layoutOf(p clrs.Probe, d clrs.DataPoint, stageAxes int) (probeLayout, error
 	l := probeLayout{Probe: p, enc: p.Location, feat: 1}
 	switch kind(p.Type) {
 	case clrs.Scalar, clrs.Mask, clrs.MaskOne:
+	case clrs.PermutationPointer: // node only; its data already holds one-hot rows [N,N]
+		l.enc = clrs.Edge
 	case clrs.Categorical:
 		l.classes = d.Shape[len(d.Shape)-1]
 		l.feat = l.classes
@@ -48,7 +50,7 @@ func layoutOf(p clrs.Probe, d clrs.DataPoint, stageAxes int) (probeLayout, error
 			l.enc = clrs.Edge // one-hot [N,N,N], encoded by two means (see model.go)
 		}
 	default:
-		return l, fmt.Errorf("nn: %s: probe type %s is not supported (apply no permutation transform)", p.Name, p.Type)
+		return l, fmt.Errorf("nn: %s: probe type %s is not supported ", p.Name, p.Type)
 	}
 	_ = stageAxes
 	return l, nil

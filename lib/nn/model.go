@@ -1,6 +1,9 @@
 package nn
 
 import (
+	"math"
+
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/layers/norm"
@@ -8,8 +11,39 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 )
 
-// Processors are the processor names New accepts.
-var Processors = []string{"deepsets", "gat", "gatv2", "memnet", "memnet_full", "mpnn", "pgn", "triplet_mpnn"}
+// Processors are the processor names New accepts: the reference's names
+// (processors.get_processor_factory).
+var Processors = []string{"deepsets", "gat", "gatv2", "gmpnn", "gpgn", "gpgn_mask", "memnet", "memnet_full", "mpnn",
+	"pgn", "pgn_mask", "triplet_gmpnn", "triplet_gpgn", "triplet_gpgn_mask", "triplet_mpnn", "triplet_pgn",
+	"triplet_pgn_mask"}
+
+// pgnKind is a processor of the reference's PGN family: which adjacency
+// its max aggregation runs over, whether its update is gated, whether it
+// computes triplet edge messages, and whether its decoders push the
+// pointer and edge-mask logits of non-edges below every edge's (inf_bias).
+type pgnKind struct {
+	adj                      string // "full" (MPNN), "data" (PGN) or "self" (Deep Sets)
+	gated, triplets, infBias bool
+}
+
+var pgnKinds = map[string]pgnKind{
+	"deepsets":          {adj: "self"},
+	"mpnn":              {adj: "full"},
+	"pgn":               {adj: "data"},
+	"pgn_mask":          {adj: "data", infBias: true},
+	"gmpnn":             {adj: "full", gated: true},
+	"gpgn":              {adj: "data", gated: true},
+	"gpgn_mask":         {adj: "data", gated: true, infBias: true},
+	"triplet_mpnn":      {adj: "full", triplets: true},
+	"triplet_pgn":       {adj: "data", triplets: true},
+	"triplet_pgn_mask":  {adj: "data", triplets: true, infBias: true},
+	"triplet_gmpnn":     {adj: "full", triplets: true, gated: true},
+	"triplet_gpgn":      {adj: "data", triplets: true, gated: true},
+	"triplet_gpgn_mask": {adj: "data", triplets: true, gated: true, infBias: true},
+}
+
+// layerNormEpsilon is haiku's LayerNorm epsilon (GoMLX defaults to 1e-3).
+const layerNormEpsilon = 1e-5
 
 // HintModes are the hint modes New accepts.
 var HintModes = []string{"encoded_decoded", "decoded_only", "none"}
@@ -65,7 +99,12 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 			e = Add(ReduceMean(Dense(scope.At("%s", name).At("1"), x, true, H), 1),
 				ReduceMean(Dense(scope.At("%s", name).At("2"), x, true, H), 2))
 		} else {
-			e = Dense(scope.At("%s", name), encoderInput(l, x), true, H)
+			sc := scope.At("%s", name)
+			if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
+				// The reference's encoder_init xavier_on_scalars.
+				sc = sc.WithInitializer(truncatedNormal(scope.Store(), 1/math.Sqrt(float64(H))))
+			}
+			e = Dense(sc, encoderInput(l, x), true, H)
 		}
 		switch l.enc {
 		case clrs.Node:
@@ -87,6 +126,8 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 		fed[i] = stepOf(gi.hints[i], 0)
 	}
 	var stepOuts [][]*Node
+	hintSums := make([]*Node, len(m.spec.hints))
+	hintCounts := make([]*Node, len(m.spec.hints))
 	for s := 0; s < S; s++ {
 		nodeF, edgeF, graphF := nodeIn, edgeIn, graphIn
 		if encodeHints {
@@ -108,34 +149,48 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 
 		var outsS []*Node
 		for _, l := range m.spec.outputs {
-			outsS = append(outsS, decode(scope.At("dec_output_%s", l.Name), l, hT, eT, graphF, H))
+			outsS = append(outsS, m.decode(scope.At("dec_output_%s", l.Name), l, hT, eT, graphF, adj, training))
 		}
 		stepOuts = append(stepOuts, outsS)
 
 		if decodeHints && s+1 < gi.hints[0].Shape().Dimensions[0] {
 			valid := stepOf(gi.hintValid, s+1) // [B]
 			for i, l := range m.spec.hints {
-				logits := decode(scope.At("dec_hint_%s", l.Name), l, hT, eT, graphF, H)
+				logits := m.decode(scope.At("dec_hint_%s", l.Name), l, hT, eT, graphF, adj, training)
 				truth := stepOf(gi.hints[i], s+1)
-				loss := probeLoss(l, logits, truth, valid)
-				if hintLoss == nil {
-					hintLoss = loss
+				// The reference normalises each hint's loss once over all
+				// steps (losses.hint_loss): sums and counts accumulate.
+				sum, count := probeLoss(l, logits, truth, valid, true)
+				if hintSums[i] == nil {
+					hintSums[i], hintCounts[i] = sum, count
 				} else {
-					hintLoss = Add(hintLoss, loss)
+					hintSums[i], hintCounts[i] = Add(hintSums[i], sum), Add(hintCounts[i], count)
 				}
 				if encodeHints {
-					soft := softPrediction(l, logits)
-					if training {
+					hard := m.cfg.HintRepred == "hard" || (m.cfg.HintRepred == "hard_on_eval" && !training)
+					fedNext := repredict(l, logits, hard)
+					if training && m.cfg.TeacherForcing > 0 {
 						tf := broadcastSample(stepOf(gi.teacher, s+1), truth)
-						soft = Add(Mul(tf, truth), Mul(OneMinus(tf), soft))
+						fedNext = Add(Mul(tf, truth), Mul(OneMinus(tf), fedNext))
 					}
-					fed[i] = soft
+					fed[i] = fedNext
 				}
 			}
 		}
 	}
+	for i := range hintSums {
+		if hintSums[i] == nil {
+			continue
+		}
+		li := Div(hintSums[i], Max(hintCounts[i], OnesLike(hintCounts[i])))
+		if hintLoss == nil {
+			hintLoss = li
+		} else {
+			hintLoss = Add(hintLoss, li)
+		}
+	}
 	// Outputs at each sample's last step.
-	for o := range m.spec.outputs {
+	for o, l := range m.spec.outputs {
 		var acc *Node
 		for s := 0; s < S; s++ {
 			w := broadcastSample(stepOf(gi.outStep, s), stepOuts[s][o])
@@ -145,6 +200,10 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 			} else {
 				acc = Add(acc, term)
 			}
+		}
+		if !training && l.Type == clrs.PermutationPointer {
+			// Hard post-processing (evaluation): 50 Sinkhorn steps.
+			acc = logSinkhorn(acc, 50, 0.1, nil)
 		}
 		outs = append(outs, acc)
 	}
@@ -203,11 +262,12 @@ func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *N
 	case "memnet_full":
 		return memnet(scope, nodeF, edgeF, graphF, Ones(adj.Graph(), shapeF32(B, N, N)), H), nil
 	}
+	pk := pgnKinds[m.cfg.Processor]
 	mask := adj
-	switch m.cfg.Processor {
-	case "mpnn":
+	switch pk.adj {
+	case "full":
 		mask = Ones(adj.Graph(), shapeF32(B, N, N))
-	case "deepsets":
+	case "self":
 		mask = eye(adj.Graph(), B, N)
 	}
 	m1 := Dense(scope.At("m1"), z, true, H)      // sender i
@@ -221,17 +281,25 @@ func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *N
 	penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
 	agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
 	ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
-	ret = norm.LayerNorm(scope.At("ln"), ret, -1).Done()
+	ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
 	var tri *Node
-	if m.cfg.Processor == "triplet_mpnn" {
+	if pk.triplets {
 		tri = m.triplets(scope.At("triplet"), z, edgeF, graphF)
-		// Gating: keep part of the previous latents.
+	}
+	if pk.gated {
+		// The reference's gate: h = h·g + hidden·(1−g), g = σ(g3(relu(g1(z) + g2(agg)))) with g3's bias
+		// starting at −3, so that at first a node mostly keeps its previous latents.
 		g1 := Dense(scope.At("gate1"), z, true, H)
 		g2 := Dense(scope.At("gate2"), agg, true, H)
 		gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
-		ret = Add(Mul(ret, OneMinus(gate)), Mul(hidden, gate))
+		ret = gateMix(ret, hidden, gate)
 	}
 	return ret, tri
+}
+
+// gateMix is the reference's gated update ret·gate + hidden·(1 − gate).
+func gateMix(ret, hidden, gate *Node) *Node {
+	return Add(Mul(ret, gate), Mul(hidden, OneMinus(gate)))
 }
 
 // triplets computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j, z_k,
@@ -282,12 +350,17 @@ func (m *Model) gat(scope *model.Scope, z, edgeF, graphF, adj *Node) *Node {
 	coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
 	att := Einsum("bij,bjh->bih", coefs, values)
 	ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
-	return norm.LayerNorm(scope.At("ln"), ret, -1).Done()
+	return norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
 }
 
 // decode returns a probe's logits in its layout from node latents hT
-// [B,N,3H], edge latents eT [B,N,N,·] and graph features [B,H].
-func decode(scope *model.Scope, l probeLayout, hT, eT, graphF *Node, H int) *Node {
+// [B,N,3H], edge latents eT [B,N,N,·], graph features [B,H] and the
+// step's adjacency [B,N,N] (used by the *_mask processors' inf_bias).
+// Permutation pointers come out as log-Sinkhorn matrices (10 steps,
+// temperature 0.1, Gumbel noise in training), as the reference's.
+func (m *Model) decode(scope *model.Scope, l probeLayout, hT, eT, graphF, adj *Node, training bool) *Node {
+	H := m.cfg.Hidden
+	infBias := pgnKinds[m.cfg.Processor].infBias
 	out := 1
 	if l.classes > 0 {
 		out = l.classes
@@ -300,12 +373,23 @@ func decode(scope *model.Scope, l probeLayout, hT, eT, graphF *Node, H int) *Nod
 	}
 	switch l.Location {
 	case clrs.Node:
-		if kind(l.Type) == clrs.Pointer {
+		if k := kind(l.Type); k == clrs.Pointer || k == clrs.PermutationPointer {
 			p1 := Dense(scope.At("p1"), hT, true, H)                               // x
 			p2 := Dense(scope.At("p2"), hT, true, H)                               // y
 			p3 := TransposeAllDims(Dense(scope.At("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
-			m := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
-			return Squeeze(Dense(scope.At("p4"), m, true, 1), -1) // [B,N,N]
+			mx := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
+			preds := Squeeze(Dense(scope.At("p4"), mx, true, 1), -1) // [B,N,N]
+			if infBias {
+				preds = nonEdgesBelow(preds, adj)
+			}
+			if k == clrs.PermutationPointer {
+				var noise *Node
+				if training {
+					noise = scope.Store().RandomUniform(preds.Graph(), preds.Shape())
+				}
+				preds = logSinkhorn(preds, 10, 0.1, noise)
+			}
+			return preds
 		}
 		return squeeze(Dense(scope.At("l"), hT, true, out))
 	case clrs.Edge:
@@ -316,13 +400,17 @@ func decode(scope *model.Scope, l probeLayout, hT, eT, graphF *Node, H int) *Nod
 			e := Dense(scope.At("p3"), eT, true, H)
 			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
 			k := Dense(scope.At("p4"), hT, true, H)                 // [B,N,H]
-			m := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))      // [B,N,N,N,H]
-			return Squeeze(Dense(scope.At("p5"), m, true, 1), -1)
+			mx := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))     // [B,N,N,N,H]
+			return Squeeze(Dense(scope.At("p5"), mx, true, 1), -1)
 		}
 		a := Dense(scope.At("e1"), hT, true, out)
 		b := Dense(scope.At("e2"), hT, true, out)
 		e := Dense(scope.At("e3"), eT, true, out)
-		return squeeze(Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e))
+		preds := squeeze(Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e))
+		if infBias && (l.Type == clrs.Mask || l.Type == clrs.MaskOne) {
+			preds = nonEdgesBelow(preds, adj)
+		}
+		return preds
 	default:
 		gr := Add(Dense(scope.At("g1"), ReduceMax(hT, 1), true, out), Dense(scope.At("g2"), graphF, true, out))
 		if kind(l.Type) == clrs.Pointer {
@@ -333,52 +421,155 @@ func decode(scope *model.Scope, l probeLayout, hT, eT, graphF *Node, H int) *Nod
 	}
 }
 
-// softmaxAxis is the axis a probe's logits are normalised over (-1 for
-// types that are not a distribution).
-func softmaxAxis(l probeLayout) int {
-	switch kind(l.Type) {
-	case clrs.Categorical, clrs.Pointer:
-		return -1
-	case clrs.MaskOne:
-		if l.Location == clrs.Graph {
-			return -1
-		}
-		return 1
-	}
-	return -2
+// nonEdgesBelow is the reference's inf_bias: logits [B,N,N] where adj ≤ 0.5
+// become min(−1, (the sample's smallest logit) − 1).
+func nonEdgesBelow(preds, adj *Node) *Node {
+	low := ReduceMin(preds, 1, 2)                                               // [B]
+	low = Min(Sub(low, ConstAs(low, 1)), ConstAs(low, -1))                      // min(−1, min − 1)
+	low = BroadcastToShape(InsertAxes(low, 1, 1), preds.Shape())                // [B,N,N]
+	return Where(GreaterThan(adj, ConstAs(adj, 0.5)), preds, StopGradient(low)) //nolint:revive
 }
 
-// softPrediction turns logits into the soft values fed back as the next
-// step's hint.
-func softPrediction(l probeLayout, logits *Node) *Node {
+// logSinkhorn is the reference's log-space Sinkhorn operator on [B,N,N]
+// logits: optional Gumbel noise −log(−log(u + 1e-12) + 1e-12) from uniform
+// draws u, division by the temperature, the diagonal pushed down by 1e6,
+// then steps rounds of log-softmax over rows (last axis) and columns. The
+// result is the logarithm of a (nearly) doubly-stochastic matrix.
+func logSinkhorn(x *Node, steps int, temperature float64, uniform *Node) *Node {
+	if uniform != nil {
+		eps := ConstAs(x, 1e-12)
+		x = Add(x, Neg(Log(Add(Neg(Log(Add(uniform, eps))), eps))))
+	}
+	x = DivScalar(x, temperature)
+	dims := x.Shape().Dimensions
+	n := dims[len(dims)-1]
+	x = Sub(x, MulScalar(BroadcastToShape(eyeMatrix(x.Graph(), n), x.Shape()), 1e6))
+	for i := 0; i < steps; i++ {
+		x = LogSoftmax(x, -1)
+		x = LogSoftmax(x, -2)
+	}
+	return x
+}
+
+// eyeMatrix is the [1,N,N] identity.
+func eyeMatrix(g *Graph, n int) *Node {
+	return Reshape(eye(g, 1, n), 1, n, n)
+}
+
+// repredict turns a hint's logits into the value fed back as the next
+// step's hint, as the reference's decoders.postprocess: soft (scalars
+// as they are, masks through a sigmoid, distributions through a softmax
+// over the last axis) or hard (scalars with their gradient stopped, masks
+// thresholded at logit 0, distributions one-hot at their argmax).
+func repredict(l probeLayout, logits *Node, hard bool) *Node {
 	switch kind(l.Type) {
 	case clrs.Scalar:
+		if hard {
+			return StopGradient(logits)
+		}
 		return logits
 	case clrs.Mask:
+		if hard {
+			return ConvertDType(GreaterThan(logits, ConstAs(logits, 0)), logits.DType())
+		}
 		return Sigmoid(logits)
 	}
-	return Softmax(logits, softmaxAxis(l))
+	if hard {
+		n := logits.Shape().Dimensions[logits.Rank()-1]
+		return OneHot(ArgMax(logits, -1), n, logits.DType())
+	}
+	return Softmax(logits, -1)
 }
 
-// probeLoss is the reference's loss of a probe, weighted per sample by w
-// [B] (1 = counts).
-func probeLoss(l probeLayout, logits, truth, w *Node) *Node {
+// probeLoss is the reference's loss of a probe as a sum and the count it
+// is averaged over, weighted per sample by w [B] (1 = counts):
+//
+//	scalar: squared error, averaged over entries
+//	mask: binary cross-entropy with logits, over entries whose truth ≠ −1
+//	mask_one, categorical: −Σ truth·log_softmax over the last axis; as an
+//	  output, masked truth (−1 → 0) and divided by the number of positive
+//	  entries; as a hint, divided by the number of rows (mask_one) or of
+//	  rows holding a positive (categorical)
+//	pointer: cross-entropy of each row, averaged over rows
+//	permutation pointer: −Σ truth·logits (log-Sinkhorn), averaged over rows
+func probeLoss(l probeLayout, logits, truth, w *Node, hint bool) (sum, count *Node) {
 	wb := broadcastSample(w, truth)
-	denom := func(x *Node) *Node { return Max(ReduceAllSum(x), ConstAs(x, 1)) }
 	switch kind(l.Type) {
 	case clrs.Scalar:
-		return Div(ReduceAllSum(Mul(wb, Square(Sub(logits, truth)))), denom(Mul(wb, OnesLike(truth))))
+		return ReduceAllSum(Mul(wb, Square(Sub(logits, truth)))), ReduceAllSum(Mul(wb, OnesLike(truth)))
 	case clrs.Mask:
 		valid := Mul(wb, ConvertDType(NotEqual(truth, ConstAs(truth, -1)), truth.DType()))
 		// BCE with logits, stable: max(x,0) − x·t + log(1 + exp(−|x|)).
 		bce := Add(Sub(activation.Relu(logits), Mul(logits, truth)), Log1p(Exp(Neg(Abs(logits)))))
-		return Div(ReduceAllSum(Mul(valid, bce)), denom(valid))
+		return ReduceAllSum(Mul(valid, bce)), ReduceAllSum(valid)
 	}
-	axis := softmaxAxis(l)
-	ls := LogSoftmax(logits, axis)
-	ce := Neg(Mul(truth, ls)) // per entry
-	rows := Mul(wb, truth)    // one positive per row
-	return Div(ReduceAllSum(Mul(wb, ce)), denom(rows))
+	// Distributions over the last axis: per-row losses and row weights.
+	rowsOf := func(x *Node) *Node { return BroadcastToShape(broadcastSample(w, x), x.Shape()) }
+	if kind(l.Type) == clrs.PermutationPointer {
+		per := ReduceSum(Neg(Mul(truth, logits)), -1) // [B,N]
+		wr := rowsOf(per)
+		return ReduceAllSum(Mul(wr, per)), ReduceAllSum(wr)
+	}
+	positive := ConvertDType(Equal(truth, ConstAs(truth, 1)), truth.DType())
+	masked := Mul(truth, ConvertDType(NotEqual(truth, ConstAs(truth, -1)), truth.DType()))
+	ce := ReduceSum(Neg(Mul(masked, LogSoftmax(logits, -1))), -1) // per row
+	wr := rowsOf(ce)
+	switch {
+	case kind(l.Type) == clrs.Pointer:
+		return ReduceAllSum(Mul(wr, ce)), ReduceAllSum(wr)
+	case !hint: // mask_one, categorical outputs
+		return ReduceAllSum(Mul(wr, ce)), ReduceAllSum(Mul(wb, positive))
+	case l.Type == clrs.MaskOne:
+		return ReduceAllSum(Mul(wr, ce)), ReduceAllSum(wr)
+	default: // categorical hints: rows holding a positive
+		has := ReduceMax(positive, -1)
+		return ReduceAllSum(Mul(Mul(wr, has), ce)), ReduceAllSum(Mul(wr, has))
+	}
+}
+
+// truncatedNormal is haiku's default initialiser of Linear weights:
+// a normal of standard deviation stddev (1/√fan_in when 0) truncated to
+// two standard deviations (redrawn there, then clipped); biases (rank ≤
+// 1) start at zero.
+func truncatedNormal(store *model.Store, stddev float64) model.VariableInitializer {
+	return func(g *Graph, shape shapes.Shape) *Node {
+		if shape.Rank() <= 1 {
+			return Zeros(g, shape)
+		}
+		sd := stddev
+		if sd == 0 {
+			sd = 1 / math.Sqrt(float64(max(1, shape.Dimensions[0])))
+		}
+		x := store.RandomNormal(g, shape)
+		for i := 0; i < 4; i++ {
+			redraw := store.RandomNormal(g, shape)
+			x = Where(GreaterThan(Abs(x), ConstAs(x, 2)), redraw, x)
+		}
+		return MulScalar(ClipScalar(x, -2, 2), sd)
+	}
+}
+
+// clipByGlobalNorm is optax's clip_by_global_norm: when the global norm
+// ‖g‖ = √(Σ all squared gradients) exceeds maxNorm, every gradient is
+// scaled by maxNorm/‖g‖.
+func clipByGlobalNorm(grads []*Node, maxNorm float64) []*Node {
+	var sq *Node
+	for _, g := range grads {
+		s := ReduceAllSum(Square(g))
+		if sq == nil {
+			sq = s
+		} else {
+			sq = Add(sq, s)
+		}
+	}
+	norm := Sqrt(sq)
+	limit := ConstAs(norm, maxNorm)
+	scale := Where(LessThan(norm, limit), OnesLike(norm), Div(limit, norm))
+	out := make([]*Node, len(grads))
+	for i, g := range grads {
+		out[i] = Mul(g, scale)
+	}
+	return out
 }
 
 func eye(g *Graph, b, n int) *Node {

@@ -29,18 +29,40 @@ type Config struct {
 	HintMode  string `json:"hint_mode"` // one of HintModes
 	// TeacherForcing is the probability, per sample and step, of feeding
 	// the ground-truth hint instead of the model's own prediction during
-	// training (encoded_decoded mode).
+	// training (encoded_decoded mode); the reference's run.py uses 0.
 	TeacherForcing float64 `json:"teacher_forcing"`
-	LearningRate   float64 `json:"learning_rate"`
-	Seed           int64   `json:"seed"` // initialisation and teacher-forcing draws
+	// HintRepred is how a predicted hint is fed back (one of
+	// HintRepredModes): "soft" (softmax / sigmoid, gradients flow; the
+	// reference's default, in training and evaluation), "hard" (argmax /
+	// threshold) or "hard_on_eval" (soft in training, hard in evaluation).
+	HintRepred   string  `json:"hint_repred"`
+	LearningRate float64 `json:"learning_rate"`
+	// GradClip clips the gradients by their global norm before Adam (the
+	// reference's grad_clip_max_norm; 0: no clipping).
+	GradClip float64 `json:"grad_clip"`
+	// Permutations makes sorting outputs (should_be_permutation) a
+	// permutation pointer plus a first-element mask_one, decoded with
+	// Sinkhorn iterations (the reference's enforce_permutations); without
+	// it they are plain pointers.
+	Permutations bool `json:"enforce_permutations"`
+	// PredAsInput moves a constant pred_h hint to an input (the
+	// reference's enforce_pred_as_input; clrs.PredAsInputAlgorithms).
+	PredAsInput bool  `json:"enforce_pred_as_input"`
+	Seed        int64 `json:"seed"` // initialisation, Gumbel noise and teacher-forcing draws
 }
 
-// DefaultConfig is the paper's setting for an algorithm and processor:
-// hidden 128, Adam with learning rate 1e-3, hints encoded and decoded with
-// teacher forcing 0.5.
+// HintRepredModes are the hint re-prediction modes New accepts.
+var HintRepredModes = []string{"soft", "hard", "hard_on_eval"}
+
+// DefaultConfig is the reference's setting (examples/run.py) for an
+// algorithm and processor: hidden 128, Adam with learning rate 1e-3 after
+// clipping the gradients' global norm to 1, hints encoded and decoded and
+// fed back soft, teacher forcing 0, permutations enforced and a constant
+// pred_h moved to an input.
 func DefaultConfig(algo, processor string) Config {
 	return Config{Algorithm: algo, Processor: processor, Hidden: 128, HintMode: "encoded_decoded",
-		TeacherForcing: 0.5, LearningRate: 1e-3, Seed: 42}
+		TeacherForcing: 0, HintRepred: "soft", LearningRate: 1e-3, GradClip: 1, Permutations: true,
+		PredAsInput: true, Seed: 42}
 }
 
 func (c Config) validate() error {
@@ -50,11 +72,17 @@ func (c Config) validate() error {
 	if !slices.Contains(HintModes, c.HintMode) {
 		return fmt.Errorf("nn: unknown hint mode %q (want one of %v)", c.HintMode, HintModes)
 	}
+	if !slices.Contains(HintRepredModes, c.HintRepred) {
+		return fmt.Errorf("nn: unknown hint re-prediction mode %q (want one of %v)", c.HintRepred, HintRepredModes)
+	}
 	if c.Hidden < 1 {
 		return fmt.Errorf("nn: hidden size %d; want at least 1", c.Hidden)
 	}
 	if c.LearningRate <= 0 || math.IsNaN(c.LearningRate) {
 		return fmt.Errorf("nn: learning rate %v; want a positive number", c.LearningRate)
+	}
+	if c.GradClip < 0 || math.IsNaN(c.GradClip) {
+		return fmt.Errorf("nn: gradient clipping norm %v; want 0 (none) or a positive number", c.GradClip)
 	}
 	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
 		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
@@ -63,6 +91,23 @@ func (c Config) validate() error {
 		return fmt.Errorf("nn: unknown algorithm %q", c.Algorithm)
 	}
 	return nil
+}
+
+// Transform applies the configuration's data transforms (Permutations,
+// PredAsInput) to a feedback: every batch given to the model must be
+// transformed this way (TrainStep, Predict and Evaluate do it
+// themselves; it is idempotent).
+func (c Config) Transform(fb *clrs.Feedback) (*clrs.Feedback, error) {
+	fb, err := clrs.Permutations(fb, c.Permutations)
+	if err != nil {
+		return nil, err
+	}
+	if c.PredAsInput && slices.Contains(clrs.PredAsInputAlgorithms, fb.Algorithm) {
+		if fb, err = clrs.PredAsInput(fb); err != nil {
+			return nil, err
+		}
+	}
+	return fb, nil
 }
 
 // Model is an encode-process-decode network for one algorithm, with its
@@ -74,7 +119,6 @@ type Model struct {
 	store   *model.Store
 	trainFn *model.Exec
 	predFn  *model.Exec
-	rng     *rand.Rand
 }
 
 // New builds a model for cfg.Algorithm on a backend (see [Backend]). The
@@ -92,18 +136,22 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fb, err = cfg.Transform(fb); err != nil {
+		return nil, err
+	}
 	spec, err := specOf(fb)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{cfg: cfg, spec: spec, backend: backend, store: model.NewStore(),
-		rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6e61726c6162))}
+	m := &Model{cfg: cfg, spec: spec, backend: backend, store: model.NewStore()}
 	if err := m.store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
 	}
-	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Done()
+	// optax's scale_by_adam defaults (the reference's optimizer chain).
+	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		g := in[0].Graph()
+		scope = scope.WithInitializer(truncatedNormal(scope.Store(), 0))
 		scope.Store().SetTraining(g, true)
 		gi := splitInputs(m.spec, in)
 		outs, hintLoss := m.forward(scope, gi, true)
@@ -111,13 +159,18 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		if hintLoss != nil {
 			loss = Add(loss, hintLoss)
 		}
-		opt.UpdateGraph(scope, g, loss)
+		grads := scope.BuildTrainableVariablesGradientsGraph(loss)
+		if cfg.GradClip > 0 {
+			grads = clipByGlobalNorm(grads, cfg.GradClip)
+		}
+		opt.(gradientUpdater).UpdateGraphWithGradients(scope, grads, loss.DType())
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
 	m.predFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		scope = scope.WithInitializer(truncatedNormal(scope.Store(), 0))
 		gi := splitInputs(m.spec, in)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
@@ -126,6 +179,12 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
 	return m, nil
+}
+
+// gradientUpdater is the part of GoMLX's Adam that applies given
+// gradients (so that they can be clipped first).
+type gradientUpdater interface {
+	UpdateGraphWithGradients(scope *model.Scope, grads []*Node, lossDType dtypes.DType)
 }
 
 // Config returns the model's configuration.
@@ -139,7 +198,8 @@ func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 	ones := OnesLike(Squeeze(Slice(gi.hintValid, AxisRange(0, 1)), 0)) // [B]
 	var loss *Node
 	for i, l := range m.spec.outputs {
-		li := probeLoss(l, outs[i], gi.outputs[i], ones)
+		sum, count := probeLoss(l, outs[i], gi.outputs[i], ones, false)
+		li := Div(sum, Max(count, OnesLike(count)))
 		if loss == nil {
 			loss = li
 		} else {
@@ -151,10 +211,21 @@ func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 
 func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dims...) }
 
-// tensorsOf lays a feedback out as the model's input tensors.
+// tensorsOf lays a feedback out as the model's input tensors. In
+// training, the teacher-forcing draws come from a generator seeded with
+// (Seed, step), so that a resumed run draws what an uninterrupted one
+// would.
 func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 	if fb.Algorithm != m.cfg.Algorithm {
 		return nil, fmt.Errorf("nn: a %s batch given to a %s model", fb.Algorithm, m.cfg.Algorithm)
+	}
+	fb, err := m.cfg.Transform(fb)
+	if err != nil {
+		return nil, err
+	}
+	var rng *rand.Rand
+	if training {
+		rng = rand.New(rand.NewPCG(uint64(m.cfg.Seed), uint64(m.Step())^0x6e61726c6162))
 	}
 	n, err := nodes(fb)
 	if err != nil {
@@ -224,7 +295,7 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 			if t < l {
 				valid[t*B+b] = 1
 			}
-			if training && m.rng.Float64() < m.cfg.TeacherForcing {
+			if training && m.cfg.TeacherForcing > 0 && rng.Float64() < m.cfg.TeacherForcing {
 				teacher[t*B+b] = 1
 			}
 		}
@@ -248,14 +319,19 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 }
 
 // Predictions are a model's outputs for a batch, per output probe, in the
-// probe's own encoding: node indices for pointers, probabilities for
-// masks, class scores for mask_one and categorical rows, values for
-// scalars; Data is flat, row-major over [B, …].
+// probe's own encoding: node indices for pointers (for permutation
+// pointers, the argmax of each row of the Sinkhorn-normalised matrix),
+// probabilities for masks, class scores for mask_one and categorical rows,
+// values for scalars; Data is flat, row-major over [B, …].
 type Predictions map[string][]float64
 
 // Predict runs the model on a batch (each sample unrolled for its own
 // number of steps).
 func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
+	fb, err := m.cfg.Transform(fb)
+	if err != nil {
+		return nil, err
+	}
 	in, err := m.tensorsOf(fb, false)
 	if err != nil {
 		return nil, err
@@ -272,7 +348,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 		}
 		dims := res[i].Shape().Dimensions
 		switch kind(l.Type) {
-		case clrs.Pointer:
+		case clrs.Pointer, clrs.PermutationPointer:
 			n := dims[len(dims)-1]
 			idx := make([]float64, len(flat)/n)
 			for r := range idx {
@@ -318,34 +394,64 @@ func toFloat(t *tensors.Tensor) (float64, error) {
 
 // Evaluate scores the model on batches pooled together, as the
 // reference's evaluation: per output probe (see metrics.CLRSOutputScore)
-// and their mean under "score".
+// and their mean under "score". A permutation pointer and its NAME_mask
+// are first fused into one pointer NAME, as the reference does: the node
+// the mask picks points to itself, every other node to the argmax of its
+// row.
 func (m *Model) Evaluate(batches []*clrs.Feedback) (map[string]float64, error) {
 	truth := map[string][]float64{}
 	pred := map[string][]float64{}
 	classes := map[string]int{}
 	for _, fb := range batches {
+		fb, err := m.cfg.Transform(fb)
+		if err != nil {
+			return nil, err
+		}
 		p, err := m.Predict(fb)
 		if err != nil {
 			return nil, err
 		}
 		for _, l := range m.spec.outputs {
 			d, _ := fb.Probe(l.Name)
+			switch kind(l.Type) {
+			case clrs.PermutationPointer:
+				n := d.Shape[len(d.Shape)-1]
+				mask, _ := fb.Probe(l.Name + "_mask")
+				tr := make([]float64, len(d.Data)/n)
+				for r := range tr {
+					tr[r] = float64(argmax64(d.Data[r*n : (r+1)*n]))
+				}
+				pr := slices.Clone(p[l.Name])
+				pm := p[l.Name+"_mask"]
+				for b := 0; b < len(tr)/n; b++ {
+					sel := argmax64(pm[b*n : (b+1)*n])
+					pr[b*n+sel] = float64(sel)
+					for i := 0; i < n; i++ {
+						if mask.Data[b*n+i] > 0.5 {
+							tr[b*n+i] = float64(i)
+						}
+					}
+				}
+				truth[l.Name] = append(truth[l.Name], tr...)
+				pred[l.Name] = append(pred[l.Name], pr...)
+				continue
+			case clrs.Categorical, clrs.MaskOne:
+				classes[l.Name] = d.Shape[len(d.Shape)-1]
+			}
 			truth[l.Name] = append(truth[l.Name], d.Data...)
 			pred[l.Name] = append(pred[l.Name], p[l.Name]...)
-			switch kind(l.Type) {
-			case clrs.Categorical:
-				classes[l.Name] = d.Shape[len(d.Shape)-1]
-			case clrs.MaskOne:
-				classes[l.Name] = d.Shape[len(d.Shape)-1]
-				if l.Location == clrs.Graph {
-					classes[l.Name] = d.Shape[len(d.Shape)-1]
-				}
-			}
 		}
 	}
 	scores := map[string]float64{}
 	for _, l := range m.spec.outputs {
-		s, err := metrics.CLRSOutputScore(kind(l.Type).String(), truth[l.Name], pred[l.Name], classes[l.Name])
+		if m.fusedMask(l) {
+			continue
+		}
+		typ := kind(l.Type)
+		if typ == clrs.PermutationPointer {
+			typ = clrs.Pointer
+		}
+		s, err := metrics.CLRSOutputScore(typ.String(), truth[l.Name], pred[l.Name], classes[l.Name])
 		if err != nil {
 			return nil, fmt.Errorf("nn: scoring %s: %w", l.Name, err)
 		}
@@ -353,6 +459,30 @@ func (m *Model) Evaluate(batches []*clrs.Feedback) (map[string]float64, error) {
 	}
 	scores["score"] = metrics.CLRSScore(scores)
 	return scores, nil
+}
+
+// fusedMask reports whether an output is the NAME_mask of a permutation
+// pointer NAME (scored fused with it).
+func (m *Model) fusedMask(l probeLayout) bool {
+	if l.Type != clrs.MaskOne {
+		return false
+	}
+	for _, o := range m.spec.outputs {
+		if o.Type == clrs.PermutationPointer && o.Name+"_mask" == l.Name {
+			return true
+		}
+	}
+	return false
+}
+
+func argmax64(x []float64) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
 }
 
 const configFile = "nn_config.json"
@@ -409,11 +539,19 @@ func Load(backend compute.Backend, dir string) (*Model, error) {
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("nn: %s: %w", configFile, err)
 	}
+	if cfg.HintRepred == "" { // written before the field existed
+		cfg.HintRepred = "soft"
+	}
 	m, err := New(backend, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkpoint.Build(m.store).Dir(dir).Keep(2).Immediate().Done(); err != nil {
+	// Not Immediate(): in gomlx v0.28.2 that path looks variables up by
+	// their checkpoint key and so never overwrites one that exists already,
+	// such as the random-number state New seeded (Gumbel noise): the lazy
+	// loader overwrites existing variables and loads the others as the
+	// graphs create them, which makes a resume exact.
+	if _, err := checkpoint.Build(m.store).Dir(dir).Keep(2).Done(); err != nil {
 		return nil, fmt.Errorf("nn: loading checkpoint %s: %w", dir, err)
 	}
 	return m, nil

@@ -23,13 +23,14 @@ var Figure3 = []string{"activity_selector", "bellman_ford", "binary_search", "fi
 	"graham_scan", "insertion_sort", "matrix_chain_order", "naive_string_matcher"}
 
 func main() {
-	procs := flag.String("processors", "mpnn,pgn", "comma-separated processors")
+	procs := flag.String("processors", "mpnn,pgn,triplet_gmpnn", "comma-separated processors")
 	algos := flag.String("algos", strings.Join(Figure3, ","), "comma-separated algorithms")
 	var c train.Config
 	flag.IntVar(&c.Steps, "steps", 10000, "training steps")
 	flag.IntVar(&c.Batch, "batch", 32, "batch size")
 	flag.IntVar(&c.Hidden, "hidden", 128, "hidden size")
 	flag.IntVar(&c.EvalEvery, "eval-every", 50, "validate every N steps")
+	flag.StringVar(&c.TrainData, "train-data", "split", "training data: split (the CLRS-30 train split, as the paper's Figure 3) or lengths (run.py's fresh samples)")
 	flag.IntVar(&c.TrainLength, "train-length", 0, "reduced: train on 1000 fixed samples of this length (0: CLRS-30 train split)")
 	flag.IntVar(&c.ValSamples, "val-samples", 0, "first N validation samples (0: all)")
 	flag.IntVar(&c.TestSamples, "test-samples", 0, "first N test samples (0: all)")
@@ -44,6 +45,9 @@ func main() {
 		for _, p := range strings.Split(*procs, ",") {
 			cfg := c
 			cfg.Algo, cfg.Processor = a, p
+			if cfg.TrainLength > 0 {
+				cfg.TrainData = "" // the fixed-length set chooses the data
+			}
 			if *dirRoot != "" {
 				cfg.Dir = fmt.Sprintf("%s/%s-%s", *dirRoot, a, p)
 			}

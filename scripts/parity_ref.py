@@ -1,0 +1,105 @@
+"""The reference's side of `make parity-train` (scripts/parity_train.sh).
+
+Trains a dm-clrs 2.0.3 BaselineModel (JAX on CPU) on the fixed CLRS-30
+train split under the reference's run.py model settings (hints encoded and
+decoded, soft hint re-prediction, teacher forcing 0, gradient clipping 1.0,
+layer norm, nb_triplet_fts 8, Adam 1e-3, permutations enforced and a
+constant pred_h moved to an input), validates on the CLRS-30 val split every
+EVAL_EVERY steps, tests the best-validation parameters once on the test
+split (n=64), and prints one JSON line.
+
+Usage: parity_ref.py REF_DIR ALGO PROCESSOR STEPS [--hidden H] [--batch B]
+       [--seed S] [--eval-every K]
+REF_DIR holds the reference package as ./clrs and the jaxstubs/ stand-in
+(a copy of ../shared/tools/clrs-ref after its setup.sh pip).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import types
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ref")
+    ap.add_argument("algo")
+    ap.add_argument("processor")
+    ap.add_argument("steps", type=int)
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--eval-every", type=int, default=50)
+    a = ap.parse_args()
+
+    sys.path.insert(0, os.path.join(a.ref, "jaxstubs"))
+    sys.path.insert(1, a.ref)
+    pkg = types.ModuleType("clrs")
+    pkg.__path__ = [os.path.join(a.ref, "clrs")]
+    sys.modules["clrs"] = pkg
+    import jax
+    from clrs._src import baselines, evaluation, processors, samplers
+
+    def split(name):
+        c = samplers.CLRS30[name]
+        s, spec = samplers.build_sampler(a.algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
+        return s, spec
+
+    def transformed(spec, it):
+        spec, it = samplers.process_permutations(spec, it, True)
+        if a.algo in ("binary_search", "minimum", "find_maximum_subarray", "find_maximum_subarray_kadane",
+                      "matrix_chain_order", "lcs_length", "optimal_bst", "activity_selector", "task_scheduling",
+                      "naive_string_matcher", "kmp_matcher", "jarvis_march"):
+            spec, it = samplers.process_pred_as_input(spec, it)
+        return spec, it
+
+    def forever(s, bs):
+        while True:
+            yield s.next(bs)
+
+    tr, spec = split("train")
+    va, _ = split("val")
+    te, _ = split("test")
+    spec2, trit = transformed(spec, forever(tr, a.batch))
+    _, vait = transformed(spec, iter([va.next()]))
+    _, teit = transformed(spec, iter([te.next()]))
+    vfb, tfb = next(vait), next(teit)
+    pf = processors.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    m = baselines.BaselineModel(spec=[spec2], dummy_trajectory=[vfb], processor_factory=pf, hidden_dim=a.hidden,
+                                encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
+                                learning_rate=1e-3, grad_clip_max_norm=1.0, hint_teacher_forcing=0.0,
+                                hint_repred_mode="soft", dropout_prob=0.0, use_lstm=False,
+                                checkpoint_path="/tmp/parity-ref-ck")
+    key = jax.random.PRNGKey(a.seed)
+    m.init([vfb.features], a.seed)
+
+    def score(fb):
+        nonlocal key
+        key, k = jax.random.split(key)
+        preds, _ = m.predict(k, fb.features, algorithm_index=0)
+        return float(evaluation.evaluate(fb.outputs, preds)["score"])
+
+    best, best_params, best_step = -1.0, None, 0
+    losses = []
+    t0 = time.time()
+    for i in range(1, a.steps + 1):
+        key, k = jax.random.split(key)
+        loss = float(m.feedback(k, next(trit), algorithm_index=0))
+        losses.append(loss)
+        if i % a.eval_every == 0 or i == a.steps:
+            v = score(vfb)
+            if v > best:
+                best, best_step = v, i
+                best_params = jax.tree_util.tree_map(lambda x: x, m.params)
+            print(f"step {i} loss {loss:.4f} val {v:.4f} ({time.time() - t0:.0f}s)", file=sys.stderr, flush=True)
+    m.params = best_params
+    t = score(tfb)
+    print(json.dumps({"system": "reference", "algo": a.algo, "processor": a.processor, "steps": a.steps,
+                      "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "best_val": best,
+                      "best_step": best_step, "test": t, "final_loss": losses[-1],
+                      "seconds": round(time.time() - t0, 1)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Learning parity with the reference, in one run on this machine: for each
+# algorithm × processor × seed, trains narlab (`narlab train --train-data
+# split`, XLA CPU when available) and the reference (dm-clrs 2.0.3
+# BaselineModel on JAX CPU, scripts/parity_ref.py) on the same data (the
+# fixed CLRS-30 train split), budget (steps, batch, hidden), validation
+# (CLRS-30 val split every EVAL_EVERY steps) and seed, then tests each
+# side's best-validation parameters on the CLRS-30 test split (n=64).
+# Both sides: permutations enforced, pred_h as input, soft hint
+# re-prediction, teacher forcing 0, gradient clipping 1.0, layer norm, the
+# split's own pos inputs (no random_pos).
+#
+# Prints and writes data/parity/parity.md: val and test of both and the
+# test gap (narlab − reference, points) per row, and the mean gap.
+# Results accumulate in data/parity/results.jsonl: a rerun skips the rows
+# already there (delete the file to start over).
+#
+# Usage: scripts/parity_train.sh          (settings from the environment:)
+#   ALGOS  (default: 8 algorithms over every CLRS-30 output type and stage)
+#   PROCS  (default "mpnn triplet_gmpnn")   SEEDS (default "42 43")
+#   STEPS (300)  HIDDEN (128)  BATCH (32)  EVAL_EVERY (50)
+#   SIDES  ("ref narlab": which systems to run)
+#   REF_DIR (/tmp/clrs-ref)  REF_VENV (/tmp/narlab-refenv)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+ALGOS=${ALGOS:-"insertion_sort binary_search find_maximum_subarray_kadane lcs_length dijkstra naive_string_matcher graham_scan segments_intersect"}
+PROCS=${PROCS:-"mpnn triplet_gmpnn"}
+SEEDS=${SEEDS:-"42 43"}
+STEPS=${STEPS:-300}
+HIDDEN=${HIDDEN:-128}
+BATCH=${BATCH:-32}
+EVAL_EVERY=${EVAL_EVERY:-50}
+SIDES=${SIDES:-"ref narlab"}
+ref=${REF_DIR:-/tmp/clrs-ref}
+export REF_VENV=${REF_VENV:-/tmp/narlab-refenv}
+out="$root/data/parity"
+mkdir -p "$out/logs"
+res="$out/results.jsonl"
+touch "$res"
+
+if [[ " $SIDES " == *" ref "* ]]; then
+  if [ ! -f "$ref/.ready" ]; then
+    src="$root/../shared/tools/clrs-ref"
+    [ -d "$src" ] || { echo "parity_train: no reference harness at $src" >&2; exit 1; }
+    rm -rf "$ref" && cp -r "$src" "$ref"
+    (cd "$ref" && ./setup.sh pip)
+    touch "$ref/.ready"
+  fi
+  refpy=$("$ref/setup-jax.sh" | tail -1)
+fi
+if [[ " $SIDES " == *" narlab "* ]]; then
+  CGO_ENABLED=1 go build -o bin/narlab ./cmd/narlab
+  bin/narlab backends >&2 || true
+fi
+
+have() { # have SYSTEM ALGO PROC SEED: the row is in results.jsonl
+  python3 - "$res" "$@" <<'EOF'
+import json, sys
+f, sysname, algo, proc, seed, steps, hidden, batch = sys.argv[1:]
+for line in open(f):
+    r = json.loads(line)
+    if (r["system"], r["algo"], r["processor"], str(r["seed"]), str(r["steps"]), str(r["hidden"]), str(r["batch"])) == \
+       (sysname, algo, proc, seed, steps, hidden, batch):
+        sys.exit(0)
+sys.exit(1)
+EOF
+}
+
+for algo in $ALGOS; do
+  for proc in $PROCS; do
+    for seed in $SEEDS; do
+      tag="$algo-$proc-s$seed-n$STEPS-h$HIDDEN-b$BATCH"
+      if [[ " $SIDES " == *" ref "* ]] && ! have reference "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH"; then
+        echo "== reference $tag" >&2
+        "$refpy" scripts/parity_ref.py "$ref" "$algo" "$proc" "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
+          --seed "$seed" --eval-every "$EVAL_EVERY" 2> "$out/logs/ref-$tag.log" | tail -1 >> "$res"
+        tail -1 "$res" >&2
+      fi
+      if [[ " $SIDES " == *" narlab "* ]] && ! have narlab "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH"; then
+        echo "== narlab $tag" >&2
+        dir="$out/runs/$tag"
+        rm -rf "$dir"
+        bin/narlab train --algo "$algo" --processor "$proc" --steps "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
+          --seed "$seed" --eval-every "$EVAL_EVERY" --train-data split --random-pos=false --dir "$dir" --no-mlflow \
+          > "$out/logs/narlab-$tag.log" 2>&1
+        python3 - "$dir/result.json" >> "$res" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(json.dumps({"system": "narlab", "algo": r["algorithm"], "processor": r["processor"], "steps": r["steps"],
+                  "hidden": r["hidden"], "batch": r["batch"], "seed": r["seed"], "best_val": r["best_val"],
+                  "best_step": r["best_step"], "test": r["test"], "final_loss": r["final_loss"],
+                  "seconds": r["seconds"], "backend": r["backend"]}))
+EOF
+        tail -1 "$res" >&2
+      fi
+    done
+  done
+done
+
+python3 - "$res" "$STEPS" "$HIDDEN" "$BATCH" > "$out/parity.md" <<'EOF'
+import json, sys
+from collections import defaultdict
+f, steps, hidden, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rows = defaultdict(dict)
+for line in open(f):
+    r = json.loads(line)
+    if (r["steps"], r["hidden"], r["batch"]) != (steps, hidden, batch):
+        continue
+    rows[(r["algo"], r["processor"], r["seed"])][r["system"]] = r
+print(f"steps {steps}, hidden {hidden}, batch {batch}; scores in percent; gap = narlab − reference (points)\n")
+print("| algorithm | processor | seed | narlab val | narlab test | ref val | ref test | val gap | test gap |")
+print("|---|---|---|---|---|---|---|---|---|")
+gaps, vgaps = [], []
+for (algo, proc, seed), d in sorted(rows.items()):
+    n, r = d.get("narlab"), d.get("reference")
+    cell = lambda x, k: f"{100 * x[k]:.1f}" if x else "—"
+    vg = tg = "—"
+    if n and r:
+        v, t = 100 * (n["best_val"] - r["best_val"]), 100 * (n["test"] - r["test"])
+        vgaps.append(v); gaps.append(t)
+        vg, tg = f"{v:+.1f}", f"{t:+.1f}"
+    print(f"| {algo} | {proc} | {seed} | {cell(n, 'best_val')} | {cell(n, 'test')} | {cell(r, 'best_val')} | "
+          f"{cell(r, 'test')} | {vg} | {tg} |")
+if gaps:
+    print(f"\nmean val gap {sum(vgaps) / len(vgaps):+.1f}, mean test gap {sum(gaps) / len(gaps):+.1f} "
+          f"over {len(gaps)} paired rows")
+EOF
+cat "$out/parity.md"
