@@ -86,7 +86,7 @@ func demo(args []string) error {
 		return context.Cause(ctx)
 	}
 	res, err := train.Run(ctx, train.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
-		Batch: 32, Hidden: 128, TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
+		Batch: 32, Hidden: 128, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
 		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, TrackingURI: *tracking, Progress: os.Stderr})
 	if err != nil {
 		return err
