@@ -24,6 +24,7 @@ import (
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
@@ -453,6 +454,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 
 	t0 := time.Now()
+	var bar *progress.Bar // a redrawn bar with ETA on a terminal, plain lines elsewhere
+	if cfg.Progress != nil {
+		bar = progress.New(cfg.Progress, cfg.Algo+"/"+cfg.Processor, cfg.Steps)
+		defer bar.Done()
+	}
 	var stepTimes []time.Duration // each training step's time, validation excluded
 	var loss float64
 	for step := start + 1; step <= cfg.Steps; step++ {
@@ -497,20 +503,13 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if cfg.AfterStep != nil {
 			cfg.AfterStep(step, loss)
 		}
-		if cfg.Progress != nil {
-			done := step - start
-			rate := float64(done) / time.Since(t0).Seconds()
-			last := "-"
-			if n := len(st.History); n > 0 {
-				last = fmt.Sprintf("%.3f (best %.3f @%d)", st.History[n-1].Score, st.BestVal, st.BestStep)
-			}
-			fmt.Fprintf(cfg.Progress, "\r%s/%s %s %d/%d %.2f steps/s loss %.4f val %s   ",
-				cfg.Algo, cfg.Processor, bar(step, cfg.Steps), step, cfg.Steps, rate, loss, last)
+		last := "-"
+		if n := len(st.History); n > 0 {
+			last = fmt.Sprintf("%.3f (best %.3f @%d)", st.History[n-1].Score, st.BestVal, st.BestStep)
 		}
+		bar.Update(step, fmt.Sprintf("loss %.4f val %s", loss, last))
 	}
-	if cfg.Progress != nil {
-		fmt.Fprintln(cfg.Progress)
-	}
+	bar.Done()
 	if rate := SteadyRate(stepTimes); rate > 0 {
 		res.StepsPerS = rate
 		logMetric("train/steps_per_s", cfg.Steps, res.StepsPerS)
@@ -592,12 +591,6 @@ func SteadyRate(times []time.Duration) float64 {
 		return 0
 	}
 	return 1 / med.Seconds()
-}
-
-func bar(i, n int) string {
-	const w = 20
-	k := i * w / max(n, 1)
-	return "[" + strings.Repeat("#", k) + strings.Repeat(".", w-k) + "]"
 }
 
 func writeState(dir string, st state) error {
