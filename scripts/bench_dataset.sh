@@ -24,6 +24,9 @@ if [ ! -f "$ref/.ready" ]; then
 fi
 py="$root/.venv/bin/python"
 [ -x "$py" ] || py=python3
+# The reference samplers run on numpy: the project's Python has it (set-up);
+# REF_PYTHON picks another (e.g. the reference's own environment).
+refpy="${REF_PYTHON:-$py}"
 out="$root/data/bench"
 mkdir -p "$out"
 go build -o bin/narlab ./cmd/narlab
@@ -31,7 +34,7 @@ go build -o bin/narlab ./cmd/narlab
 echo "== narlab: 1,000 trajectories at n=16 per algorithm (1 CPU)" >&2
 go test -run '^$' -bench 'Generate/.*/1cpu' -benchtime 3x ./lib/clrs/ | tee "$out/go_bench.txt" >&2
 echo "== reference: train split per algorithm" >&2
-python3 scripts/time_reference.py --ref "$ref" --splits train | tee "$out/ref_train.txt" >&2
+"$refpy" scripts/time_reference.py --ref "$ref" --splits train | tee "$out/ref_train.txt" >&2
 
 echo "== narlab: whole CLRS-30 dataset in memory (trajectories; then batched)" >&2
 go test -run '^$' -bench 'FullDataset' -benchtime 2x ./lib/clrs/ | tee "$out/go_full.txt" >&2
@@ -48,7 +51,7 @@ echo "== narlab: whole CLRS-30 dataset written as .npz" >&2
 du -sh "$tmp/clrs30" | tee "$out/narlab_all_size.txt" >&2
 rm -rf "$tmp"
 echo "== reference: whole CLRS-30 dataset (val and test splits; train above)" >&2
-python3 scripts/time_reference.py --ref "$ref" --splits val,test | tee "$out/ref_valtest.txt" >&2
+"$refpy" scripts/time_reference.py --ref "$ref" --splits val,test | tee "$out/ref_valtest.txt" >&2
 
 "$py" - "$out" <<'PY' | tee "$out/dataset.md"
 import re, sys, os, platform
