@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/metrics"
 )
@@ -501,8 +502,12 @@ func (m *Model) Save(dir string) error {
 		return fmt.Errorf("nn: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// MkdirTemp makes 0700 directories; a checkpoint is data (0755 less the umask).
+	if err := os.Chmod(tmp, fsutil.DirMode&^fsutil.Umask()); err != nil {
+		return fmt.Errorf("nn: %w", err)
+	}
 	data, _ := json.MarshalIndent(m.cfg, "", "  ")
-	if err := os.WriteFile(filepath.Join(tmp, configFile), append(data, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(tmp, configFile), append(data, '\n'), fsutil.DataMode); err != nil {
 		return fmt.Errorf("nn: %w", err)
 	}
 	prev := m.store.Loader()
