@@ -199,9 +199,8 @@ func clrstextScore(args []string) error {
 	format := choice(fs, "format", "text", "output format", "text", "json")
 	jsonAlias(fs, format)
 	figure := fs.String("figure", "", "also write the accuracy-vs-length figure (PNG) to this file")
-	experiment := fs.String("experiment", "clrs-text", "MLflow experiment of the run")
-	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
-	noMLflow := fs.Bool("no-mlflow", false, "score offline (same as --tracking none)")
+	tf := addTrackingFlags(fs, "clrs-text", "score offline")
+	tracking, noMLflow := tf.tracking, tf.noMLflow
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -265,7 +264,7 @@ func clrstextScore(args []string) error {
 		return nil
 	}
 	params := textexp.Params(*data, *predPath, label, len(rows), len(preds), missing)
-	return clrstextLogRun(*experiment, *tracking, label, params, rep, fig)
+	return clrstextLogRun(tf, label, params, rep, fig)
 }
 
 func readRowsFile(path string) ([]clrstext.Row, error) {
@@ -279,24 +278,8 @@ func readRowsFile(path string) ([]clrstext.Row, error) {
 
 // clrstextLogRun records a scoring run in MLflow (see textexp.Log for what
 // it logs).
-func clrstextLogRun(experiment, tracking, label string, params map[string]string, r clrstext.Report, fig *plots.Figure) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	opts := textexp.RunOptions(label)
-	if tracking != "" {
-		opts = append(opts, experiments.TrackingURI(tracking))
-	}
-	run, err := experiments.Start(ctx, experiment, params, opts...)
-	if err != nil {
-		return fmt.Errorf("clrstext score: %w (score offline with --no-mlflow)", err)
-	}
-	logErr := textexp.Log(run, r, fig)
-	if err := run.EndWith(ctx, logErr); err != nil {
-		return fmt.Errorf("clrstext score: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
-	}
-	if logErr != nil {
-		return fmt.Errorf("clrstext score: %w", logErr)
-	}
-	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
-	return nil
+func clrstextLogRun(tf trackingFlags, label string, params map[string]string, r clrstext.Report, fig *plots.Figure) error {
+	return logOneRun("clrstext score", tf, params, textexp.RunOptions(label), func(_ context.Context, run *experiments.Run) error {
+		return textexp.Log(run, r, fig)
+	})
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/dsrbench"
@@ -286,9 +285,8 @@ func dsrScore(args []string) error {
 	jsonAlias(fs, format)
 	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
 	model := fs.String("model", "", "the model that answered (run name, tag and figure legends; default: the predictions file's name)")
-	experiment := fs.String("experiment", "dsr-bench", "MLflow experiment of the run")
-	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
-	noMLflow := fs.Bool("no-mlflow", false, "score offline: print the tables only (same as --tracking none)")
+	tf := addTrackingFlags(fs, "dsr-bench", "score offline: print the tables only")
+	tracking, noMLflow := tf.tracking, tf.noMLflow
 	figures := fs.String("figures", "", "also write the category radar and per-structure bars as PNG files into this folder")
 	var opts optionFlag
 	fs.Var(&opts, "option", optionUsage())
@@ -359,34 +357,18 @@ func dsrScore(args []string) error {
 	}
 	params := dsrbench.Params(*path, *predPath, s, opts.o, len(insts), len(preds))
 	params["model"] = label
-	return dsrLogRun(*experiment, *tracking, label, params, tables)
+	return dsrLogRun(tf, label, params, tables)
 }
 
 // dsrLogRun records a scoring run in MLflow and prints its address on
 // standard error.
-func dsrLogRun(experiment, tracking, label string, params map[string]string, tables dsr.Tables) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var opts []experiments.Option
-	opts = append(opts, experiments.RunName(experiments.RunNameFor("dsr score", label)),
+func dsrLogRun(tf trackingFlags, label string, params map[string]string, tables dsr.Tables) error {
+	opts := []experiments.Option{experiments.RunName(experiments.RunNameFor("dsr score", label)),
 		experiments.Note(dsrbench.RunNote(label, params)), experiments.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
-		experiments.Source("narlab dsr score"))
-	if tracking != "" {
-		opts = append(opts, experiments.TrackingURI(tracking))
-	}
-	run, err := experiments.Start(ctx, experiment, params, opts...)
-	if err != nil {
-		return fmt.Errorf("dsr score: %w (score offline with --no-mlflow)", err)
-	}
-	logErr := dsrbench.Log(run, tables, label)
-	if err := run.EndWith(ctx, logErr); err != nil {
-		return fmt.Errorf("dsr score: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
-	}
-	if logErr != nil {
-		return fmt.Errorf("dsr score: %w", logErr)
-	}
-	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
-	return nil
+		experiments.Source("narlab dsr score")}
+	return logOneRun("dsr score", tf, params, opts, func(_ context.Context, run *experiments.Run) error {
+		return dsrbench.Log(run, tables, label)
+	})
 }
 
 // dsrWriteFigures writes the category radar and per-structure bars of a

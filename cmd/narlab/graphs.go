@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/serialization"
@@ -250,9 +249,8 @@ func graphsScore(args []string) error {
 	predsPath := fs.String("predictions", "", "predictions JSONL: {\"id\": ..., \"answer_text\": ...} per line")
 	model := fs.String("model", "unknown", "name of the model that produced the predictions (logged as a parameter)")
 	keepDots := fs.Bool("keep-decimal-points", false, "do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
-	experiment := fs.String("experiment", "graphs/serialization", "MLflow experiment")
-	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
-	noMLflow := fs.Bool("no-mlflow", false, "score offline: print the tables only (same as --tracking none)")
+	tf := addTrackingFlags(fs, "graphs/serialization", "score offline: print the tables only")
+	tracking, noMLflow := tf.tracking, tf.noMLflow
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -291,30 +289,15 @@ func graphsScore(args []string) error {
 	params := map[string]string{"model": *model, "prompts": *prompts, "predictions": *predsPath, "data.graphs": src,
 		"n_prompts": strconv.Itoa(len(recs)), "configs": strings.Join(rep.Configs, ","), "tasks": strconv.Itoa(len(rep.Tasks)),
 		"extract.keep_decimal_points": strconv.FormatBool(*keepDots)}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	note := fmt.Sprintf("`narlab graphs score`: the answers of **%s** to %d graph-task prompts in %d serializations "+
 		"(Lost in Serialization; graphs: %s), scored per task and configuration. Results: `serialization_scores.json` "+
 		"and the figures under `figures/` in the artifacts.", *model, len(recs), len(rep.Configs), src)
 	eopts := []experiments.Option{experiments.RunName(experiments.RunNameFor("graphs score", *model)), experiments.Note(note),
 		experiments.Source("narlab graphs score"),
 		experiments.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
-	if *tracking != "" {
-		eopts = append(eopts, experiments.TrackingURI(*tracking))
-	}
-	run, err := experiments.Start(ctx, *experiment, params, eopts...)
-	if err != nil {
-		return fmt.Errorf("graphs score: %w (score offline with --no-mlflow)", err)
-	}
-	logErr := serialization.Log(ctx, run, rep)
-	if err := run.EndWith(ctx, logErr); err != nil {
-		return fmt.Errorf("graphs score: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
-	}
-	if logErr != nil {
-		return fmt.Errorf("graphs score: %w", logErr)
-	}
-	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
-	return nil
+	return logOneRun("graphs score", tf, params, eopts, func(ctx context.Context, run *experiments.Run) error {
+		return serialization.Log(ctx, run, rep)
+	})
 }
 
 func printScoreReport(w io.Writer, rep *serialization.Report) {

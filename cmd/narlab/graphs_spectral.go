@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/spectral"
@@ -128,9 +127,8 @@ func graphsSpectralEval(args []string) error {
 	predPath := fs.String("predictions", "", `JSONL of {"id", "task", "answer_text"} answers to score (ids = graph line indexes)`)
 	name := fs.String("name", "", "name of the --predictions predictor (default: the file's base name)")
 	spreadK := fs.Int("spread", 3, "relabelings per test graph for the GNN's output spread (0: skip)")
-	experiment := fs.String("experiment", "spectral-tasks", "MLflow experiment of the run")
-	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
-	noMLflow := fs.Bool("no-mlflow", false, "evaluate offline: print the table only (same as --tracking none)")
+	tf := addTrackingFlags(fs, "spectral-tasks", "evaluate offline: print the table only")
+	tracking, noMLflow := tf.tracking, tf.noMLflow
 	figures := fs.String("figures", "", "also write densities.png and table10.md into this folder")
 	opts := spectralOptionFlags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -283,30 +281,16 @@ func graphsSpectralEval(args []string) error {
 	if *tracking == "none" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	runName, runNote := spectralRunText(rep.Predictors, len(testGraphs), params)
 	eopts := []experiments.Option{experiments.RunName(runName), experiments.Note(runNote), experiments.Source("narlab graphs spectral-eval"),
 		experiments.Tags(map[string]string{"benchmark": "spectral-tasks", "predictors": strings.Join(rep.Predictors, ",")})}
-	if *tracking != "" {
-		eopts = append(eopts, experiments.TrackingURI(*tracking))
-	}
-	run, err := experiments.Start(ctx, *experiment, params, eopts...)
-	if err != nil {
-		return fmt.Errorf("graphs spectral-eval: %w (evaluate offline with --no-mlflow)", err)
-	}
-	logErr := spectral.LogReport(run, rep)
-	if len(spreads) > 0 && logErr == nil {
-		logErr = logOutputSpread(run, spreads)
-	}
-	if err := run.EndWith(ctx, logErr); err != nil {
-		return fmt.Errorf("graphs spectral-eval: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
-	}
-	if logErr != nil {
-		return fmt.Errorf("graphs spectral-eval: %w", logErr)
-	}
-	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
-	return nil
+	return logOneRun("graphs spectral-eval", tf, params, eopts, func(_ context.Context, run *experiments.Run) error {
+		err := spectral.LogReport(run, rep)
+		if len(spreads) > 0 && err == nil {
+			err = logOutputSpread(run, spreads)
+		}
+		return err
+	})
 }
 
 func round3(x []float64) []float64 {

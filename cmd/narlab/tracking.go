@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/narlab/narlab/experiments"
+)
+
+// trackingFlags are the MLflow flags of the commands that log one run:
+// --experiment, --tracking and --no-mlflow, with the same names and
+// meanings everywhere (docs/cli.md).
+type trackingFlags struct {
+	experiment, tracking *string
+	noMLflow             *bool
+}
+
+// addTrackingFlags registers the MLflow flags on fs with the command's
+// default experiment; offline says what the command does without logging.
+func addTrackingFlags(fs *flag.FlagSet, defaultExperiment, offline string) trackingFlags {
+	return trackingFlags{
+		experiment: fs.String("experiment", defaultExperiment, "MLflow experiment of the run"),
+		tracking:   fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)"),
+		noMLflow:   fs.Bool("no-mlflow", false, offline+" (same as --tracking none)"),
+	}
+}
+
+// off reports whether the run is not to be logged.
+func (t trackingFlags) off() bool { return *t.noMLflow || *t.tracking == "none" }
+
+// logOneRun starts the command's MLflow run (name, note and tags in opts),
+// logs it with log, ends it and prints its address on standard error. Its
+// errors say what to do: score offline when the server cannot be reached,
+// `narlab mlflow sync` when it did not take the whole run.
+func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []experiments.Option,
+	log func(ctx context.Context, run *experiments.Run) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if *t.tracking != "" {
+		opts = append(opts, experiments.TrackingURI(*t.tracking))
+	}
+	run, err := experiments.Start(ctx, *t.experiment, params, opts...)
+	if err != nil {
+		return fmt.Errorf("%s: %w (run offline with --no-mlflow)", cmd, err)
+	}
+	logErr := log(ctx, run)
+	if err := run.EndWith(ctx, logErr); err != nil {
+		return fmt.Errorf("%s: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", cmd, err)
+	}
+	if logErr != nil {
+		return fmt.Errorf("%s: %w", cmd, logErr)
+	}
+	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
+	return nil
+}
