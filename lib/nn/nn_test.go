@@ -73,8 +73,8 @@ func testOverfit(t *testing.T, be compute.Backend) {
 		{"bfs", "deepsets", 200, ""},
 		{"activity_selector", "gat", 200, ""},
 		{"find_maximum_subarray_kadane", "gatv2", 200, ""},
-		{"bfs", "triplet_gmpnn", 200, ""}, // triplets and the gated update
-		{"bfs", "pgn_mask", 200, ""},      // non-edge pointer logits pushed down (inf_bias)
+		{"bfs", "triplet_gmpnn", 200, ""},       // triplets and the gated update
+		{"bfs", "pgn_mask", 200, ""},            // non-edge pointer logits pushed down (inf_bias)
 		{"matrix_chain_order", "mpnn", 200, ""}, // edge pointers
 		// A memory network ignores its previous latents, so with hints only
 		// decoded its latents are the same at every step and cannot follow
