@@ -4,7 +4,7 @@ Trains a dm-clrs 2.0.3 BaselineModel (JAX on CPU) on the fixed CLRS-30
 train split under the reference's run.py model settings (hints encoded and
 decoded, soft hint re-prediction, teacher forcing 0, gradient clipping 1.0,
 layer norm, nb_triplet_fts 8, Adam 1e-3, permutations enforced and a
-constant pred_h moved to an input), validates on the CLRS-30 val split every
+constant pred_h moved to an input), validates on the whole CLRS-30 val split every
 EVAL_EVERY steps, tests the best-validation parameters once on the test
 split (n=64), and prints one JSON line.
 
@@ -39,11 +39,16 @@ def main():
     pkg.__path__ = [os.path.join(a.ref, "clrs")]
     sys.modules["clrs"] = pkg
     import jax
-    from clrs._src import baselines, evaluation, processors, samplers
+    from clrs._src import baselines, evaluation, processors, samplers, specs
 
     def split(name):
+        # The official CLRS-30 splits (dataset.py): val and test hold 32 ×
+        # the algorithm's num_samples_multiplier samples (narlab's splits too).
         c = samplers.CLRS30[name]
-        s, spec = samplers.build_sampler(a.algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
+        n = c["num_samples"]
+        if name != "train":
+            n *= specs.CLRS_30_ALGS_SETTINGS[a.algo]["num_samples_multiplier"]
+        s, spec = samplers.build_sampler(a.algo, num_samples=n, length=c["length"], seed=c["seed"])
         return s, spec
 
     def transformed(spec, it):
