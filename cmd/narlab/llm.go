@@ -301,9 +301,11 @@ Options:`)
 		ccfg.MaxRetries = -1
 	}
 	if base == "" {
-		// The local server's endpoint is stable (a fixed port while free),
-		// so cached answers stay valid across restarts.
+		// The local server prefers a fixed port; its answers are cached
+		// under a name that does not depend on the port it got, so they
+		// stay valid across restarts.
 		ccfg.BaseURL = fmt.Sprintf("http://127.0.0.1:%d/v1", llamacpp.DefaultPort)
+		ccfg.CacheEndpoint = "narlab-local-llama.cpp"
 	}
 	client, err := llm.New(ccfg)
 	if err != nil {
@@ -343,7 +345,8 @@ Options:`)
 			return fmt.Errorf("llm run: %w", err)
 		}
 		if srv.Endpoint() != client.BaseURL() {
-			// The fixed port was taken: the answers are keyed by the port in use.
+			// The fixed port was taken: requests go to the port in use (the
+			// cache keys do not change).
 			ccfg.BaseURL = srv.Endpoint()
 			if client, err = llm.New(ccfg); err != nil {
 				return err

@@ -192,6 +192,10 @@ type Config struct {
 	// BaseURL is the API root, e.g. https://api.openai.com/v1 or
 	// http://127.0.0.1:18080/v1 (a missing /v1 is not added).
 	BaseURL string
+	// CacheEndpoint names the endpoint in cache keys instead of BaseURL,
+	// for a server whose address changes but not its model (narlab's local
+	// llama.cpp server moves to another port when its own is taken).
+	CacheEndpoint string
 	// Model is the model name sent with every request.
 	Model string
 	// APIKey is the bearer token; empty: NARLAB_LLM_API_KEY, else
@@ -318,6 +322,14 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// cacheEndpoint is the endpoint as cache keys name it.
+func (c *Client) cacheEndpoint() string {
+	if c.cfg.CacheEndpoint != "" {
+		return c.cfg.CacheEndpoint
+	}
+	return c.base
+}
+
 // BaseURL returns the endpoint (without a trailing slash).
 func (c *Client) BaseURL() string { return c.base }
 
@@ -343,7 +355,7 @@ func (c *Client) Key(req Request) (string, error) {
 	if err := req.validate(); err != nil {
 		return "", err
 	}
-	return cacheKey(c.base, c.cfg.Model, &req), nil
+	return cacheKey(c.cacheEndpoint(), c.cfg.Model, &req), nil
 }
 
 // Cached returns the cached answer of req, if the client has a cache that
@@ -369,7 +381,7 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 	if err := req.validate(); err != nil {
 		return Response{}, err
 	}
-	key := cacheKey(c.base, c.cfg.Model, &req)
+	key := cacheKey(c.cacheEndpoint(), c.cfg.Model, &req)
 	if c.cfg.Cache != nil {
 		e, ok, err := c.cfg.Cache.Get(key)
 		if err != nil {
