@@ -26,6 +26,9 @@ from clrs._src import baselines, processors, samplers  # noqa: E402
 
 sampler, spec = samplers.build_sampler(algo, num_samples=1000, length=16, seed=1)
 batches = [sampler.next(32) for _ in range(8)]
+# Sorting outputs as permutation pointers, as run.py (enforce_permutations) and narlab's default.
+spec, it = samplers.process_permutations(spec, iter(batches), True)
+batches = [next(it) for _ in range(8)]
 factory = processors.get_processor_factory(proc, use_ln=True, nb_triplet_fts=8, nb_heads=1)
 model = baselines.BaselineModel(
     spec=[spec], dummy_trajectory=[batches[0]], processor_factory=factory, hidden_dim=128,
