@@ -16,9 +16,7 @@
 // evaluation the model unrolls for each sample's own number of hint steps
 // and reads its outputs at the sample's last step.
 //
-// Backends: the pure-Go backend ("go", the default, everywhere) and XLA
-// (build with -tags xla; e.g. GOMLX_BACKEND=xla:/abs/path/xla_cuda_plugin.so
-// for a GPU). Linear layers use [Dense], whose gradient is two matrix
-// products; that made a training step on the pure-Go backend 16 times
-// faster than with layers.Dense. See docs/DEVELOPERS.md.
+// Backends: XLA (CPU or CUDA PJRT plugin, linked in every cgo build) or
+// GoMLX's pure-Go backend; [Choose] picks one (see `narlab backends` and
+// docs/DEVELOPERS.md). Linear layers are [Dense].
 package nn
