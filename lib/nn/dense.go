@@ -18,17 +18,26 @@ import (
 // backend (CPU time of the go overfit tests, docs/DEVELOPERS.md), so it
 // was removed.
 func Dense(scope *model.Scope, x *Node, useBias bool, out int) *Node {
-	g := x.Graph()
-	scope = scope.At("dense")
 	dims := x.Shape().Dimensions
 	in := dims[len(dims)-1]
 	rows := x.Shape().Size() / in
-	w := scope.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
+	w, b := denseVariables(scope, x.Graph(), shapes.Make(x.DType(), in, out), useBias)
 	y := Dot(Reshape(x, rows, in), w).Product()
-	if useBias {
-		b := scope.VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
+	if b != nil {
 		y = Add(y, InsertAxes(b, 0))
 	}
 	outDims := append(append([]int(nil), dims[:len(dims)-1]...), out)
 	return Reshape(y, outDims...)
+}
+
+// denseVariables returns Dense's variables in scope: weights of shape
+// [in,out] and, when useBias, biases [out] (else nil), created in that
+// order on first use.
+func denseVariables(scope *model.Scope, g *Graph, weights shapes.Shape, useBias bool) (w, b *Node) {
+	scope = scope.At("dense")
+	w = scope.VariableWithShape("weights", weights).NodeValue(g)
+	if useBias {
+		b = scope.VariableWithShape("biases", shapes.Make(weights.DType, weights.Dimensions[1])).NodeValue(g)
+	}
+	return w, b
 }

@@ -87,31 +87,41 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	encodeHints := m.cfg.HintMode == "encoded_decoded"
 	decodeHints := m.cfg.HintMode != "none"
 
-	// Encoders of the inputs (constant over the steps).
+	// Encoders of the inputs (constant over the steps). Edge encodings stay
+	// factored (edgeLatents): each is a linear map of a few raw fields.
 	nodeIn := Zeros(g, shapeF32(B, N, H))
-	edgeIn := Zeros(g, shapeF32(B, N, N, H))
+	edgeIn := noEdges(B, N, H)
 	graphIn := Zeros(g, shapeF32(B, H))
-	add := func(l probeLayout, x *Node, name string, nodeF, edgeF, graphF **Node) {
-		var e *Node
-		if kind(l.Type) == clrs.Pointer && l.Location == clrs.Edge {
-			// One-hot [B,i,j,k]: mean over i of enc1 plus mean over j of enc2.
-			x = InsertAxes(x, -1)
-			e = Add(ReduceMean(Dense(scope.At("%s", name).At("1"), x, true, H), 1),
-				ReduceMean(Dense(scope.At("%s", name).At("2"), x, true, H), 2))
-		} else {
+	add := func(l probeLayout, x *Node, name string, nodeF *(*Node), edgeF *edgeLatents, graphF *(*Node)) {
+		if l.enc == clrs.Edge {
+			if kind(l.Type) == clrs.Pointer && l.Location == clrs.Edge {
+				// One-hot [B,i,j,k]: mean over i of enc1 plus mean over j of
+				// enc2, each a map of one feature, so the means of the
+				// one-hot rows are the fields.
+				w1, b1 := denseVariables(scope.At("%s", name).At("1"), g, shapeF32(1, H), true)
+				w2, b2 := denseVariables(scope.At("%s", name).At("2"), g, shapeF32(1, H), true)
+				*edgeF = edgeF.withField(InsertAxes(ReduceMean(x, 1), -1), w1, b1).
+					withField(InsertAxes(ReduceMean(x, 2), -1), w2, b2)
+				return
+			}
 			sc := scope.At("%s", name)
 			if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
 				// The reference's encoder_init xavier_on_scalars.
 				sc = sc.WithInitializer(truncatedNormal(scope.Store(), 1/math.Sqrt(float64(H))))
 			}
-			e = Dense(sc, encoderInput(l, x), true, H)
+			field := encoderInput(l, x)
+			w, b := denseVariables(sc, g, shapeF32(field.Shape().Dimensions[3], H), true)
+			*edgeF = edgeF.withField(field, w, b)
+			return
 		}
-		switch l.enc {
-		case clrs.Node:
+		sc := scope.At("%s", name)
+		if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
+			sc = sc.WithInitializer(truncatedNormal(scope.Store(), 1/math.Sqrt(float64(H))))
+		}
+		e := Dense(sc, encoderInput(l, x), true, H)
+		if l.enc == clrs.Node {
 			*nodeF = Add(*nodeF, e)
-		case clrs.Edge:
-			*edgeF = Add(*edgeF, e)
-		default:
+		} else {
 			*graphF = Add(*graphF, e)
 		}
 	}
@@ -125,7 +135,10 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	for i := range m.spec.hints {
 		fed[i] = stepOf(gi.hints[i], 0)
 	}
-	var stepOuts [][]*Node
+	// What each step's output decoders would read; the outputs are decoded
+	// once, from each sample's last step (selected below).
+	var stepH, stepG, stepAdj []*Node
+	var stepE []edgeLatents
 	hintSums := make([]*Node, len(m.spec.hints))
 	hintCounts := make([]*Node, len(m.spec.hints))
 	for s := 0; s < S; s++ {
@@ -143,15 +156,10 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 		hT := Concatenate([]*Node{nodeF, hidden, next}, -1) // [B,N,3H]
 		eT := edgeF
 		if triEdges != nil {
-			eT = Concatenate([]*Node{edgeF, triEdges}, -1)
+			eT = edgeF.withExtra(triEdges)
 		}
 		hidden = next
-
-		var outsS []*Node
-		for _, l := range m.spec.outputs {
-			outsS = append(outsS, m.decode(scope.At("dec_output_%s", l.Name), l, hT, eT, graphF, adj, training))
-		}
-		stepOuts = append(stepOuts, outsS)
+		stepH, stepE, stepG, stepAdj = append(stepH, hT), append(stepE, eT), append(stepG, graphF), append(stepAdj, adj)
 
 		if decodeHints && s+1 < gi.hints[0].Shape().Dimensions[0] {
 			valid := stepOf(gi.hintValid, s+1) // [B]
@@ -189,18 +197,14 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 			hintLoss = Add(hintLoss, li)
 		}
 	}
-	// Outputs at each sample's last step.
-	for o, l := range m.spec.outputs {
-		var acc *Node
-		for s := 0; s < S; s++ {
-			w := broadcastSample(stepOf(gi.outStep, s), stepOuts[s][o])
-			term := Mul(w, stepOuts[s][o])
-			if acc == nil {
-				acc = term
-			} else {
-				acc = Add(acc, term)
-			}
-		}
+	// Outputs at each sample's last step: the reference decodes the
+	// outputs at every step and keeps the last; decoding them once from the
+	// latents of each sample's last step (a one-hot selection, exact) is
+	// the same function at 1/S of the cost.
+	lastH, lastG, lastAdj := selectStep(stepH, gi.outStep), selectStep(stepG, gi.outStep), selectStep(stepAdj, gi.outStep)
+	lastE := selectEdges(stepE, gi.outStep)
+	for _, l := range m.spec.outputs {
+		acc := m.decode(scope.At("dec_output_%s", l.Name), l, lastH, lastE, lastG, lastAdj, training)
 		if !training && l.Type == clrs.PermutationPointer {
 			// Hard post-processing (evaluation): 50 Sinkhorn steps.
 			acc = logSinkhorn(acc, 50, 0.1, nil)
@@ -250,7 +254,7 @@ func broadcastSample(w, x *Node) *Node {
 
 // process is one processor step: the next node latents and, for
 // Triplet-GMPNN, the triplet edge latents.
-func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *Node) (*Node, *Node) {
+func (m *Model) process(scope *model.Scope, nodeF *Node, edgeF edgeLatents, graphF, hidden, adj *Node) (*Node, *Node) {
 	H := m.cfg.Hidden
 	z := Concatenate([]*Node{nodeF, hidden}, -1) // [B,N,2H]
 	B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
@@ -258,9 +262,9 @@ func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *N
 	case "gat", "gatv2":
 		return m.gat(scope, z, edgeF, graphF, adj), nil
 	case "memnet":
-		return memnet(scope, nodeF, edgeF, graphF, adj, H), nil
+		return memnet(scope, nodeF, edgeF.full(adj.Graph()), graphF, adj, H), nil
 	case "memnet_full":
-		return memnet(scope, nodeF, edgeF, graphF, Ones(adj.Graph(), shapeF32(B, N, N)), H), nil
+		return memnet(scope, nodeF, edgeF.full(adj.Graph()), graphF, Ones(adj.Graph(), shapeF32(B, N, N)), H), nil
 	}
 	pk := pgnKinds[m.cfg.Processor]
 	mask := adj
@@ -270,10 +274,10 @@ func (m *Model) process(scope *model.Scope, nodeF, edgeF, graphF, hidden, adj *N
 	case "self":
 		mask = eye(adj.Graph(), B, N)
 	}
-	m1 := Dense(scope.At("m1"), z, true, H)      // sender i
-	m2 := Dense(scope.At("m2"), z, true, H)      // receiver j
-	me := Dense(scope.At("me"), edgeF, true, H)  // [B,N,N,H]
-	mg := Dense(scope.At("mg"), graphF, true, H) // [B,H]
+	m1 := Dense(scope.At("m1"), z, true, H)                 // sender i
+	m2 := Dense(scope.At("m2"), z, true, H)                 // receiver j
+	me := edgeF.dense(scope.At("me"), adj.Graph(), true, H) // [B,N,N,H]
+	mg := Dense(scope.At("mg"), graphF, true, H)            // [B,H]
 	// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
 	msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
 	msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
@@ -304,15 +308,16 @@ func gateMix(ret, hidden, gate *Node) *Node {
 
 // triplets computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j, z_k,
 // e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
-func (m *Model) triplets(scope *model.Scope, z, edgeF, graphF *Node) *Node {
+func (m *Model) triplets(scope *model.Scope, z *Node, edgeF edgeLatents, graphF *Node) *Node {
 	const T = 8
-	t1 := Dense(scope.At("t1"), z, true, T)       // [B,N,T]  i
-	t2 := Dense(scope.At("t2"), z, true, T)       // j
-	t3 := Dense(scope.At("t3"), z, true, T)       // k
-	te1 := Dense(scope.At("te1"), edgeF, true, T) // [B,N,N,T] (i,j)
-	te2 := Dense(scope.At("te2"), edgeF, true, T) // (i,k)
-	te3 := Dense(scope.At("te3"), edgeF, true, T) // (k,j) read as (j,k) below
-	tg := Dense(scope.At("tg"), graphF, true, T)  // [B,T]
+	t1 := Dense(scope.At("t1"), z, true, T) // [B,N,T]  i
+	t2 := Dense(scope.At("t2"), z, true, T) // j
+	t3 := Dense(scope.At("t3"), z, true, T) // k
+	g := z.Graph()
+	te1 := edgeF.dense(scope.At("te1"), g, true, T) // [B,N,N,T] (i,j)
+	te2 := edgeF.dense(scope.At("te2"), g, true, T) // (i,k)
+	te3 := edgeF.dense(scope.At("te3"), g, true, T) // (k,j) read as (j,k) below
+	tg := Dense(scope.At("tg"), graphF, true, T)    // [B,T]
 	// tri[b,i,j,k] over axes 1,2,3.
 	tri := Add(InsertAxes(t1, 2, 2), InsertAxes(t2, 1, 2)) // [B,N,1,1,T] + [B,1,N,1,T]
 	tri = Add(tri, InsertAxes(t3, 1, 1))                   // + [B,1,1,N,T]
@@ -327,21 +332,21 @@ func (m *Model) triplets(scope *model.Scope, z, edgeF, graphF *Node) *Node {
 // gat is one graph-attention step (one head): coefficients softmax_j over
 // the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT) or
 // a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
-func (m *Model) gat(scope *model.Scope, z, edgeF, graphF, adj *Node) *Node {
+func (m *Model) gat(scope *model.Scope, z *Node, edgeF edgeLatents, graphF, adj *Node) *Node {
 	H := m.cfg.Hidden
 	values := Dense(scope.At("values"), z, true, H) // [B,N,H]
 	var logits *Node
 	if m.cfg.Processor == "gat" {
 		a1 := Dense(scope.At("a1"), z, true, 1)
 		a2 := Dense(scope.At("a2"), z, true, 1)
-		ae := Dense(scope.At("ae"), edgeF, true, 1)
+		ae := edgeF.dense(scope.At("ae"), z.Graph(), true, 1)
 		ag := Dense(scope.At("ag"), graphF, true, 1)
 		l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
 		logits = activation.LeakyReluWith(Squeeze(l, -1), 0.2)
 	} else {
 		w1 := Dense(scope.At("w1"), z, true, H)
 		w2 := Dense(scope.At("w2"), z, true, H)
-		we := Dense(scope.At("we"), edgeF, true, H)
+		we := edgeF.dense(scope.At("we"), z.Graph(), true, H)
 		wg := Dense(scope.At("wg"), graphF, true, H)
 		pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
 		logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, 0.2), true, 1), -1)
@@ -358,7 +363,7 @@ func (m *Model) gat(scope *model.Scope, z, edgeF, graphF, adj *Node) *Node {
 // step's adjacency [B,N,N] (used by the *_mask processors' inf_bias).
 // Permutation pointers come out as log-Sinkhorn matrices (10 steps,
 // temperature 0.1, Gumbel noise in training), as the reference's.
-func (m *Model) decode(scope *model.Scope, l probeLayout, hT, eT, graphF, adj *Node, training bool) *Node {
+func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT edgeLatents, graphF, adj *Node, training bool) *Node {
 	H := m.cfg.Hidden
 	infBias := pgnKinds[m.cfg.Processor].infBias
 	out := 1
@@ -374,9 +379,9 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT, eT, graphF, adj *N
 	switch l.Location {
 	case clrs.Node:
 		if k := kind(l.Type); k == clrs.Pointer || k == clrs.PermutationPointer {
-			p1 := Dense(scope.At("p1"), hT, true, H)                               // x
-			p2 := Dense(scope.At("p2"), hT, true, H)                               // y
-			p3 := TransposeAllDims(Dense(scope.At("p3"), eT, true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
+			p1 := Dense(scope.At("p1"), hT, true, H)                                          // x
+			p2 := Dense(scope.At("p2"), hT, true, H)                                          // y
+			p3 := TransposeAllDims(eT.dense(scope.At("p3"), hT.Graph(), true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
 			mx := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
 			preds := Squeeze(Dense(scope.At("p4"), mx, true, 1), -1) // [B,N,N]
 			if infBias {
@@ -397,7 +402,7 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT, eT, graphF, adj *N
 			// pred_ij = L(h)_i + L(h)_j + L(e)_ij; logit[i,j,k] = L1(max(pred_ij, L(h)_k)).
 			a := Dense(scope.At("p1"), hT, true, H)
 			b := Dense(scope.At("p2"), hT, true, H)
-			e := Dense(scope.At("p3"), eT, true, H)
+			e := eT.dense(scope.At("p3"), hT.Graph(), true, H)
 			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
 			k := Dense(scope.At("p4"), hT, true, H)                 // [B,N,H]
 			mx := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))     // [B,N,N,N,H]
@@ -405,7 +410,7 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT, eT, graphF, adj *N
 		}
 		a := Dense(scope.At("e1"), hT, true, out)
 		b := Dense(scope.At("e2"), hT, true, out)
-		e := Dense(scope.At("e3"), eT, true, out)
+		e := eT.dense(scope.At("e3"), hT.Graph(), true, out)
 		preds := squeeze(Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e))
 		if infBias && (l.Type == clrs.Mask || l.Type == clrs.MaskOne) {
 			preds = nonEdgesBelow(preds, adj)
