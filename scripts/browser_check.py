@@ -123,10 +123,11 @@ try:
             sys.exit(f"browser-check: unexpected run URL {run_url!r}")
         base = f"{m.group(1)}/#/experiments/{m.group(2)}/runs/{m.group(3)}"
         for tab, name, height, ready in [
-            # Every section drawn (a tall view: the test/… sections come
-            # first, the train/… and val/… curves below them).
-            ("/model-metrics", "mlflow-model-metrics.png", 2200,
-             "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 6"),
+            # Every section drawn: the summary values (logged at step 0)
+            # as bars, the train/loss and val/score curves as lines.
+            ("/model-metrics", "mlflow-model-metrics.png", 1500,
+             "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 2 && "
+             "document.querySelectorAll('.js-plotly-plot .barlayer .point').length >= 4"),
             # CPU and the two memory series drawn.
             ("/system-metrics", "mlflow-system-metrics.png", 700,
              "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 3"),
