@@ -2,12 +2,13 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
 // MarkdownTable renders a results table (the columns and rows of
 // [Run.LogTable]) as Markdown, the results.md beside a results.json:
-// floats with two decimals, nil as "—".
+// floats with two decimals (integral ones as integers), nil as "—".
 func MarkdownTable(columns []string, rows [][]any) string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(columns, " | ") + " |\n|")
@@ -19,7 +20,11 @@ func MarkdownTable(columns []string, rows [][]any) string {
 			case nil:
 				cells[i] = "—"
 			case float64:
-				cells[i] = fmt.Sprintf("%.2f", x)
+				if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+					cells[i] = fmt.Sprintf("%.0f", x) // an integer read back from JSON
+				} else {
+					cells[i] = fmt.Sprintf("%.2f", x)
+				}
 			case float32:
 				cells[i] = fmt.Sprintf("%.2f", x)
 			default:
