@@ -135,6 +135,11 @@ try:
             dt.call("Emulation.setDeviceMetricsOverride", width=W, height=height, deviceScaleFactor=1, mobile=False)
             dt.call("Page.navigate", url=base + tab + "?workflowType=machine_learning")
             dt.wait(ready, base + tab)
+            # Plotly's toolbar sits over the top of every chart (hiding the
+            # curves' last points); a screenshot has no use for it.
+            dt.eval("""(() => { const s = document.createElement('style');
+              s.textContent = '.modebar-container { display: none !important; }';
+              document.head.appendChild(s); return true; })()""")
             time.sleep(2)  # let the charts' transitions settle
             img = shot(dt)
             check(img, tab)
