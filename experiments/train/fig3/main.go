@@ -60,6 +60,7 @@ func main() {
 	flag.StringVar(&c.TrackingURI, "tracking", "", "MLflow server (default: MLFLOW_TRACKING_URI, else narlab's local server)")
 	dirRoot := flag.String("dir", "", "root of the run directories (default: data/train, one directory per settings)")
 	flag.Parse()
+	c.Progress = os.Stderr
 	ctx, stop := experiments.InterruptContext(context.Background())
 	defer stop()
 	g := grid{Algos: strings.Split(*algos, ","), Processors: strings.Split(*procs, ","), Config: c, DirRoot: *dirRoot,
@@ -196,6 +197,9 @@ func (g *grid) run(ctx context.Context) (*outcome, error) {
 		default:
 			out.Trained = append(out.Trained, cell.Key)
 		}
+		if res != nil && res.Outcome == sweep.AlreadyFinished {
+			continue
+		}
 		// The parent's table follows the grid cell by cell.
 		if err := g.report(context.WithoutCancel(ctx), grp, parent, cells, out, ""); err != nil {
 			return out, err
@@ -215,10 +219,8 @@ func (g *grid) run(ctx context.Context) (*outcome, error) {
 	case len(failed) > 0:
 		end, runErr = mlflow.StatusFailed, fmt.Errorf("%d of %d cells failed: %s", len(failed), len(cells), strings.Join(failed, "; "))
 	}
-	if runErr != nil {
-		if err := client.SetTag(context.WithoutCancel(ctx), parent, "narlab.error", runErr.Error()); err != nil {
-			return out, err
-		}
+	if err := setError(context.WithoutCancel(ctx), client, parent, runErr); err != nil {
+		return out, err
 	}
 	if err := g.report(context.WithoutCancel(ctx), grp, parent, cells, out, end); err != nil {
 		return out, err
@@ -226,6 +228,24 @@ func (g *grid) run(ctx context.Context) (*outcome, error) {
 	fmt.Fprint(g.Out, experiments.MarkdownTable(tableColumns, out.Rows))
 	fmt.Fprintf(g.Out, "\nparent run: %s\n", client.RunURL(exp.ID, parent))
 	return out, runErr
+}
+
+// setError records why the grid did not finish in the parent run's tag
+// narlab.error, or, once it has, removes what an earlier invocation
+// recorded there.
+func setError(ctx context.Context, c *mlflow.Client, parent string, runErr error) error {
+	const tag = "narlab.error"
+	if runErr != nil {
+		return c.SetTag(ctx, parent, tag, runErr.Error())
+	}
+	r, err := c.GetRun(ctx, parent)
+	if err != nil {
+		return err
+	}
+	if _, ok := r.Data.Tag(tag); ok {
+		return c.DeleteTag(ctx, parent, tag)
+	}
+	return nil
 }
 
 // report reads every finished cell's results back from MLflow (its

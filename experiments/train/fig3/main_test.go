@@ -79,6 +79,9 @@ func TestGridParentChildResume(t *testing.T) {
 	if parent.Info.Status != mlflow.StatusKilled {
 		t.Errorf("parent after the interruption: %s; want KILLED", parent.Info.Status)
 	}
+	if msg, _ := parent.Data.Tag("narlab.error"); !strings.Contains(msg, "interrupted") {
+		t.Errorf("parent after the interruption: narlab.error %q; want the interruption", msg)
+	}
 	if rows := resultsRows(t, c, parent); len(rows) != 1 || rows[0][0] != mpnn {
 		t.Errorf("parent's results.json after the interruption: %v; want the one row of %s", rows, mpnn)
 	}
@@ -134,6 +137,9 @@ func TestGridParentChildResume(t *testing.T) {
 	gridID, _ := parent.Data.Tag(sweep.TagSweep)
 	if parent.Info.Status != mlflow.StatusFinished {
 		t.Errorf("parent: %s; want FINISHED", parent.Info.Status)
+	}
+	if msg, ok := parent.Data.Tag("narlab.error"); ok {
+		t.Errorf("parent of the finished grid still has narlab.error %q from the interrupted invocation", msg)
 	}
 	for key, wantRuns := range map[string]int{mpnn: 1, pgn: 2} {
 		rs := children[key]
