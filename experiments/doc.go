@@ -12,8 +12,10 @@
 // on-disk spool under DATA/mlflow/spool and sends them in the background;
 // whatever the server did not take is replayed later (`narlab mlflow sync`).
 //
-// Metric names are grouped by "/": train/loss, val/score, val/best_score,
-// test/score, test/output/<output>; the MLflow UI groups charts by the
-// prefix, so runs of different algorithms and processors line up in its
-// charts and in the parallel-coordinates view.
+// Metric names are grouped by "/": the series train/loss and val/score,
+// the summary values val/best_score and test/score (at step 0, which the
+// MLflow UI draws as bars); the UI groups charts by the prefix, so runs of
+// different algorithms and processors line up in its charts and in the
+// parallel-coordinates view. Breakdowns are tables ([Run.LogTable]).
+// docs/mlflow.md has the whole naming scheme.
 package experiments

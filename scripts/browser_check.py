@@ -123,10 +123,11 @@ try:
             sys.exit(f"browser-check: unexpected run URL {run_url!r}")
         base = f"{m.group(1)}/#/experiments/{m.group(2)}/runs/{m.group(3)}"
         for tab, name, height, ready in [
-            # Every section drawn (a tall view: the test/… sections come
-            # first, the train/… and val/… curves below them).
-            ("/model-metrics", "mlflow-model-metrics.png", 2200,
-             "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 6"),
+            # Every section drawn: the summary values (logged at step 0)
+            # as bars, the train/loss and val/score curves as lines.
+            ("/model-metrics", "mlflow-model-metrics.png", 1500,
+             "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 2 && "
+             "document.querySelectorAll('.js-plotly-plot .barlayer .point').length >= 4"),
             # CPU and the two memory series drawn.
             ("/system-metrics", "mlflow-system-metrics.png", 700,
              "document.querySelectorAll('.js-plotly-plot path.js-line').length >= 3"),
@@ -134,6 +135,11 @@ try:
             dt.call("Emulation.setDeviceMetricsOverride", width=W, height=height, deviceScaleFactor=1, mobile=False)
             dt.call("Page.navigate", url=base + tab + "?workflowType=machine_learning")
             dt.wait(ready, base + tab)
+            # Plotly's toolbar sits over the top of every chart (hiding the
+            # curves' last points); a screenshot has no use for it.
+            dt.eval("""(() => { const s = document.createElement('style');
+              s.textContent = '.modebar-container { display: none !important; }';
+              document.head.appendChild(s); return true; })()""")
             time.sleep(2)  # let the charts' transitions settle
             img = shot(dt)
             check(img, tab)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,87 +70,45 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 	if err != nil {
 		return nil, err
 	}
-	before, err := sw.cellAttempts(ctx, c, cell.Key)
+	g := sw.group(c)
+	res, err := g.RunCell(ctx, cell.Key, stderr, func(ctx context.Context, earlier int) error {
+		tags := g.CellTags(cell.Key)
+		keys := make([]string, 0, len(tags))
+		for k := range tags {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		args := append([]string{"train"}, cell.Args...)
+		args = append(args, "--dir", sw.CellDir(cell), "--experiment", sw.Spec.Experiment,
+			"--tracking", sw.Tracking, "--parent-run", sw.ParentRunID)
+		for _, k := range keys {
+			args = append(args, "--tag", k+"="+tags[k])
+		}
+		fmt.Fprintf(stderr, "narlab sweep: cell %s (%d earlier unfinished attempts): %s %s\n",
+			cell.Key, earlier, sw.Narlab, strings.Join(args, " "))
+		cmd := exec.CommandContext(ctx, sw.Narlab, args...)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.Env = os.Environ()
+		if sw.Root != "" {
+			cmd.Env = append(cmd.Env, "NARLAB_ROOT="+sw.Root)
+		}
+		// The training dies with us (so the lock never outlives it) and
+		// stops cleanly, resumable, when we are cancelled.
+		// (Pdeathsig follows the thread that started the child: keep it.)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = time.Minute
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("narlab train: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return res, fmt.Errorf("sweep: %w", err)
 	}
-	var finished, stale []Attempt
-	for _, a := range before {
-		if a.Status == mlflow.StatusFinished {
-			finished = append(finished, a)
-		} else {
-			stale = append(stale, a)
-		}
-	}
-	if len(finished) > 0 {
-		// Finished earlier (a resubmission raced with the task, or the
-		// task that finished it was stopped before it cleaned up).
-		res := &CellResult{Outcome: AlreadyFinished, RunID: finished[0].RunID}
-		if res.Superseded, err = supersede(ctx, c, stale, res.RunID); err != nil {
-			return res, err
-		}
-		fmt.Fprintf(stderr, "narlab sweep: cell %s already FINISHED (run %s); nothing to do\n", cell.Key, res.RunID)
-		return res, nil
-	}
-	// No process writes to the stale runs any more (we hold the lock): end
-	// the ones left RUNNING by a killed task, so none looks alive.
-	for _, a := range stale {
-		if a.Status == mlflow.StatusRunning || a.Status == mlflow.StatusScheduled {
-			if err := c.EndRun(ctx, a.RunID, mlflow.StatusKilled); err != nil {
-				return nil, fmt.Errorf("sweep: cell %s: ending the abandoned run %s: %w", cell.Key, a.RunID, err)
-			}
-		}
-	}
-
-	args := append([]string{"train"}, cell.Args...)
-	args = append(args, "--dir", sw.CellDir(cell), "--experiment", sw.Spec.Experiment,
-		"--tracking", sw.Tracking, "--parent-run", sw.ParentRunID,
-		"--tag", TagSweep+"="+sw.ID, "--tag", TagRole+"=cell", "--tag", TagCell+"="+cell.Key,
-		"--tag", TagAttempt+"="+attemptName())
-	fmt.Fprintf(stderr, "narlab sweep: cell %s (%d earlier unfinished attempts): %s %s\n",
-		cell.Key, len(stale), sw.Narlab, strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, sw.Narlab, args...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = os.Environ()
-	if sw.Root != "" {
-		cmd.Env = append(cmd.Env, "NARLAB_ROOT="+sw.Root)
-	}
-	// The training dies with us (so the lock never outlives it) and
-	// stops cleanly, resumable, when we are cancelled.
-	// (Pdeathsig follows the thread that started the child: keep it.)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = time.Minute
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("sweep: cell %s: narlab train: %w", cell.Key, err)
-	}
-
-	after, err := sw.cellAttempts(ctx, c, cell.Key)
-	if err != nil {
-		return nil, err
-	}
-	old := map[string]bool{}
-	for _, a := range before {
-		old[a.RunID] = true
-	}
-	var mine []Attempt
-	for _, a := range after {
-		if !old[a.RunID] && a.Status == mlflow.StatusFinished {
-			mine = append(mine, a)
-		}
-	}
-	switch len(mine) {
-	case 0:
-		return nil, fmt.Errorf("sweep: cell %s: narlab train succeeded but its run is not FINISHED on %s (still in this node's spool? run narlab mlflow sync)", cell.Key, sw.Tracking)
-	case 1:
-	default:
-		return nil, fmt.Errorf("sweep: cell %s: %d new FINISHED runs; expected one", cell.Key, len(mine))
-	}
-	res := &CellResult{Outcome: Trained, RunID: mine[0].RunID}
-	res.Superseded, err = supersede(ctx, c, stale, res.RunID)
-	return res, err
+	return res, nil
 }
 
 // supersede tags each stale attempt with the finished run's id and deletes

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/plots"
@@ -185,7 +184,7 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 		if m, ok := fin.Run.Data.Metric("val/best_score"); ok {
 			sc.BestVal = float64(m.Value)
 		}
-		if sc.Curve, err = curve(ctx, c, fin.RunID); err != nil {
+		if sc.Curve, err = ValidationCurve(ctx, c, fin.RunID); err != nil {
 			return nil, fmt.Errorf("sweep: cell %s: %w", cell.Key, err)
 		}
 		rep.Cells = append(rep.Cells, sc)
@@ -249,8 +248,8 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-// curve is the run's validation score over steps.
-func curve(ctx context.Context, c *mlflow.Client, runID string) (plots.Curve, error) {
+// ValidationCurve is a run's validation score (val/score) over steps.
+func ValidationCurve(ctx context.Context, c *mlflow.Client, runID string) (plots.Curve, error) {
 	hist, err := c.GetMetricHistory(ctx, runID, "val/score")
 	if err != nil {
 		return plots.Curve{}, fmt.Errorf("val/score of run %s: %w", runID, err)
@@ -303,22 +302,18 @@ func (r *Report) Text() string {
 	return b.String()
 }
 
-// Log logs the report to the sweep's parent run: the results table
-// (results.json, shown as a table in the UI, and results.md), the cells'
-// scores (cells.json), the validation curves (plots/validation_curves.png)
-// and the metrics sweep/cells_finished and sweep/mean_test_score. When
-// every cell has finished, the parent run ends FINISHED.
+// Log logs the report to the sweep's parent run (through
+// [Group.LogResults]): the results table (results.json, shown as a table in
+// the UI, and results.md), the cells' scores (cells.json), the validation
+// curves (plots/validation_curves.png) and the summary metrics
+// sweep/cells_finished and sweep/mean_test_score. When every cell has
+// finished, the parent run ends FINISHED.
 func (r *Report) Log(ctx context.Context) error {
 	sw := r.Sweep
 	c, err := sw.client()
 	if err != nil {
 		return err
 	}
-	parent, err := c.GetRun(ctx, sw.ParentRunID)
-	if err != nil {
-		return fmt.Errorf("sweep: parent run %s: %w", sw.ParentRunID, err)
-	}
-	uri := parent.Info.ArtifactURI
 	table, err := r.Table.MLflowJSON()
 	if err != nil {
 		return err
@@ -331,45 +326,27 @@ func (r *Report) Log(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	files := []struct {
-		path string
-		data []byte
-	}{{"results.json", table}, {"cells.json", cells}, {"results.md", []byte(r.Text())}}
+	files := []Artifact{{Path: "results.json", Data: table, Table: true}, {Path: "cells.json", Data: cells, Table: true},
+		{Path: "results.md", Data: []byte(r.Text())}}
 	if r.Curves != nil {
 		png, err := r.Curves.PNG()
 		if err != nil {
 			return err
 		}
-		files = append(files, struct {
-			path string
-			data []byte
-		}{"plots/validation_curves.png", png})
-	}
-	for _, f := range files {
-		if err := c.UploadArtifact(ctx, uri, f.path, f.data); err != nil {
-			return fmt.Errorf("sweep: uploading %s to the parent run: %w", f.path, err)
-		}
+		files = append(files, Artifact{Path: "plots/validation_curves.png", Data: png})
 	}
 	var mean float64
 	for _, sc := range r.Cells {
 		mean += sc.Test
 	}
 	mean /= float64(len(r.Cells))
-	now := time.Now().UnixMilli()
-	step := int64(len(r.Cells))
-	err = c.LogBatch(ctx, sw.ParentRunID, mlflow.Batch{
-		Metrics: []mlflow.Metric{
-			{Key: "sweep/cells_finished", Value: float64(len(r.Cells)), Timestamp: now, Step: step},
-			{Key: "sweep/mean_test_score", Value: mean, Timestamp: now, Step: step}},
-		Tags: []mlflow.Tag{{Key: mlflow.TagLoggedArtifacts,
-			Value: `[{"path":"results.json","type":"table"},{"path":"cells.json","type":"table"}]`}}})
-	if err != nil {
-		return fmt.Errorf("sweep: logging to the parent run: %w", err)
+	var end mlflow.RunStatus
+	if len(r.Missing) == 0 {
+		end = mlflow.StatusFinished
 	}
-	if len(r.Missing) == 0 && parent.Info.Status != mlflow.StatusFinished {
-		if err := c.EndRun(ctx, sw.ParentRunID, mlflow.StatusFinished); err != nil {
-			return fmt.Errorf("sweep: ending the parent run: %w", err)
-		}
+	summary := []Summary{{"sweep/cells_finished", float64(len(r.Cells))}, {"sweep/mean_test_score", mean}}
+	if err := sw.group(c).LogResults(ctx, sw.ParentRunID, files, summary, end); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
 }

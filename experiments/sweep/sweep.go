@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -221,91 +220,38 @@ func (sw *Sweep) client() (*mlflow.Client, error) {
 	return c, nil
 }
 
+// group is the sweep's parent run and cells in MLflow.
+func (sw *Sweep) group(c *mlflow.Client) Group {
+	return Group{Client: c, ExperimentID: sw.ExperimentID, ID: sw.ID}
+}
+
 // ensureParent finds the sweep's parent run (recorded, or by its tags, in
 // case an earlier submission created it but did not get to record it) or
 // creates it.
 func (sw *Sweep) ensureParent(ctx context.Context, c *mlflow.Client) error {
-	if sw.ParentRunID != "" {
-		r, err := c.GetRun(ctx, sw.ParentRunID)
-		if err == nil && r.Info.LifecycleStage != "deleted" {
-			return nil
-		}
-		if err != nil && !mlflow.IsNotFound(err) {
-			return fmt.Errorf("sweep: parent run %s: %w", sw.ParentRunID, err)
-		}
-		sw.ParentRunID = ""
-	}
-	runs, err := c.SearchRuns(ctx, []string{sw.ExperimentID}, mlflow.SearchOptions{
-		Filter: fmt.Sprintf(`tags."%s" = '%s' and tags."%s" = 'parent'`, TagSweep, sw.ID, TagRole)})
-	if err != nil {
-		return fmt.Errorf("sweep: looking for the parent run: %w", err)
-	}
-	if len(runs) > 0 {
-		sort.Slice(runs, func(i, j int) bool { return runs[i].Info.StartTime < runs[j].Info.StartTime })
-		sw.ParentRunID = runs[0].Info.RunID
-		return nil
-	}
 	note := fmt.Sprintf("narlab sweep **%s**: %d cells (%s × %s × seeds %v). Directory: `%s`.",
 		sw.ID, len(sw.Cells), strings.Join(sw.Spec.Algorithms, ", "), strings.Join(sw.Spec.Processors, ", "), sw.Spec.Seeds, sw.Dir)
-	r, err := c.CreateRun(ctx, mlflow.CreateRunOptions{ExperimentID: sw.ExperimentID, RunName: sw.Spec.Name, Tags: []mlflow.Tag{
-		{Key: TagSweep, Value: sw.ID}, {Key: TagRole, Value: "parent"},
-		{Key: mlflow.TagSourceType, Value: mlflow.SourceJob}, {Key: mlflow.TagSourceName, Value: "narlab sweep"},
-		{Key: mlflow.TagNote, Value: note}}})
+	id, err := sw.group(c).EnsureParent(ctx, sw.ParentRunID, ParentOptions{Name: sw.Spec.Name, Source: "narlab sweep", Note: note,
+		Params: []mlflow.Param{
+			{Key: "sweep_id", Value: sw.ID}, {Key: "cells", Value: fmt.Sprint(len(sw.Cells))},
+			{Key: "algorithms", Value: strings.Join(sw.Spec.Algorithms, ",")},
+			{Key: "processors", Value: strings.Join(sw.Spec.Processors, ",")},
+			{Key: "seeds", Value: strings.Trim(fmt.Sprint(sw.Spec.Seeds), "[]")},
+		}})
 	if err != nil {
-		return fmt.Errorf("sweep: creating the parent run: %w", err)
+		return fmt.Errorf("sweep: %w", err)
 	}
-	sw.ParentRunID = r.Info.RunID
-	params := mlflow.Batch{Params: []mlflow.Param{
-		{Key: "sweep_id", Value: sw.ID}, {Key: "cells", Value: fmt.Sprint(len(sw.Cells))},
-		{Key: "algorithms", Value: strings.Join(sw.Spec.Algorithms, ",")},
-		{Key: "processors", Value: strings.Join(sw.Spec.Processors, ",")},
-		{Key: "seeds", Value: strings.Trim(fmt.Sprint(sw.Spec.Seeds), "[]")},
-	}}
-	if err := c.LogBatch(ctx, sw.ParentRunID, params); err != nil {
-		return fmt.Errorf("sweep: logging the parent run's params: %w", err)
-	}
+	sw.ParentRunID = id
 	return nil
-}
-
-// Attempt is one run of a cell in MLflow.
-type Attempt struct {
-	RunID     string
-	Status    mlflow.RunStatus
-	StartTime int64
-	Run       mlflow.Run
 }
 
 // attempts returns the active runs of the sweep's cells by cell key,
 // oldest first.
 func (sw *Sweep) attempts(ctx context.Context, c *mlflow.Client) (map[string][]Attempt, error) {
-	opts := mlflow.SearchOptions{Filter: fmt.Sprintf(`tags."%s" = '%s' and tags."%s" = 'cell'`, TagSweep, sw.ID, TagRole)}
-	runs, err := c.SearchRuns(ctx, []string{sw.ExperimentID}, opts)
+	out, err := sw.group(c).Attempts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: searching the runs of sweep %s: %w", sw.ID, err)
+		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	out := map[string][]Attempt{}
-	for _, r := range runs {
-		key, _ := r.Data.Tag(TagCell)
-		out[key] = append(out[key], Attempt{RunID: r.Info.RunID, Status: r.Info.Status, StartTime: int64(r.Info.StartTime), Run: r})
-	}
-	for _, as := range out {
-		sort.Slice(as, func(i, j int) bool { return as[i].StartTime < as[j].StartTime })
-	}
-	return out, nil
-}
-
-// cellAttempts returns the active runs of one cell.
-func (sw *Sweep) cellAttempts(ctx context.Context, c *mlflow.Client, key string) ([]Attempt, error) {
-	runs, err := c.SearchRuns(ctx, []string{sw.ExperimentID}, mlflow.SearchOptions{
-		Filter: fmt.Sprintf(`tags."%s" = '%s' and tags."%s" = '%s'`, TagSweep, sw.ID, TagCell, key)})
-	if err != nil {
-		return nil, fmt.Errorf("sweep: searching the runs of cell %s: %w", key, err)
-	}
-	var out []Attempt
-	for _, r := range runs {
-		out = append(out, Attempt{RunID: r.Info.RunID, Status: r.Info.Status, StartTime: int64(r.Info.StartTime), Run: r})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].StartTime < out[j].StartTime })
 	return out, nil
 }
 

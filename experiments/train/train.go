@@ -480,7 +480,6 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		st.Losses = append(st.Losses, loss)
 		if len(stepTimes) == 1 {
 			res.FirstStep = stepTimes[0]
-			logMetric("train/first_step_s", step, stepTimes[0].Seconds())
 		}
 		logMetric("train/loss", step, loss)
 		if step%cfg.EvalEvery == 0 || step == cfg.Steps {
@@ -510,10 +509,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		bar.Update(step, fmt.Sprintf("loss %.4f val %s", loss, last))
 	}
 	bar.Done()
-	if rate := SteadyRate(stepTimes); rate > 0 {
-		res.StepsPerS = rate
-		logMetric("train/steps_per_s", cfg.Steps, res.StepsPerS)
-	}
+	res.StepsPerS = SteadyRate(stepTimes)
 	res.History, res.BestStep, res.BestVal, res.Losses = st.History, st.BestStep, st.BestVal, st.Losses
 
 	// Test the best checkpoint.
@@ -601,17 +597,59 @@ func writeState(dir string, st state) error {
 	return fsutil.WriteFile(filepath.Join(dir, "state.json"), append(data, '\n'), fsutil.DataMode)
 }
 
-// logRun logs the test scores, the validation curve, a results table
-// beside the paper's numbers and the best checkpoint.
+// ResultColumns are the columns of a training run's results table
+// (results.json and results.md, one row); scores are percentages, the
+// paper's (Tables 4 and 2) null where it has none. The Figure 3 driver's
+// parent run holds one such row per cell.
+var ResultColumns = []string{"algorithm", "processor", "hidden_size", "train_steps", "best_step",
+	"val_score", "paper_val", "test_score", "paper_test", "steps_per_s", "backend"}
+
+// ResultRow is the run's row of its results table (see [ResultColumns]).
+func ResultRow(cfg Config, res *Result) []any {
+	pv, pt := paperScores(cfg.Algo, cfg.Processor)
+	return []any{cfg.Algo, cfg.Processor, cfg.Hidden, cfg.Steps, res.BestStep, 100 * res.BestVal, pv,
+		100 * res.Test["score"], pt, res.StepsPerS, res.Backend}
+}
+
+// Summary metrics of a training run: single values, logged at step 0,
+// which the MLflow UI draws as bars (results), not as one-point curves.
+const (
+	MetricTestScore = "test/score"         // the best checkpoint's test score (a fraction)
+	MetricBestVal   = "val/best_score"     // the best validation score (a fraction)
+	MetricStepsPerS = "train/steps_per_s"  // steady-state training rate of the session
+	MetricFirstStep = "train/first_step_s" // the session's first step, compilation included
+)
+
+// logRun logs the run's results: the summary metrics at step 0, the
+// results table beside the paper's numbers (results.json, results.md), the
+// per-output test scores (tables/test_outputs.json), the validation curve
+// and the best checkpoint.
 func logRun(run *experiments.Run, cfg Config, res *Result) {
-	for k, v := range res.Test {
-		key := "test/" + k
-		if k != "score" {
-			key = "test/output/" + k
-		}
-		run.LogMetric(key, int64(res.BestStep), v)
+	run.LogMetric(MetricTestScore, 0, res.Test["score"])
+	run.LogMetric(MetricBestVal, 0, res.BestVal)
+	if res.StepsPerS > 0 { // a session that trained (not one that only tested)
+		run.LogMetric(MetricStepsPerS, 0, res.StepsPerS)
+		run.LogMetric(MetricFirstStep, 0, res.FirstStep.Seconds())
 	}
-	run.LogMetric("val/best_score", int64(res.BestStep), res.BestVal)
+	rows := [][]any{ResultRow(cfg, res)}
+	run.LogTable("results.json", ResultColumns, rows)
+	var outputs []string
+	for k := range res.Test {
+		if k != "score" {
+			outputs = append(outputs, k)
+		}
+	}
+	slices.Sort(outputs)
+	var outRows [][]any
+	for _, k := range outputs {
+		outRows = append(outRows, []any{k, 100 * res.Test[k]})
+	}
+	run.LogTable("tables/test_outputs.json", []string{"output", "test_score"}, outRows)
+	md := fmt.Sprintf("# %s/%s: results\n\nThe best-validation checkpoint (step %d) tested on the CLRS-30 test split; "+
+		"scores in %%, the paper's from its Tables 4 (val) and 2 (test).\n\n%s\nTest score per output:\n\n%s",
+		cfg.Algo, cfg.Processor, res.BestStep, experiments.MarkdownTable(ResultColumns, rows),
+		experiments.MarkdownTable([]string{"output", "test_score"}, outRows))
+	run.LogArtifact("results.md", []byte(md))
 	var steps, vals []float64
 	for _, p := range res.History {
 		steps, vals = append(steps, float64(p.Step)), append(vals, p.Score)
@@ -623,9 +661,6 @@ func logRun(run *experiments.Run, cfg Config, res *Result) {
 			run.LogArtifact("plots/validation_curve.png", png)
 		}
 	}
-	pv, pt := paperScores(cfg.Algo, cfg.Processor)
-	run.LogTable("results.json", []string{"algorithm", "processor", "hidden", "steps", "best_step", "val_score", "test_score", "paper_val", "paper_test"},
-		[][]any{{cfg.Algo, cfg.Processor, cfg.Hidden, cfg.Steps, res.BestStep, 100 * res.BestVal, 100 * res.Test["score"], pv, pt}})
 	entries, _ := os.ReadDir(res.Checkpoint)
 	for _, e := range entries {
 		if !e.IsDir() {
