@@ -12,12 +12,12 @@ package llmtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/narlab/narlab/internal/launch"
 	"github.com/narlab/narlab/lib/llm/llamacpp"
 )
 
@@ -41,7 +41,7 @@ func Server(t testing.TB) *llamacpp.Server {
 		if inst, srvErr = llamacpp.FindInstall(); srvErr != nil {
 			return
 		}
-		port, err := freePort()
+		port, err := launch.FreePort()
 		if err != nil {
 			srvErr = err
 			return
@@ -113,13 +113,4 @@ func Shutdown() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
