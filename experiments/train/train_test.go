@@ -31,7 +31,11 @@ func TestResumeIsExact(t *testing.T) {
 		t.Fatalf("uninterrupted run: %d losses, history %+v; want 8 losses and validations at 3, 6, 8",
 			len(full.Losses), full.History)
 	}
-	for _, stopAt := range []int{2, 6, 7} {
+	stops := []int{2, 6, 7} // before the first validation, between two, just before the last step
+	if testing.Short() {
+		stops = []int{6} // -short: one interruption (make test runs all three)
+	}
+	for _, stopAt := range stops {
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(context.Background())
 		cfg := tiny(dir)
@@ -66,6 +70,9 @@ func TestResumeIsExact(t *testing.T) {
 // checkpoints refuses a run of other settings and keeps its best/, and
 // that more steps extend a finished run.
 func TestRerunOtherSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: three more training runs (make test runs it)")
+	}
 	dir := t.TempDir()
 	cfg := tiny(dir)
 	cfg.Steps = 3

@@ -34,9 +34,13 @@ var (
 const Model = llamacpp.DefaultAlias
 
 // Server returns the shared test server, starting it on first use in a
-// temporary folder on a free port. Call Shutdown from TestMain.
+// temporary folder on a free port; with -short it skips the test instead.
+// Call Shutdown from TestMain.
 func Server(t testing.TB) *llamacpp.Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test needs the real llama.cpp server (make test runs it)")
+	}
 	once.Do(func() {
 		if inst, srvErr = llamacpp.FindInstall(); srvErr != nil {
 			return
