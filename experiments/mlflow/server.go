@@ -110,27 +110,14 @@ func EnsureServer(ctx context.Context, cfg ServerConfig) (srv *Server, reused bo
 	if err := cfg.defaults(); err != nil {
 		return nil, false, err
 	}
-	unlock, err := launch.Lock(cfg.Dir)
-	if err != nil {
-		return nil, false, fmt.Errorf("mlflow: local server: %w", err)
-	}
-	defer unlock()
-	if s, err := FindServer(ctx, cfg.Dir); err == nil && s != nil {
-		return s, true, nil
-	}
-	s, err := StartServer(ctx, cfg)
-	return s, false, err
+	return launch.Ensure(ctx, cfg.Dir, "mlflow: local server", healthy, func() (*Server, error) { return StartServer(ctx, cfg) })
 }
 
 // FindServer returns the server recorded in dir's state file if its process
 // is alive and answers GET /health, and nil otherwise (removing a stale
 // state file).
 func FindServer(ctx context.Context, dir string) (*Server, error) {
-	var s Server
-	if ok, err := launch.Find(ctx, dir, &s, healthy); !ok || err != nil {
-		return nil, err
-	}
-	return &s, nil
+	return launch.Found[Server](ctx, dir, healthy)
 }
 
 // StartServer starts a new local server (and records it in cfg.Dir's state

@@ -102,6 +102,40 @@ func Find(ctx context.Context, dir string, rec Record, healthy func(ctx context.
 	return true, nil
 }
 
+// Found returns dir's record as a *T when it describes a live server that
+// answers healthy, and nil otherwise (see Find).
+func Found[T any, P interface {
+	*T
+	Record
+}](ctx context.Context, dir string, healthy func(ctx context.Context, url string) bool) (P, error) {
+	rec := P(new(T))
+	if ok, err := Find(ctx, dir, rec, healthy); !ok || err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Ensure returns dir's server when it runs and answers healthy, and
+// otherwise the one start starts; reused says which. It holds the
+// directory's lock meanwhile, so that concurrent callers (several
+// processes) share one server. prefix starts the lock's errors.
+func Ensure[T any, P interface {
+	*T
+	Record
+}](ctx context.Context, dir, prefix string, healthy func(ctx context.Context, url string) bool,
+	start func() (P, error)) (srv P, reused bool, err error) {
+	unlock, err := Lock(dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", prefix, err)
+	}
+	defer unlock()
+	if s, err := Found[T, P](ctx, dir, healthy); err == nil && s != nil {
+		return s, true, nil
+	}
+	s, err := start()
+	return s, false, err
+}
+
 // Spec is a server to start.
 type Spec struct {
 	// Prefix starts every error ("mlflow"); Name is the server in them

@@ -216,3 +216,47 @@ func TestLock(t *testing.T) {
 		t.Fatal("the second Lock was not granted after the first was released")
 	}
 }
+
+// TestEnsure starts a server through Ensure, finds it on the second call
+// (start is not called again), and starts a new one once it is stopped.
+func TestEnsure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	starts := 0
+	start := func() (*record, error) {
+		starts++
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		rec := &record{Extra: strconv.Itoa(starts)}
+		err = Start(context.Background(), Spec{Prefix: "test", Name: "the server", Program: "test server", Dir: dir,
+			Cmd: serverCmd(t, "serve", port), Host: "127.0.0.1", Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port),
+			Healthy: healthy, HealthPath: "/health", Timeout: time.Minute}, rec)
+		return rec, err
+	}
+	ensure := func() (*record, bool) {
+		t.Helper()
+		s, reused, err := Ensure(context.Background(), dir, "test", healthy, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, reused
+	}
+	a, reused := ensure()
+	if reused || starts != 1 {
+		t.Fatalf("first Ensure: reused %v after %d starts", reused, starts)
+	}
+	b, reused := ensure()
+	if !reused || starts != 1 || b.PID != a.PID || b.Extra != "1" {
+		t.Fatalf("second Ensure: %+v reused %v after %d starts; want the first server %+v", b, reused, starts, a)
+	}
+	if err := a.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c, reused := ensure()
+	defer c.Stop(5 * time.Second)
+	if reused || starts != 2 || c.PID == a.PID {
+		t.Errorf("Ensure after Stop: %+v reused %v after %d starts; want a new server", c, reused, starts)
+	}
+}

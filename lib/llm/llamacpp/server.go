@@ -217,26 +217,13 @@ func EnsureServer(ctx context.Context, cfg Config) (srv *Server, reused bool, er
 	if err := cfg.defaults(); err != nil {
 		return nil, false, err
 	}
-	unlock, err := launch.Lock(cfg.Dir)
-	if err != nil {
-		return nil, false, fmt.Errorf("llamacpp: %w", err)
-	}
-	defer unlock()
-	if s, err := FindServer(ctx, cfg.Dir); err == nil && s != nil {
-		return s, true, nil
-	}
-	s, err := StartServer(ctx, cfg)
-	return s, false, err
+	return launch.Ensure(ctx, cfg.Dir, "llamacpp", Healthy, func() (*Server, error) { return StartServer(ctx, cfg) })
 }
 
 // FindServer returns the server recorded in dir if its process is alive
 // and answers GET /v1/models, and nil otherwise (removing a stale record).
 func FindServer(ctx context.Context, dir string) (*Server, error) {
-	var s Server
-	if ok, err := launch.Find(ctx, dir, &s, Healthy); !ok || err != nil {
-		return nil, err
-	}
-	return &s, nil
+	return launch.Found[Server](ctx, dir, Healthy)
 }
 
 // StartServer starts a server and records it in cfg.Dir. It returns once GET
