@@ -316,8 +316,11 @@ type Result struct {
 	RunURL        string
 }
 
-// state is what Dir/state.json keeps for resuming: it always describes
-// the last/ checkpoint beside it (the loop's state: the step last/ holds,
+// stateFile holds a run's state, in last/ and beside it.
+const stateFile = "state.json"
+
+// state is what Dir/last/state.json keeps for resuming (and Dir/state.json
+// for readers): it always describes the last/ checkpoint (the loop's state: the step last/ holds,
 // the training loss of every step up to it, the validation history and the
 // best validation).
 type state struct {
@@ -375,9 +378,19 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	var st state
 	var m *nn.Model
 	lastDir := filepath.Join(cfg.Dir, "last")
-	if raw, err := os.ReadFile(filepath.Join(cfg.Dir, "state.json")); err == nil {
+	// last/ carries its own copy of the state, saved with it in one rename;
+	// state.json beside it is the copy for readers (and older run
+	// directories), which a process killed between the two writes leaves
+	// behind.
+	statePath := filepath.Join(lastDir, stateFile)
+	raw, rerr := os.ReadFile(statePath)
+	if errors.Is(rerr, os.ErrNotExist) {
+		statePath = filepath.Join(cfg.Dir, stateFile)
+		raw, rerr = os.ReadFile(statePath)
+	}
+	if rerr == nil {
 		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", filepath.Join(cfg.Dir, "state.json"), err)
+			return nil, fmt.Errorf("train: %s: %w", statePath, err)
 		}
 		if !st.Settings.equal(settings) {
 			return nil, fmt.Errorf("train: %s holds a run of other settings (id %s, this one %s); give another --dir "+
@@ -440,11 +453,16 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}
 	saveLast := func() error {
-		if err := m.Save(lastDir); err != nil {
+		st.Step = int(m.Step())
+		data, err := json.Marshal(st)
+		if err != nil {
 			return err
 		}
-		st.Step = int(m.Step())
-		return writeState(cfg.Dir, st)
+		data = append(data, '\n')
+		if err := m.SaveWith(lastDir, map[string][]byte{stateFile: data}); err != nil {
+			return err
+		}
+		return fsutil.WriteFile(filepath.Join(cfg.Dir, stateFile), data, fsutil.DataMode)
 	}
 
 	t0 := time.Now()
@@ -551,14 +569,6 @@ func writeResult(c Config, res *Result, took time.Duration) error {
 		return err
 	}
 	return fsutil.WriteFile(filepath.Join(c.Dir, "result.json"), append(data, '\n'), fsutil.DataMode)
-}
-
-func writeState(dir string, st state) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFile(filepath.Join(dir, "state.json"), append(data, '\n'), fsutil.DataMode)
 }
 
 // logRun logs the test scores, the validation curve, a results table

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -169,5 +170,44 @@ func TestRunName(t *testing.T) {
 	}
 	if RunName(c, 0) == a && RunName(c, 0) == a {
 		t.Errorf("two sessions of the same settings are both named %q", a)
+	}
+}
+
+// TestResumeAfterTornSave resumes a run whose state.json beside last/ lags
+// behind it (a process killed between the two writes, as a second SIGKILL
+// can): last/ carries its own state, and the resumed run equals an
+// uninterrupted one.
+func TestResumeAfterTornSave(t *testing.T) {
+	full, err := Run(context.Background(), tiny(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := tiny(dir)
+	cfg.Steps = 6
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	// state.json as it was after the validation at step 3.
+	var st state
+	raw, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	st.Step, st.Losses, st.History = 3, st.Losses[:3], st.History[:1]
+	raw, _ = json.Marshal(st)
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), tiny(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Losses, full.Losses) || !slices.Equal(res.History, full.History) {
+		t.Errorf("resumed past a torn save: losses %v history %+v; want %v and %+v", res.Losses, res.History,
+			full.Losses, full.History)
 	}
 }

@@ -492,7 +492,12 @@ const configFile = "nn_config.json"
 // in dir (GoMLX's format), with its configuration in nn_config.json. The
 // checkpoint is written beside dir and moved into place, so a crash never
 // leaves a half-written one.
-func (m *Model) Save(dir string) error {
+func (m *Model) Save(dir string) error { return m.SaveWith(dir, nil) }
+
+// SaveWith is Save with extra files (name → content) written into the
+// checkpoint directory, so that they appear together with it or not at all
+// (a training loop's state beside the parameters it describes).
+func (m *Model) SaveWith(dir string, files map[string][]byte) error {
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("nn: %w", err)
@@ -509,6 +514,14 @@ func (m *Model) Save(dir string) error {
 	data, _ := json.MarshalIndent(m.cfg, "", "  ")
 	if err := fsutil.WriteFile(filepath.Join(tmp, configFile), append(data, '\n'), fsutil.DataMode); err != nil {
 		return fmt.Errorf("nn: %w", err)
+	}
+	for name, data := range files {
+		if name != filepath.Base(name) || name == configFile {
+			return fmt.Errorf("nn: checkpoint file name %q", name)
+		}
+		if err := fsutil.WriteFile(filepath.Join(tmp, name), data, fsutil.DataMode); err != nil {
+			return fmt.Errorf("nn: %w", err)
+		}
 	}
 	prev := m.store.Loader()
 	h, err := checkpoint.Build(m.store).Dir(tmp).Keep(1).Done()
