@@ -58,14 +58,13 @@ type graphInputs struct {
 	adj                    *Node // [B,N,N] processor adjacency (1 = edge i→j, identity included)
 	outStep                *Node // [S,B] one-hot of the step whose outputs count
 	hintValid              *Node // [T,B] 1 where step t < length
-	teacher                *Node // [T,B] 1 where the ground-truth hint is fed back (training)
 }
 
 func splitInputs(spec modelSpec, in []*Node) graphInputs {
 	ni, nh, no := len(spec.inputs), len(spec.hints), len(spec.outputs)
 	return graphInputs{
 		inputs: in[:ni], hints: in[ni : ni+nh], outputs: in[ni+nh : ni+nh+no],
-		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2], teacher: in[ni+nh+no+3],
+		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2],
 	}
 }
 
@@ -88,6 +87,14 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	S := gi.outStep.Shape().Dimensions[0]
 	encodeHints := m.cfg.HintMode == "encoded_decoded"
 	decodeHints := m.cfg.HintMode != "none"
+	// Teacher forcing: per step and sample, feed the ground-truth hint with
+	// probability TeacherForcing, drawn from the model's random state (so a
+	// checkpoint carries where the draws are).
+	var teacher *Node // [T,B]
+	if training && encodeHints && m.cfg.TeacherForcing > 0 {
+		u := scope.Store().RandomUniform(g, gi.hintValid.Shape())
+		teacher = ConvertDType(LessThan(u, ConstAs(u, m.cfg.TeacherForcing)), u.DType())
+	}
 
 	// Encoders of the inputs (constant over the steps).
 	nodeIn := Zeros(g, shapeF32(B, N, H))
@@ -171,8 +178,8 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 				if encodeHints {
 					hard := m.cfg.HintRepred == "hard" || (m.cfg.HintRepred == "hard_on_eval" && !training)
 					fedNext := repredict(l, logits, hard)
-					if training && m.cfg.TeacherForcing > 0 {
-						tf := broadcastSample(stepOf(gi.teacher, s+1), truth)
+					if teacher != nil {
+						tf := broadcastSample(stepOf(teacher, s+1), truth)
 						fedNext = Add(Mul(tf, truth), Mul(OneMinus(tf), fedNext))
 					}
 					fed[i] = fedNext

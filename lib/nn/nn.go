@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,21 +211,14 @@ func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 
 func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dims...) }
 
-// tensorsOf lays a feedback out as the model's input tensors. In
-// training, the teacher-forcing draws come from a generator seeded with
-// (Seed, step), so that a resumed run draws what an uninterrupted one
-// would.
-func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
+// tensorsOf lays a feedback out as the model's input tensors.
+func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
 	if fb.Algorithm != m.cfg.Algorithm {
 		return nil, fmt.Errorf("nn: a %s batch given to a %s model", fb.Algorithm, m.cfg.Algorithm)
 	}
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
 		return nil, err
-	}
-	var rng *rand.Rand
-	if training {
-		rng = rand.New(rand.NewPCG(uint64(m.cfg.Seed), uint64(m.Step())^0x6e61726c6162))
 	}
 	n, err := nodes(fb)
 	if err != nil {
@@ -288,7 +280,6 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 	S := max(1, T-1)
 	outStep := make([]float32, S*B)
 	valid := make([]float32, T*B)
-	teacher := make([]float32, T*B)
 	for b, l := range fb.Lengths {
 		s := min(max(l-2, 0), S-1)
 		outStep[s*B+b] = 1
@@ -296,19 +287,16 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 			if t < l {
 				valid[t*B+b] = 1
 			}
-			if training && m.cfg.TeacherForcing > 0 && rng.Float64() < m.cfg.TeacherForcing {
-				teacher[t*B+b] = 1
-			}
 		}
 	}
 	out = append(out, tensors.FromFlatDataAndDimensions(outStep, S, B),
-		tensors.FromFlatDataAndDimensions(valid, T, B), tensors.FromFlatDataAndDimensions(teacher, T, B))
+		tensors.FromFlatDataAndDimensions(valid, T, B))
 	return out, nil
 }
 
 // TrainStep takes one optimizer step on a batch and returns its loss.
 func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
-	in, err := m.tensorsOf(fb, true)
+	in, err := m.tensorsOf(fb)
 	if err != nil {
 		return 0, err
 	}
@@ -333,7 +321,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := m.tensorsOf(fb, false)
+	in, err := m.tensorsOf(fb)
 	if err != nil {
 		return nil, err
 	}
