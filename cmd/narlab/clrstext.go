@@ -200,16 +200,12 @@ func clrstextScore(args []string) error {
 	jsonAlias(fs, format)
 	figure := fs.String("figure", "", "also write the accuracy-vs-length figure (PNG) to this file")
 	tf := addTrackingFlags(fs, "clrs-text", "score offline")
-	tracking, noMLflow := tf.tracking, tf.noMLflow
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if *data == "" || *predPath == "" {
 		fs.Usage()
 		return errors.New("clrstext score: --data and --predictions are required")
-	}
-	if *noMLflow {
-		*tracking = "none"
 	}
 	rows, err := readRowsFile(*data)
 	if err != nil {
@@ -260,7 +256,7 @@ func clrstextScore(args []string) error {
 			return err
 		}
 	}
-	if *tracking == "none" {
+	if tf.off() {
 		return nil
 	}
 	params := textexp.Params(*data, *predPath, label, len(rows), len(preds), missing)

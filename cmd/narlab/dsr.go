@@ -286,7 +286,6 @@ func dsrScore(args []string) error {
 	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
 	model := fs.String("model", "", "the model that answered (run name, tag and figure legends; default: the predictions file's name)")
 	tf := addTrackingFlags(fs, "dsr-bench", "score offline: print the tables only")
-	tracking, noMLflow := tf.tracking, tf.noMLflow
 	figures := fs.String("figures", "", "also write the category radar and per-structure bars as PNG files into this folder")
 	var opts optionFlag
 	fs.Var(&opts, "option", optionUsage())
@@ -296,9 +295,6 @@ func dsrScore(args []string) error {
 	if *path == "" || *predPath == "" {
 		fs.Usage()
 		return errors.New("dsr score: --input and --predictions are required")
-	}
-	if *noMLflow {
-		*tracking = "none"
 	}
 	s, err := dsr.ParseStrategy(*strategy)
 	if err != nil {
@@ -352,7 +348,7 @@ func dsrScore(args []string) error {
 			return err
 		}
 	}
-	if *tracking == "none" {
+	if tf.off() {
 		return nil
 	}
 	params := dsrbench.Params(*path, *predPath, s, opts.o, len(insts), len(preds))

@@ -250,16 +250,12 @@ func graphsScore(args []string) error {
 	model := fs.String("model", "unknown", "name of the model that produced the predictions (logged as a parameter)")
 	keepDots := fs.Bool("keep-decimal-points", false, "do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
 	tf := addTrackingFlags(fs, "graphs/serialization", "score offline: print the tables only")
-	tracking, noMLflow := tf.tracking, tf.noMLflow
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if *prompts == "" || *predsPath == "" {
 		fs.Usage()
 		return errors.New("graphs score: --prompts and --predictions are required")
-	}
-	if *noMLflow {
-		*tracking = "none"
 	}
 	recs, err := readPromptsFile(*prompts)
 	if err != nil {
@@ -279,7 +275,7 @@ func graphsScore(args []string) error {
 		return fmt.Errorf("graphs score: %w", err)
 	}
 	printScoreReport(stdout, rep)
-	if *tracking == "none" {
+	if tf.off() {
 		return nil
 	}
 	src := "synthetic (not Erdős)"

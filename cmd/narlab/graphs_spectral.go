@@ -128,14 +128,10 @@ func graphsSpectralEval(args []string) error {
 	name := fs.String("name", "", "name of the --predictions predictor (default: the file's base name)")
 	spreadK := fs.Int("spread", 3, "relabelings per test graph for the GNN's output spread (0: skip)")
 	tf := addTrackingFlags(fs, "spectral-tasks", "evaluate offline: print the table only")
-	tracking, noMLflow := tf.tracking, tf.noMLflow
 	figures := fs.String("figures", "", "also write densities.png and table10.md into this folder")
 	opts := spectralOptionFlags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
-	}
-	if *noMLflow {
-		*tracking = "none"
 	}
 	so := opts()
 	if _, err := graphtext.Spectral(&graphtext.Graph{N: 1}, so); err != nil {
@@ -278,7 +274,7 @@ func graphsSpectralEval(args []string) error {
 			return err
 		}
 	}
-	if *tracking == "none" {
+	if tf.off() {
 		return nil
 	}
 	runName, runNote := spectralRunText(rep.Predictors, len(testGraphs), params)

@@ -25,6 +25,9 @@ import (
 // the same for SIGINT and `graphs spectral-eval`, which leaves signals to
 // the process-wide handler.
 func TestInterruptsAndLocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a real MLflow server and trains against it (make test runs it)")
+	}
 	if _, err := project.VenvBin("mlflow"); err != nil {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}

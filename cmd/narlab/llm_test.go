@@ -87,6 +87,9 @@ func TestLLMRunBadInput(t *testing.T) {
 // TestLLMServeRunStop is what a user does: serve, run twice (the second
 // from the cache), stop, and run once more with no server at all.
 func TestLLMServeRunStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts the real llama.cpp server (make test runs it)")
+	}
 	if _, err := llamacpp.FindInstall(); err != nil {
 		if os.Getenv("NARLAB_SKIP_LLM") == "1" {
 			t.Skipf("SKIPPED (NARLAB_SKIP_LLM=1): %v", err)

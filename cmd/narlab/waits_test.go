@@ -24,7 +24,7 @@ func TestBoundedWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() }) // after the parallel subtests
 	held := make(chan net.Conn, 1000)
 	go func() {
 		for {
@@ -35,7 +35,7 @@ func TestBoundedWaits(t *testing.T) {
 			held <- c
 		}
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		for {
 			select {
 			case c := <-held:
@@ -44,7 +44,7 @@ func TestBoundedWaits(t *testing.T) {
 				return
 			}
 		}
-	}()
+	})
 	dead := "http://127.0.0.1:1"
 	hole := "http://" + ln.Addr().String()
 	spoolWant := []string{"metric points", "wait in the spool", "narlab mlflow sync"}
@@ -65,6 +65,7 @@ func TestBoundedWaits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits on its own: the waits overlap
 			data := t.TempDir()
 			args := tc.args
 			if tc.args[0] == "train" {
@@ -80,6 +81,7 @@ func TestBoundedWaits(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
+			var err error
 			select {
 			case err = <-done:
 			case <-time.After(tc.limit):

@@ -77,7 +77,7 @@ func TestFaultServerRestart(t *testing.T) {
 	if err := syscall.Kill(-s.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-s.exited
+	<-s.Exited()
 	t.Logf("server killed at step %d (live run: %d requests pending)", step.Load(), live.Pending())
 	waitStep(offlineSteps)
 	err = offline.End(ctx, StatusFinished)

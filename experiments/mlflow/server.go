@@ -1,23 +1,19 @@
 package mlflow
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/launch"
 	"github.com/narlab/narlab/internal/project"
 )
 
@@ -49,23 +45,12 @@ type ServerConfig struct {
 	Host string
 }
 
-// Server is a local tracking server started by narlab.
+// Server is a local tracking server started by narlab: its record in the
+// server directory (url, port, pid, dir, started, mlflow).
 type Server struct {
-	URL     string    `json:"url"`
-	Port    int       `json:"port"`
-	PID     int       `json:"pid"`
-	Dir     string    `json:"dir"`
-	Started time.Time `json:"started"`
-	MLflow  string    `json:"mlflow"`
-
-	exited chan struct{} // closed when a process started here exits
+	launch.Process
+	MLflow string `json:"mlflow"`
 }
-
-const (
-	serverStateFile = "server.json"
-	serverLogFile   = "server.log"
-	serverLockFile  = "server.lock"
-)
 
 // DefaultServerDir is DATA/mlflow, where DATA is the project's data
 // directory (NARLAB_DATA, default ROOT/data).
@@ -125,43 +110,14 @@ func EnsureServer(ctx context.Context, cfg ServerConfig) (srv *Server, reused bo
 	if err := cfg.defaults(); err != nil {
 		return nil, false, err
 	}
-	lf, err := os.OpenFile(filepath.Join(cfg.Dir, serverLockFile), os.O_CREATE|os.O_RDWR, fsutil.DataMode)
-	if err != nil {
-		return nil, false, fmt.Errorf("mlflow: local server: %w", err)
-	}
-	defer lf.Close()
-	if err := lockWait(lf); err != nil {
-		return nil, false, fmt.Errorf("mlflow: local server: locking %s: %w", lf.Name(), err)
-	}
-	defer unlock(lf)
-	if s, err := FindServer(ctx, cfg.Dir); err == nil && s != nil {
-		return s, true, nil
-	}
-	s, err := StartServer(ctx, cfg)
-	return s, false, err
+	return launch.Ensure(ctx, cfg.Dir, "mlflow: local server", healthy, func() (*Server, error) { return StartServer(ctx, cfg) })
 }
 
 // FindServer returns the server recorded in dir's state file if its process
 // is alive and answers GET /health, and nil otherwise (removing a stale
 // state file).
 func FindServer(ctx context.Context, dir string) (*Server, error) {
-	b, err := os.ReadFile(filepath.Join(dir, serverStateFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var s Server
-	if err := json.Unmarshal(b, &s); err != nil || s.PID <= 0 || s.URL == "" {
-		_ = os.Remove(filepath.Join(dir, serverStateFile))
-		return nil, nil
-	}
-	if !processAlive(s.PID) || !healthy(ctx, s.URL) {
-		_ = os.Remove(filepath.Join(dir, serverStateFile))
-		return nil, nil
-	}
-	return &s, nil
+	return launch.Found[Server](ctx, dir, healthy)
 }
 
 // StartServer starts a new local server (and records it in cfg.Dir's state
@@ -183,8 +139,8 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 			return s, nil
 		}
 		last = err
-		var ee *earlyExit
-		if cfg.Port != 0 || !errors.As(err, &ee) || !ee.addrInUse {
+		var ee *launch.ExitError
+		if cfg.Port != 0 || !errors.As(err, &ee) || !(strings.Contains(ee.Tail, "in use") || strings.Contains(ee.Tail, "Errno 98")) {
 			break // only a race for a free port is worth another try
 		}
 	}
@@ -218,30 +174,15 @@ func serverEnv(env []string) []string {
 	return out
 }
 
-type earlyExit struct {
-	msg       string
-	addrInUse bool
-}
-
-func (e *earlyExit) Error() string { return e.msg }
-
 func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	port := cfg.Port
 	if port == 0 {
-		p, err := keptPort(cfg.Dir) // the same port as last time when it is free
+		p, err := launch.KeptPort(cfg.Dir) // the same port as last time when it is free
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("mlflow: %w", err)
 		}
 		port = p
 	}
-	logPath := filepath.Join(cfg.Dir, serverLogFile)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
-	if err != nil {
-		return nil, fmt.Errorf("mlflow: local server: %w", err)
-	}
-	defer logf.Close()
-	logStart, _ := logf.Seek(0, io.SeekEnd)
-	fmt.Fprintf(logf, "\n=== narlab: starting mlflow server on %s:%d at %s\n", cfg.Host, port, time.Now().Format(time.RFC3339))
 	args := []string{"server",
 		"--backend-store-uri", cfg.BackendStore,
 		"--artifacts-destination", cfg.Artifacts,
@@ -251,56 +192,22 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	cmd := exec.Command(cfg.MLflow, args...)
 	cmd.Dir = cfg.Dir
-	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = serverEnv(os.Environ())
 	if os.Getenv("MLFLOW_SERVER_ENABLE_JOB_EXECUTION") == "" {
 		// The GenAI job runner spawns four worker processes that narlab
 		// never uses.
 		cmd.Env = append(cmd.Env, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false")
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("mlflow: starting %s: %w", cfg.MLflow, err)
-	}
 	host := cfg.Host
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1" // bound to every interface: reach it on loopback
 	}
-	s := &Server{URL: "http://" + net.JoinHostPort(host, strconv.Itoa(port)), Port: port, PID: cmd.Process.Pid, Dir: cfg.Dir,
-		Started: time.Now().UTC(), MLflow: cfg.MLflow, exited: make(chan struct{})}
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	deadline := time.Now().Add(cfg.StartTimeout)
-	for {
-		if healthy(ctx, s.URL) {
-			break
-		}
-		select {
-		case <-s.exited:
-			tail := logTail(logPath, logStart, 25)
-			return nil, &earlyExit{
-				msg: fmt.Sprintf("mlflow: the local server exited during start-up (%v); the end of %s:\n%s",
-					waitErr, logPath, tail),
-				addrInUse: strings.Contains(tail, "in use") || strings.Contains(tail, "Errno 98"),
-			}
-		case <-ctx.Done():
-			_ = s.kill()
-			return nil, fmt.Errorf("mlflow: starting the local server: %w", ctx.Err())
-		case <-time.After(250 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = s.kill()
-			return nil, fmt.Errorf("mlflow: the local server did not answer GET %s/health within %v; the end of %s:\n%s",
-				s.URL, cfg.StartTimeout, logPath, logTail(logPath, logStart, 25))
-		}
-	}
-	b, _ := json.MarshalIndent(s, "", "  ")
-	if err := writeFileAtomic(filepath.Join(cfg.Dir, serverStateFile), append(b, '\n')); err != nil {
-		_ = s.kill()
-		return nil, fmt.Errorf("mlflow: recording the local server: %w", err)
+	s := &Server{MLflow: cfg.MLflow}
+	err := launch.Start(ctx, launch.Spec{Prefix: "mlflow", Name: "the local server", Program: "mlflow server",
+		Dir: cfg.Dir, Cmd: cmd, Host: cfg.Host, Port: port, URL: "http://" + net.JoinHostPort(host, strconv.Itoa(port)),
+		Healthy: healthy, HealthPath: "/health", Timeout: cfg.StartTimeout}, s)
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -308,43 +215,9 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // Stop stops the server (SIGTERM to its process group, SIGKILL after 15 s)
 // and removes its state file.
 func (s *Server) Stop() error {
-	err := s.kill()
-	st := filepath.Join(s.Dir, serverStateFile)
-	if b, rerr := os.ReadFile(st); rerr == nil {
-		var rec Server
-		if json.Unmarshal(b, &rec) == nil && rec.PID == s.PID {
-			_ = os.Remove(st)
-		}
+	if err := s.Process.Stop(15 * time.Second); err != nil {
+		return fmt.Errorf("mlflow: local server: %w", err)
 	}
-	return err
-}
-
-func (s *Server) kill() error {
-	if s.PID <= 0 {
-		return nil
-	}
-	pgid := s.PID // started with Setsid: the leader's pid is the group id
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("mlflow: stopping the local server (pid %d): %w", s.PID, err)
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if s.exited != nil {
-			select {
-			case <-s.exited:
-				_ = syscall.Kill(-pgid, syscall.SIGKILL) // stragglers of the group
-				return nil
-			case <-time.After(100 * time.Millisecond):
-			}
-		} else {
-			if !processAlive(s.PID) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
-				return nil
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return nil
 }
 
@@ -362,58 +235,8 @@ func StopServer(ctx context.Context, dir string) (stopped bool, err error) {
 func (s *Server) Client(opts ...Option) (*Client, error) { return NewClient(s.URL, opts...) }
 
 // LogPath returns the server's log file.
-func (s *Server) LogPath() string { return filepath.Join(s.Dir, serverLogFile) }
+func (s *Server) LogPath() string { return filepath.Join(s.Dir, launch.LogFile) }
 
 func healthy(ctx context.Context, base string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
-	return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte("OK"))
-}
-
-func processAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	// A zombie (exited, not yet reaped) is not alive.
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("mlflow: finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// logTail returns the last n lines written to the log after offset from.
-func logTail(name string, from int64, n int) string {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	if from > 0 && from <= int64(len(b)) {
-		b = b[from:]
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "    " + strings.Join(lines, "\n    ")
+	return launch.Answers(ctx, base+"/health", 2*time.Second, "OK")
 }

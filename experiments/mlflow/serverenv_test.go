@@ -13,6 +13,9 @@ import (
 // environment and reads the server process's environment back from /proc:
 // the secrets must not be there, what MLflow needs must.
 func TestServerEnvironment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a real MLflow server (make test runs it)")
+	}
 	if binErr != nil {
 		t.Skipf("SKIPPED: MLflow is not installed (%v)", binErr)
 	}

@@ -1,6 +1,7 @@
 package spectral
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,7 +13,9 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/loss"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/narlab/narlab/experiments/trainloop"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/nn"
 )
@@ -34,6 +37,9 @@ type GNNConfig struct {
 	MaxNodes int
 	// Seed seeds the initialisation and the batch draws.
 	Seed int64
+	// Observers are told of the training steps (see trainloop; e.g.
+	// trainloop.Terminal for a progress bar). Not a hyper-parameter.
+	Observers []trainloop.Observer `json:"-"`
 }
 
 func (c GNNConfig) withDefaults() (GNNConfig, error) {
@@ -170,10 +176,9 @@ func TrainGNN(backend compute.Backend, tasks []string, gs []*graphtext.Graph, tr
 		g := in[0].Graph()
 		scope.Store().SetTraining(g, true)
 		pred := m.model(scope, in[0], in[1], in[2], in[3])
-		d := Sub(pred, in[4])
-		loss := ReduceAllMean(Mul(d, d))
-		opt.UpdateGraph(scope, g, loss)
-		return loss
+		mse := loss.MeanSquaredError([]*Node{in[4]}, []*Node{pred})
+		opt.UpdateGraph(scope, g, mse)
+		return mse
 	})
 	if err != nil {
 		return nil, fmt.Errorf("spectral: %w", err)
@@ -186,25 +191,28 @@ func TrainGNN(backend compute.Backend, tasks []string, gs []*graphtext.Graph, tr
 	}
 	target := make([]float64, c.Batch*T)
 	batch := make([]graphFeatures, c.Batch)
-	for step := 0; step < c.Steps; step++ {
-		for b := range batch {
-			i := m.rng.IntN(len(gs))
-			batch[b] = feats[i]
-			for k := range T {
-				target[b*T+k] = (t[k][i] - m.mu[k]) / m.sd[k]
+	loop := trainloop.Loop{Steps: c.Steps, Observers: c.Observers,
+		Step: func(_ context.Context, step int) (float64, error) {
+			for b := range batch {
+				i := m.rng.IntN(len(gs))
+				batch[b] = feats[i]
+				for k := range T {
+					target[b*T+k] = (t[k][i] - m.mu[k]) / m.sd[k]
+				}
 			}
-		}
-		in := m.tensors(batch)
-		in = append(in, tensors.FromFlatDataAndDimensions(toF32(target), c.Batch, T))
-		res, err := m.trainFn.Call(in...)
-		if err != nil {
-			return nil, fmt.Errorf("spectral: train step %d: %w", step, err)
-		}
-		l, err := scalar(res[0])
-		if err != nil {
-			return nil, err
-		}
-		m.Losses = append(m.Losses, l)
+			in := m.tensors(batch)
+			in = append(in, tensors.FromFlatDataAndDimensions(toF32(target), c.Batch, T))
+			res, err := m.trainFn.Call(in...)
+			if err != nil {
+				return 0, fmt.Errorf("spectral: train step %d: %w", step-1, err)
+			}
+			return scalar(res[0])
+		}}
+	var st trainloop.State
+	_, err = loop.Run(context.Background(), &st)
+	m.Losses = st.Losses
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -238,6 +238,9 @@ func checkReport(t *testing.T, c *mlflow.Client, env []string, sw *Sweep, finish
 // PostgreSQL; one array task is cancelled mid-training, the sweep is
 // submitted again, and every cell ends FINISHED exactly once.
 func TestSlurmSweepKillResubmit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a SLURM cluster, PostgreSQL, an MLflow server and six training runs (make test runs it)")
+	}
 	conf := slurm(t)
 	t.Setenv("SLURM_CONF", conf) // for Sweep.Queue in this process
 	url := serveMLflow(t, postgres(t))
@@ -340,6 +343,9 @@ func TestSlurmSweepKillResubmit(t *testing.T) {
 // cell named, runs it again and checks every cell ends FINISHED exactly
 // once.
 func TestLocalSweepKilledTraining(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts an MLflow server and several training runs (make test runs it)")
+	}
 	url := serveMLflow(t, postgres(t))
 	c := trackingClient(t, url)
 	env := sweepEnv(t, url)
@@ -466,6 +472,9 @@ func trainingPID(dir string) int {
 // delivers every point exactly once and ends FINISHED, as against the
 // SQLite-backed one (experiments/mlflow's fault tests).
 func TestSpoolExactlyOnceOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts PostgreSQL and an MLflow server (make test runs it)")
+	}
 	backend := postgres(t)
 	dir, port := t.TempDir(), freePort(t)
 	srv := startServe(t, backend, dir, port, 2)

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/experiments/trainloop"
 	"github.com/narlab/narlab/internal/fsutil"
-	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
@@ -107,6 +107,10 @@ type Config struct {
 	// AfterStep, when set, is called after every training step with the
 	// step and its loss (tests use it to interrupt a run).
 	AfterStep func(step int, loss float64)
+	// Observers are told of the training loop's steps and evaluations as
+	// they happen, after Progress (e.g. trainloop.Report(kernel.NewProgress(…))
+	// in a notebook).
+	Observers []trainloop.Observer
 }
 
 // DefaultTrainLengths are the reference's run.py training lengths.
@@ -287,12 +291,9 @@ func capName(n int) string {
 	return strconv.Itoa(n)
 }
 
-// Point is one validation of a run.
-type Point struct {
-	Step  int     `json:"step"`
-	Loss  float64 `json:"loss"`
-	Score float64 `json:"score"`
-}
+// Point is one validation of a run: the step, its training loss and the
+// validation score.
+type Point = trainloop.Point
 
 // Result is a finished run.
 type Result struct {
@@ -315,16 +316,17 @@ type Result struct {
 	RunURL        string
 }
 
-// state is what Dir/state.json keeps for resuming: it always describes
-// the last/ checkpoint beside it.
+// stateFile holds a run's state, in last/ and beside it.
+const stateFile = "state.json"
+
+// state is what Dir/last/state.json keeps for resuming (and Dir/state.json
+// for readers): it always describes the last/ checkpoint (the loop's state: the step last/ holds,
+// the training loss of every step up to it, the validation history and the
+// best validation).
 type state struct {
-	Settings Settings  `json:"settings"`
-	Step     int       `json:"step"`   // the step last/ holds
-	Losses   []float64 `json:"losses"` // the training loss of every step up to Step
-	History  []Point   `json:"history"`
-	BestStep int       `json:"best_step"`
-	BestVal  float64   `json:"best_val"`
-	RunIDs   []string  `json:"run_ids,omitempty"` // the MLflow runs of each session
+	Settings Settings `json:"settings"`
+	trainloop.State
+	RunIDs []string `json:"run_ids,omitempty"` // the MLflow runs of each session
 }
 
 // ErrNotDelivered wraps the error of a run whose training finished but
@@ -376,9 +378,19 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	var st state
 	var m *nn.Model
 	lastDir := filepath.Join(cfg.Dir, "last")
-	if raw, err := os.ReadFile(filepath.Join(cfg.Dir, "state.json")); err == nil {
+	// last/ carries its own copy of the state, saved with it in one rename;
+	// state.json beside it is the copy for readers (and older run
+	// directories), which a process killed between the two writes leaves
+	// behind.
+	statePath := filepath.Join(lastDir, stateFile)
+	raw, rerr := os.ReadFile(statePath)
+	if errors.Is(rerr, os.ErrNotExist) {
+		statePath = filepath.Join(cfg.Dir, stateFile)
+		raw, rerr = os.ReadFile(statePath)
+	}
+	if rerr == nil {
 		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", filepath.Join(cfg.Dir, "state.json"), err)
+			return nil, fmt.Errorf("train: %s: %w", statePath, err)
 		}
 		if !st.Settings.equal(settings) {
 			return nil, fmt.Errorf("train: %s holds a run of other settings (id %s, this one %s); give another --dir "+
@@ -397,7 +409,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if m, err = nn.New(be, cfg.modelConfig()); err != nil {
 			return nil, err
 		}
-		st = state{Settings: settings, BestVal: -1}
+		st = state{Settings: settings, State: trainloop.State{BestVal: -1}}
 	}
 	start := int(m.Step())
 	if start > cfg.Steps {
@@ -440,76 +452,65 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			run.LogMetric("val/score", int64(p.Step), p.Score)
 		}
 	}
-	logMetric := func(key string, step int, v float64) {
-		if run != nil {
-			run.LogMetric(key, int64(step), v)
-		}
-	}
 	saveLast := func() error {
-		if err := m.Save(lastDir); err != nil {
+		st.Step = int(m.Step())
+		data, err := json.Marshal(st)
+		if err != nil {
 			return err
 		}
-		st.Step = int(m.Step())
-		return writeState(cfg.Dir, st)
+		data = append(data, '\n')
+		if err := m.SaveWith(lastDir, map[string][]byte{stateFile: data}); err != nil {
+			return err
+		}
+		return fsutil.WriteFile(filepath.Join(cfg.Dir, stateFile), data, fsutil.DataMode)
 	}
 
 	t0 := time.Now()
-	var bar *progress.Bar // a redrawn bar with ETA on a terminal, plain lines elsewhere
-	if cfg.Progress != nil {
-		bar = progress.New(cfg.Progress, cfg.Algo+"/"+cfg.Processor, cfg.Steps)
-		defer bar.Done()
-	}
-	var stepTimes []time.Duration // each training step's time, validation excluded
-	var loss float64
-	for step := start + 1; step <= cfg.Steps; step++ {
-		if err := ctx.Err(); err != nil {
-			if serr := saveLast(); serr != nil {
-				return res, serr
-			}
-			return res, fmt.Errorf("train: interrupted after step %d, saved in %s (rerun the same command to resume): %w", step-1, lastDir, err)
-		}
-		fb, err := data.batch(step)
-		if err != nil {
-			return res, err
-		}
-		ts := time.Now()
-		if loss, err = m.TrainStep(fb); err != nil {
-			return res, err
-		}
-		stepTimes = append(stepTimes, time.Since(ts))
-		st.Losses = append(st.Losses, loss)
-		if len(stepTimes) == 1 {
-			res.FirstStep = stepTimes[0]
-		}
-		logMetric("train/loss", step, loss)
-		if step%cfg.EvalEvery == 0 || step == cfg.Steps {
-			sc, err := m.Evaluate(val)
+	loop := trainloop.Loop{
+		Steps:     cfg.Steps,
+		EvalEvery: cfg.EvalEvery,
+		Step: func(_ context.Context, step int) (float64, error) {
+			fb, err := data.batch(step)
 			if err != nil {
-				return res, err
+				return 0, err
 			}
-			st.History = append(st.History, Point{Step: step, Loss: loss, Score: sc["score"]})
-			logMetric("val/score", step, sc["score"])
-			if sc["score"] > st.BestVal {
-				st.BestVal, st.BestStep = sc["score"], step
+			return m.TrainStep(fb)
+		},
+		Eval: func(context.Context, int) (map[string]float64, error) { return m.Evaluate(val) },
+		Checkpoint: func(_ *trainloop.State, best bool) error {
+			if best {
 				if err := m.Save(filepath.Join(cfg.Dir, "best")); err != nil {
-					return res, err
+					return err
 				}
 			}
-			if err := saveLast(); err != nil {
-				return res, err
-			}
-		}
-		if cfg.AfterStep != nil {
-			cfg.AfterStep(step, loss)
-		}
-		last := "-"
-		if n := len(st.History); n > 0 {
-			last = fmt.Sprintf("%.3f (best %.3f @%d)", st.History[n-1].Score, st.BestVal, st.BestStep)
-		}
-		bar.Update(step, fmt.Sprintf("loss %.4f val %s", loss, last))
+			return saveLast()
+		},
 	}
-	bar.Done()
-	res.StepsPerS = SteadyRate(stepTimes)
+	if run != nil {
+		loop.Observers = append(loop.Observers, trainloop.Metrics(run.LogMetric))
+	}
+	if cfg.AfterStep != nil {
+		loop.Observers = append(loop.Observers, trainloop.ObserverFunc(func(e trainloop.Event) {
+			if e.Kind == trainloop.Stepped {
+				cfg.AfterStep(e.Step, e.Loss)
+			}
+		}))
+	}
+	if cfg.Progress != nil { // a redrawn bar with ETA on a terminal, plain lines elsewhere
+		loop.Observers = append(loop.Observers, trainloop.Terminal(cfg.Progress, cfg.Algo+"/"+cfg.Processor))
+	}
+	loop.Observers = append(loop.Observers, cfg.Observers...)
+	stats, err := loop.Run(ctx, &st.State)
+	res.FirstStep, res.StepsPerS = stats.FirstStep, stats.StepsPerS
+	if errors.Is(err, trainloop.ErrInterrupted) {
+		if serr := saveLast(); serr != nil {
+			return res, serr
+		}
+		return res, fmt.Errorf("train: interrupted after step %d, saved in %s (rerun the same command to resume): %w", st.Step, lastDir, ctx.Err())
+	}
+	if err != nil {
+		return res, err
+	}
 	res.History, res.BestStep, res.BestVal, res.Losses = st.History, st.BestStep, st.BestVal, st.Losses
 
 	// Test the best checkpoint.
@@ -568,33 +569,6 @@ func writeResult(c Config, res *Result, took time.Duration) error {
 		return err
 	}
 	return fsutil.WriteFile(filepath.Join(c.Dir, "result.json"), append(data, '\n'), fsutil.DataMode)
-}
-
-// SteadyRate is the steady-state rate of steps with the given durations:
-// one over their median, so that the first step (compilation) and the
-// steps that recompile for a new shape do not count; 0 with no steps.
-func SteadyRate(times []time.Duration) float64 {
-	if len(times) == 0 {
-		return 0
-	}
-	s := slices.Clone(times)
-	slices.Sort(s)
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	if med <= 0 {
-		return 0
-	}
-	return 1 / med.Seconds()
-}
-
-func writeState(dir string, st state) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFile(filepath.Join(dir, "state.json"), append(data, '\n'), fsutil.DataMode)
 }
 
 // ResultColumns are the columns of a training run's results table

@@ -3,11 +3,13 @@ package nn
 import (
 	"math"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/loss"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -56,14 +58,13 @@ type graphInputs struct {
 	adj                    *Node // [B,N,N] processor adjacency (1 = edge i→j, identity included)
 	outStep                *Node // [S,B] one-hot of the step whose outputs count
 	hintValid              *Node // [T,B] 1 where step t < length
-	teacher                *Node // [T,B] 1 where the ground-truth hint is fed back (training)
 }
 
 func splitInputs(spec modelSpec, in []*Node) graphInputs {
 	ni, nh, no := len(spec.inputs), len(spec.hints), len(spec.outputs)
 	return graphInputs{
 		inputs: in[:ni], hints: in[ni : ni+nh], outputs: in[ni+nh : ni+nh+no],
-		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2], teacher: in[ni+nh+no+3],
+		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2],
 	}
 }
 
@@ -86,6 +87,14 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	S := gi.outStep.Shape().Dimensions[0]
 	encodeHints := m.cfg.HintMode == "encoded_decoded"
 	decodeHints := m.cfg.HintMode != "none"
+	// Teacher forcing: per step and sample, feed the ground-truth hint with
+	// probability TeacherForcing, drawn from the model's random state (so a
+	// checkpoint carries where the draws are).
+	var teacher *Node // [T,B]
+	if training && encodeHints && m.cfg.TeacherForcing > 0 {
+		u := scope.Store().RandomUniform(g, gi.hintValid.Shape())
+		teacher = ConvertDType(LessThan(u, ConstAs(u, m.cfg.TeacherForcing)), u.DType())
+	}
 
 	// Encoders of the inputs (constant over the steps). Edge encodings stay
 	// factored (edgeLatents): each is a linear map of a few raw fields.
@@ -177,8 +186,8 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 				if encodeHints {
 					hard := m.cfg.HintRepred == "hard" || (m.cfg.HintRepred == "hard_on_eval" && !training)
 					fedNext := repredict(l, logits, hard)
-					if training && m.cfg.TeacherForcing > 0 {
-						tf := broadcastSample(stepOf(gi.teacher, s+1), truth)
+					if teacher != nil {
+						tf := broadcastSample(stepOf(teacher, s+1), truth)
 						fedNext = Add(Mul(tf, truth), Mul(OneMinus(tf), fedNext))
 					}
 					fed[i] = fedNext
@@ -458,7 +467,7 @@ func logSinkhorn(x *Node, steps int, temperature float64, uniform *Node) *Node {
 
 // eyeMatrix is the [1,N,N] identity.
 func eyeMatrix(g *Graph, n int) *Node {
-	return Reshape(eye(g, 1, n), 1, n, n)
+	return eye(g, 1, n)
 }
 
 // repredict turns a hint's logits into the value fed back as the next
@@ -504,9 +513,10 @@ func probeLoss(l probeLayout, logits, truth, w *Node, hint bool) (sum, count *No
 		return ReduceAllSum(Mul(wb, Square(Sub(logits, truth)))), ReduceAllSum(Mul(wb, OnesLike(truth)))
 	case clrs.Mask:
 		valid := Mul(wb, ConvertDType(NotEqual(truth, ConstAs(truth, -1)), truth.DType()))
-		// BCE with logits, stable: max(x,0) − x·t + log(1 + exp(−|x|)).
-		bce := Add(Sub(activation.Relu(logits), Mul(logits, truth)), Log1p(Exp(Neg(Abs(logits)))))
-		return ReduceAllSum(Mul(valid, bce)), ReduceAllSum(valid)
+		// GoMLX's stable BCE with logits, weighted by valid, is a mean over
+		// every entry: times their number, the sum.
+		bce := loss.BinaryCrossentropyLogits([]*Node{truth, valid}, []*Node{logits})
+		return MulScalar(bce, float64(truth.Shape().Size())), ReduceAllSum(valid)
 	}
 	// Distributions over the last axis: per-row losses and row weights.
 	rowsOf := func(x *Node) *Node { return BroadcastToShape(broadcastSample(w, x), x.Shape()) }
@@ -577,23 +587,7 @@ func clipByGlobalNorm(grads []*Node, maxNorm float64) []*Node {
 	return out
 }
 
+// eye is b stacked N×N identities, [B,N,N] float32.
 func eye(g *Graph, b, n int) *Node {
-	data := make([]float32, b*n*n)
-	for k := 0; k < b; k++ {
-		for i := 0; i < n; i++ {
-			data[k*n*n+i*n+i] = 1
-		}
-	}
-	return Const(g, reshape3(data, b, n))
-}
-
-func reshape3(data []float32, b, n int) [][][]float32 {
-	out := make([][][]float32, b)
-	for k := range out {
-		out[k] = make([][]float32, n)
-		for i := range out[k] {
-			out[k][i] = data[(k*n+i)*n : (k*n+i+1)*n]
-		}
-	}
-	return out
+	return BroadcastToDims(InsertAxes(ConvertDType(Diagonal(g, n), dtypes.Float32), 0), b, n, n)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,21 +211,14 @@ func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 
 func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dims...) }
 
-// tensorsOf lays a feedback out as the model's input tensors. In
-// training, the teacher-forcing draws come from a generator seeded with
-// (Seed, step), so that a resumed run draws what an uninterrupted one
-// would.
-func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
+// tensorsOf lays a feedback out as the model's input tensors.
+func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
 	if fb.Algorithm != m.cfg.Algorithm {
 		return nil, fmt.Errorf("nn: a %s batch given to a %s model", fb.Algorithm, m.cfg.Algorithm)
 	}
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
 		return nil, err
-	}
-	var rng *rand.Rand
-	if training {
-		rng = rand.New(rand.NewPCG(uint64(m.cfg.Seed), uint64(m.Step())^0x6e61726c6162))
 	}
 	n, err := nodes(fb)
 	if err != nil {
@@ -288,7 +280,6 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 	S := max(1, T-1)
 	outStep := make([]float32, S*B)
 	valid := make([]float32, T*B)
-	teacher := make([]float32, T*B)
 	for b, l := range fb.Lengths {
 		s := min(max(l-2, 0), S-1)
 		outStep[s*B+b] = 1
@@ -296,19 +287,16 @@ func (m *Model) tensorsOf(fb *clrs.Feedback, training bool) ([]any, error) {
 			if t < l {
 				valid[t*B+b] = 1
 			}
-			if training && m.cfg.TeacherForcing > 0 && rng.Float64() < m.cfg.TeacherForcing {
-				teacher[t*B+b] = 1
-			}
 		}
 	}
 	out = append(out, tensors.FromFlatDataAndDimensions(outStep, S, B),
-		tensors.FromFlatDataAndDimensions(valid, T, B), tensors.FromFlatDataAndDimensions(teacher, T, B))
+		tensors.FromFlatDataAndDimensions(valid, T, B))
 	return out, nil
 }
 
 // TrainStep takes one optimizer step on a batch and returns its loss.
 func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
-	in, err := m.tensorsOf(fb, true)
+	in, err := m.tensorsOf(fb)
 	if err != nil {
 		return 0, err
 	}
@@ -333,7 +321,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := m.tensorsOf(fb, false)
+	in, err := m.tensorsOf(fb)
 	if err != nil {
 		return nil, err
 	}
@@ -492,7 +480,12 @@ const configFile = "nn_config.json"
 // in dir (GoMLX's format), with its configuration in nn_config.json. The
 // checkpoint is written beside dir and moved into place, so a crash never
 // leaves a half-written one.
-func (m *Model) Save(dir string) error {
+func (m *Model) Save(dir string) error { return m.SaveWith(dir, nil) }
+
+// SaveWith is Save with extra files (name → content) written into the
+// checkpoint directory, so that they appear together with it or not at all
+// (a training loop's state beside the parameters it describes).
+func (m *Model) SaveWith(dir string, files map[string][]byte) error {
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("nn: %w", err)
@@ -509,6 +502,14 @@ func (m *Model) Save(dir string) error {
 	data, _ := json.MarshalIndent(m.cfg, "", "  ")
 	if err := fsutil.WriteFile(filepath.Join(tmp, configFile), append(data, '\n'), fsutil.DataMode); err != nil {
 		return fmt.Errorf("nn: %w", err)
+	}
+	for name, data := range files {
+		if name != filepath.Base(name) || name == configFile {
+			return fmt.Errorf("nn: checkpoint file name %q", name)
+		}
+		if err := fsutil.WriteFile(filepath.Join(tmp, name), data, fsutil.DataMode); err != nil {
+			return fmt.Errorf("nn: %w", err)
+		}
 	}
 	prev := m.store.Loader()
 	h, err := checkpoint.Build(m.store).Dir(tmp).Keep(1).Done()

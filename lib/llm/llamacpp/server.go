@@ -15,23 +15,18 @@ package llamacpp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/launch"
 	"github.com/narlab/narlab/internal/project"
 )
 
@@ -154,30 +149,19 @@ type Config struct {
 	StartTimeout time.Duration
 }
 
-// Server is a running server.
+// Server is a running server: its record in the server directory (url,
+// port, pid, dir, model, alias, started).
 type Server struct {
-	URL     string    `json:"url"` // http://127.0.0.1:PORT
-	Port    int       `json:"port"`
-	PID     int       `json:"pid"`
-	Dir     string    `json:"dir"`
-	Model   string    `json:"model"`
-	Alias   string    `json:"alias"`
-	Started time.Time `json:"started"`
-
-	exited chan struct{}
+	launch.Process
+	Model string `json:"model"`
+	Alias string `json:"alias"`
 }
 
 // Endpoint is the OpenAI API root, URL + "/v1".
 func (s *Server) Endpoint() string { return s.URL + "/v1" }
 
 // LogPath is the server's log (its access log names every request).
-func (s *Server) LogPath() string { return filepath.Join(s.Dir, logFile) }
-
-const (
-	stateFile = "server.json"
-	logFile   = "server.log"
-	lockFile  = "server.lock"
-)
+func (s *Server) LogPath() string { return filepath.Join(s.Dir, launch.LogFile) }
 
 // DefaultDir is DATA/llm.
 func DefaultDir() (string, error) {
@@ -233,38 +217,13 @@ func EnsureServer(ctx context.Context, cfg Config) (srv *Server, reused bool, er
 	if err := cfg.defaults(); err != nil {
 		return nil, false, err
 	}
-	lf, err := os.OpenFile(filepath.Join(cfg.Dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, false, fmt.Errorf("llamacpp: %w", err)
-	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, false, fmt.Errorf("llamacpp: locking %s: %w", lf.Name(), err)
-	}
-	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
-	if s, err := FindServer(ctx, cfg.Dir); err == nil && s != nil {
-		return s, true, nil
-	}
-	s, err := StartServer(ctx, cfg)
-	return s, false, err
+	return launch.Ensure(ctx, cfg.Dir, "llamacpp", Healthy, func() (*Server, error) { return StartServer(ctx, cfg) })
 }
 
 // FindServer returns the server recorded in dir if its process is alive
 // and answers GET /v1/models, and nil otherwise (removing a stale record).
 func FindServer(ctx context.Context, dir string) (*Server, error) {
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var s Server
-	if json.Unmarshal(b, &s) != nil || s.PID <= 0 || s.URL == "" || !alive(s.PID) || !Healthy(ctx, s.URL) {
-		_ = os.Remove(filepath.Join(dir, stateFile))
-		return nil, nil
-	}
-	return &s, nil
+	return launch.Found[Server](ctx, dir, Healthy)
 }
 
 // StartServer starts a server and records it in cfg.Dir. It returns once GET
@@ -276,23 +235,12 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	port := cfg.Port
 	if port == 0 {
-		port = DefaultPort
-		if !portFree(port) {
-			p, err := freePort()
-			if err != nil {
-				return nil, err
-			}
-			port = p
+		p, err := launch.Port(DefaultPort)
+		if err != nil {
+			return nil, fmt.Errorf("llamacpp: %w", err)
 		}
+		port = p
 	}
-	logPath := filepath.Join(cfg.Dir, logFile)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("llamacpp: %w", err)
-	}
-	defer logf.Close()
-	from, _ := logf.Seek(0, io.SeekEnd)
-	fmt.Fprintf(logf, "\n=== narlab: starting llama.cpp server on 127.0.0.1:%d at %s\n", port, time.Now().Format(time.RFC3339))
 	args := []string{"-m", "llama_cpp.server", "--model", cfg.Install.Model, "--model_alias", cfg.Alias,
 		"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--n_ctx", strconv.Itoa(cfg.Context),
 		"--chat_format", cfg.ChatFormat,
@@ -303,37 +251,12 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	cmd := exec.Command(cfg.Install.Python, args...)
 	cmd.Dir = cfg.Dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("llamacpp: starting %s: %w", cfg.Install.Python, err)
-	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Port: port, PID: cmd.Process.Pid, Dir: cfg.Dir,
-		Model: cfg.Install.Model, Alias: cfg.Alias, Started: time.Now().UTC(), exited: make(chan struct{})}
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	deadline := time.Now().Add(cfg.StartTimeout)
-	for !Healthy(ctx, s.URL) {
-		select {
-		case <-s.exited:
-			return nil, fmt.Errorf("llamacpp: the server exited during start-up (%v); the end of %s:\n%s", waitErr, logPath, tail(logPath, from, 20))
-		case <-ctx.Done():
-			_ = s.Stop()
-			return nil, fmt.Errorf("llamacpp: starting the server: %w", ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = s.Stop()
-			return nil, fmt.Errorf("llamacpp: the server did not answer GET %s/v1/models within %v; the end of %s:\n%s", s.URL, cfg.StartTimeout, logPath, tail(logPath, from, 20))
-		}
-	}
-	b, _ := json.MarshalIndent(s, "", "  ")
-	if err := fsutil.WriteFile(filepath.Join(cfg.Dir, stateFile), append(b, '\n'), fsutil.DataMode); err != nil {
-		_ = s.Stop()
-		return nil, fmt.Errorf("llamacpp: recording the server: %w", err)
+	s := &Server{Model: cfg.Install.Model, Alias: cfg.Alias}
+	err := launch.Start(ctx, launch.Spec{Prefix: "llamacpp", Name: "the server", Program: "llama.cpp server",
+		Dir: cfg.Dir, Cmd: cmd, Host: "127.0.0.1", Port: port, URL: fmt.Sprintf("http://127.0.0.1:%d", port),
+		Healthy: Healthy, HealthPath: "/v1/models", Timeout: cfg.StartTimeout}, s)
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -341,54 +264,19 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 // Kill stops the server at once (SIGKILL to its process group) without
 // removing its record: what a crash looks like.
 func (s *Server) Kill() error {
-	if err := syscall.Kill(-s.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("llamacpp: killing pid %d: %w", s.PID, err)
+	if err := s.Process.Kill(); err != nil {
+		return fmt.Errorf("llamacpp: %w", err)
 	}
-	s.wait(10 * time.Second)
 	return nil
 }
 
 // Stop stops the server (SIGTERM to its process group, SIGKILL after 10 s)
 // and removes its record.
 func (s *Server) Stop() error {
-	if s.PID <= 0 {
-		return nil
-	}
-	if err := syscall.Kill(-s.PID, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("llamacpp: stopping pid %d: %w", s.PID, err)
-	}
-	if !s.wait(10 * time.Second) {
-		_ = syscall.Kill(-s.PID, syscall.SIGKILL)
-		s.wait(5 * time.Second)
-	}
-	st := filepath.Join(s.Dir, stateFile)
-	if b, err := os.ReadFile(st); err == nil {
-		var rec Server
-		if json.Unmarshal(b, &rec) == nil && rec.PID == s.PID {
-			_ = os.Remove(st)
-		}
+	if err := s.Process.Stop(10 * time.Second); err != nil {
+		return fmt.Errorf("llamacpp: %w", err)
 	}
 	return nil
-}
-
-// wait reports whether the process went away within d.
-func (s *Server) wait(d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if s.exited != nil {
-			select {
-			case <-s.exited:
-				return true
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
-		if !alive(s.PID) {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
 }
 
 // StopServer stops the server recorded in dir; stopped says whether one
@@ -404,62 +292,5 @@ func StopServer(ctx context.Context, dir string) (stopped bool, err error) {
 // Healthy reports whether an OpenAI-compatible server at base (without
 // /v1) answers GET /v1/models.
 func Healthy(ctx context.Context, base string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"data"`))
-}
-
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("llamacpp: finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(name string, from int64, n int) string {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	if from > 0 && from <= int64(len(b)) {
-		b = b[from:]
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "    " + strings.Join(lines, "\n    ")
+	return launch.Answers(ctx, base+"/v1/models", 3*time.Second, `"data"`)
 }

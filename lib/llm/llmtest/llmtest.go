@@ -12,12 +12,12 @@ package llmtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/narlab/narlab/internal/launch"
 	"github.com/narlab/narlab/lib/llm/llamacpp"
 )
 
@@ -34,14 +34,18 @@ var (
 const Model = llamacpp.DefaultAlias
 
 // Server returns the shared test server, starting it on first use in a
-// temporary folder on a free port. Call Shutdown from TestMain.
+// temporary folder on a free port; with -short it skips the test instead.
+// Call Shutdown from TestMain.
 func Server(t testing.TB) *llamacpp.Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test needs the real llama.cpp server (make test runs it)")
+	}
 	once.Do(func() {
 		if inst, srvErr = llamacpp.FindInstall(); srvErr != nil {
 			return
 		}
-		port, err := freePort()
+		port, err := launch.FreePort()
 		if err != nil {
 			srvErr = err
 			return
@@ -113,13 +117,4 @@ func Shutdown() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -1,4 +1,4 @@
-package mlflow
+package launch
 
 import (
 	"net"
@@ -12,7 +12,7 @@ import (
 // and replaced (and the new one kept) when another program holds it.
 func TestKeptPort(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := keptPort(dir); err != nil {
+	if _, err := KeptPort(dir); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -33,15 +33,15 @@ func TestKeptPort(t *testing.T) {
 				}
 				defer l.Close()
 			}
-			got, err := keptPort(dir)
+			got, err := KeptPort(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if (got == kept) != tc.wantSame {
-				t.Errorf("keptPort = %d with %d kept; want same = %v", got, kept, tc.wantSame)
+				t.Errorf("KeptPort = %d with %d kept; want same = %v", got, kept, tc.wantSame)
 			}
 			if now := readPort(t, dir); now != got {
-				t.Errorf("the port file holds %d after keptPort returned %d", now, got)
+				t.Errorf("the port file holds %d after KeptPort returned %d", now, got)
 			}
 		})
 	}

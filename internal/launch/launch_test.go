@@ -1,0 +1,262 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the server: with LAUNCH_TEST_MODE set it
+// serves (or misbehaves) instead of running the tests.
+func TestMain(m *testing.M) {
+	switch os.Getenv("LAUNCH_TEST_MODE") {
+	case "":
+		os.Exit(m.Run())
+	case "serve": // answer GET /health with OK on LAUNCH_TEST_PORT
+		fmt.Println("serving")
+		http.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "OK") })
+		err := http.ListenAndServe("127.0.0.1:"+os.Getenv("LAUNCH_TEST_PORT"), nil)
+		fmt.Println(err)
+		os.Exit(1)
+	case "exit": // fail at start-up
+		fmt.Println("error: [Errno 98] address already in use")
+		os.Exit(3)
+	case "mute": // run but never answer
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+}
+
+// record is a caller's record: Process and a field of its own.
+type record struct {
+	Process
+	Extra string `json:"extra"`
+}
+
+func serverCmd(t *testing.T, mode string, port int) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "LAUNCH_TEST_MODE="+mode, "LAUNCH_TEST_PORT="+strconv.Itoa(port))
+	return cmd
+}
+
+func healthy(ctx context.Context, url string) bool {
+	return Answers(ctx, url+"/health", time.Second, "OK")
+}
+
+func TestStart(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode    string
+		timeout time.Duration
+		wantErr string // "" : starts
+		exitErr bool   // the error is an *ExitError quoting the log
+	}{
+		{mode: "serve", timeout: time.Minute},
+		{mode: "exit", timeout: time.Minute, wantErr: "test: the server exited during start-up", exitErr: true},
+		{mode: "mute", timeout: 600 * time.Millisecond, wantErr: "test: the server did not answer GET http://"},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			port, err := FreePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &record{Extra: "x"}
+			err = Start(context.Background(), Spec{Prefix: "test", Name: "the server", Program: "test server", Dir: dir,
+				Cmd: serverCmd(t, c.mode, port), Host: "127.0.0.1", Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port),
+				Healthy: healthy, HealthPath: "/health", Timeout: c.timeout}, rec)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, c.wantErr)
+				}
+				var ee *ExitError
+				if errors.As(err, &ee) != c.exitErr || (c.exitErr && !strings.Contains(ee.Tail, "Errno 98")) {
+					t.Errorf("error %#v: exit error %v, want %v with the log's end", err, errors.As(err, &ee), c.exitErr)
+				}
+				if rec.PID > 0 && Alive(rec.PID) {
+					t.Errorf("the failed server (pid %d) still runs", rec.PID)
+				}
+				if _, err := os.Stat(filepath.Join(dir, StateFile)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("a failed start left a record (%v)", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, _ := os.ReadFile(filepath.Join(dir, LogFile))
+			if !strings.Contains(string(log), "=== narlab: starting test server on 127.0.0.1:"+strconv.Itoa(port)) ||
+				!strings.Contains(string(log), "serving") {
+				t.Errorf("log:\n%s", log)
+			}
+			var found record
+			ok, err := Find(context.Background(), dir, &found, healthy)
+			if err != nil || !ok || found.PID != rec.PID || found.Port != port || found.Extra != "x" || found.Dir != dir {
+				t.Fatalf("Find = %v, %v, %+v; want the started %+v", ok, err, found, rec)
+			}
+			// The found record stops the server it names, as `stop` commands do.
+			if err := found.Stop(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-rec.Exited():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server did not exit")
+			}
+			if ok, err := Find(context.Background(), dir, &found, healthy); ok || err != nil {
+				t.Errorf("Find after Stop = %v, %v", ok, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, StateFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("Stop left the record (%v)", err)
+			}
+		})
+	}
+}
+
+// TestFindStale checks that records naming no live, answering server are
+// removed.
+func TestFindStale(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live, _ := json.Marshal(record{Process: Process{URL: "http://127.0.0.1:1", PID: os.Getpid()}})
+	gone, _ := json.Marshal(record{Process: Process{URL: "http://127.0.0.1:1", PID: dead.Process.Pid}})
+	for name, content := range map[string]string{
+		"damaged":             "{",
+		"no pid":              `{"url": "http://127.0.0.1:1"}`,
+		"dead process":        string(gone),
+		"alive but not heard": string(live),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, StateFile)
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var rec record
+			if ok, err := Find(context.Background(), dir, &rec, healthy); ok || err != nil {
+				t.Fatalf("Find = %v, %v; want none", ok, err)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the stale record is still there (%v)", err)
+			}
+		})
+	}
+	var rec record
+	if ok, err := Find(context.Background(), t.TempDir(), &rec, healthy); ok || err != nil {
+		t.Errorf("Find without a record = %v, %v", ok, err)
+	}
+}
+
+func TestPort(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().(*net.TCPAddr).Port
+	if PortFree(taken) {
+		t.Errorf("PortFree(%d) with a listener on it", taken)
+	}
+	if p, err := Port(taken); err != nil || p == taken || !PortFree(p) {
+		t.Errorf("Port(%d taken) = %d, %v; want another, free port", taken, p, err)
+	}
+	free, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Port(free); err != nil || p != free {
+		t.Errorf("Port(%d free) = %d, %v; want it", free, p, err)
+	}
+}
+
+func TestLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	unlock, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		u, err := Lock(dir)
+		if err == nil {
+			u()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second Lock did not wait for the first")
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second Lock was not granted after the first was released")
+	}
+}
+
+// TestEnsure starts a server through Ensure, finds it on the second call
+// (start is not called again), and starts a new one once it is stopped.
+func TestEnsure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	starts := 0
+	start := func() (*record, error) {
+		starts++
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		rec := &record{Extra: strconv.Itoa(starts)}
+		err = Start(context.Background(), Spec{Prefix: "test", Name: "the server", Program: "test server", Dir: dir,
+			Cmd: serverCmd(t, "serve", port), Host: "127.0.0.1", Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port),
+			Healthy: healthy, HealthPath: "/health", Timeout: time.Minute}, rec)
+		return rec, err
+	}
+	ensure := func() (*record, bool) {
+		t.Helper()
+		s, reused, err := Ensure(context.Background(), dir, "test", healthy, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, reused
+	}
+	a, reused := ensure()
+	if reused || starts != 1 {
+		t.Fatalf("first Ensure: reused %v after %d starts", reused, starts)
+	}
+	b, reused := ensure()
+	if !reused || starts != 1 || b.PID != a.PID || b.Extra != "1" {
+		t.Fatalf("second Ensure: %+v reused %v after %d starts; want the first server %+v", b, reused, starts, a)
+	}
+	if err := a.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c, reused := ensure()
+	defer c.Stop(5 * time.Second)
+	if reused || starts != 2 || c.PID == a.PID {
+		t.Errorf("Ensure after Stop: %+v reused %v after %d starts; want a new server", c, reused, starts)
+	}
+}
