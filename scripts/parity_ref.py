@@ -9,7 +9,13 @@ EVAL_EVERY steps, tests the best-validation parameters once on the test
 split (n=64), and prints one JSON line.
 
 Usage: parity_ref.py REF_DIR ALGO PROCESSOR STEPS [--hidden H] [--batch B]
-       [--seed S] [--eval-every K]
+       [--seed S] [--eval-every K] [--dump-steps FILE]
+
+--dump-steps FILE writes, instead of training with validation, the model's
+initial parameters and the losses of its first STEPS training steps (on the
+train split's first STEPS batches) as JSON: lib/nn's
+TestReferenceTrainingSteps loads those parameters into narlab, takes the same
+steps and compares the losses (fixtures in lib/nn/testdata/refsteps).
 REF_DIR holds the reference package as ./clrs and the jaxstubs/ stand-in
 (a copy of ../shared/tools/clrs-ref after its setup.sh pip).
 """
@@ -31,6 +37,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--dump-steps", default="")
     a = ap.parse_args()
 
     sys.path.insert(0, os.path.join(a.ref, "jaxstubs"))
@@ -79,6 +86,10 @@ def main():
     key = jax.random.PRNGKey(a.seed)
     m.init([vfb.features], a.seed)
 
+    if a.dump_steps:
+        dump_steps(a, m, trit, key)
+        return
+
     def score(fb):
         nonlocal key
         key, k = jax.random.split(key)
@@ -104,6 +115,26 @@ def main():
                       "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "best_val": best,
                       "best_step": best_step, "test": t, "final_loss": losses[-1],
                       "seconds": round(time.time() - t0, 1)}))
+
+
+def dump_steps(a, m, batches, key):
+    """Initial parameters and the first a.steps losses, as JSON (--dump-steps)."""
+    import jax
+    import numpy as np
+    params = {}
+    for module, ps in m.params.items():
+        for name, v in ps.items():
+            v = np.asarray(v, dtype=np.float64)
+            params[module + "|" + name] = {"shape": list(v.shape), "data": [float(x) for x in v.ravel()]}
+    losses = []
+    for _ in range(a.steps):
+        key, k = jax.random.split(key)
+        losses.append(float(m.feedback(k, next(batches), algorithm_index=0)))
+    with open(a.dump_steps, "w") as f:
+        json.dump({"generator": "scripts/parity_ref.py --dump-steps (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
+                   "algorithm": a.algo, "processor": a.processor, "hidden": a.hidden, "batch": a.batch,
+                   "seed": a.seed, "losses": losses, "params": params}, f)
+        f.write("\n")
 
 
 if __name__ == "__main__":

@@ -125,5 +125,13 @@ for (algo, proc, seed), d in sorted(rows.items()):
 if gaps:
     print(f"\nmean val gap {sum(vgaps) / len(vgaps):+.1f}, mean test gap {sum(gaps) / len(gaps):+.1f} "
           f"over {len(gaps)} paired rows")
+    # Per algorithm, so that an algorithm run on more seeds does not weigh more.
+    per = defaultdict(list)
+    for (algo, proc, seed), d in rows.items():
+        if "narlab" in d and "reference" in d:
+            per[algo].append(100 * (d["narlab"]["test"] - d["reference"]["test"]))
+    means = {a: sum(v) / len(v) for a, v in per.items()}
+    print("\nmean test gap per algorithm: " + ", ".join(f"{a} {m:+.1f} ({len(per[a])} rows)" for a, m in sorted(means.items())) +
+          f"; mean over algorithms {sum(means.values()) / len(means):+.1f}")
 EOF
 cat "$out/parity.md"

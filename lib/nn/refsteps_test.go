@@ -1,0 +1,177 @@
+package nn
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// refSteps is a fixture written by the reference (scripts/parity_ref.py
+// --dump-steps: dm-clrs 2.0.3's BaselineModel on JAX CPU under run.py's
+// model settings): its initial parameters, by haiku module and name, and
+// the losses of its first training steps on the CLRS-30 train split's
+// first batches.
+type refSteps struct {
+	Algorithm, Processor string
+	Hidden, Batch        int
+	Losses               []float64
+	Params               map[string]struct {
+		Shape []int
+		Data  []float64
+	}
+}
+
+// TestReferenceTrainingSteps loads the reference's initial parameters
+// into a narlab model of the same configuration, takes the same training
+// steps on the same batches (narlab's split sampler draws the reference's
+// batches exactly) and requires the same losses. Every step's loss depends
+// on the previous steps' gradients, gradient clipping and Adam update, so
+// this pins the whole training step — encoders, processor, hint
+// re-prediction, decoders, losses, gradients, optimizer — to the
+// reference's, for the fixtures' algorithms and processors (node, edge and
+// graph probes of every type but permutations, whose Gumbel noise comes
+// from each framework's own generator; MPNN, PGN, GMPNN and Triplet-GMPNN).
+func TestReferenceTrainingSteps(t *testing.T) {
+	files, err := filepath.Glob("testdata/refsteps/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no reference fixtures in testdata/refsteps (%v)", err)
+	}
+	for name, be := range testBackends(t) {
+		for _, f := range files {
+			fixture := strings.TrimSuffix(filepath.Base(f), ".json")
+			if name != "go" && fixture != "binary_search-gmpnn" {
+				continue // the same graphs on XLA: one fixture keeps that path checked, compiling all takes minutes
+			}
+			t.Run(name+"/"+fixture, func(t *testing.T) {
+				raw, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ref refSteps
+				if err := json.Unmarshal(raw, &ref); err != nil {
+					t.Fatal(err)
+				}
+				cfg := DefaultConfig(ref.Algorithm, ref.Processor)
+				cfg.Hidden = ref.Hidden
+				m, err := New(be, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := clrs.NewSplitSampler(ref.Algorithm, "train")
+				if err != nil {
+					t.Fatal(err)
+				}
+				batches := make([]*clrs.Feedback, len(ref.Losses))
+				for i := range batches {
+					if batches[i], err = s.Next(ref.Batch); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// Predicting once creates the variables; then each takes
+				// the reference's value.
+				if _, err := m.Predict(batches[0]); err != nil {
+					t.Fatal(err)
+				}
+				set := map[string]bool{}
+				for v := range m.store.IterVariables() {
+					if strings.Contains(v.Path(), "rngState") {
+						continue
+					}
+					refName, shift := referenceParamName(v.Path(), ref.Processor)
+					p, ok := ref.Params[refName]
+					if !ok {
+						t.Fatalf("narlab variable %s: no reference parameter %q", v.Path(), refName)
+					}
+					if fmt.Sprint(p.Shape) != fmt.Sprint(v.Shape().Dimensions) {
+						t.Fatalf("narlab variable %s %v: reference %s is %v", v.Path(), v.Shape().Dimensions, refName, p.Shape)
+					}
+					vals := make([]float32, len(p.Data))
+					for i, x := range p.Data {
+						vals[i] = float32(x + shift)
+					}
+					if err := v.SetValue(tensors.FromFlatDataAndDimensions(vals, p.Shape...)); err != nil {
+						t.Fatal(err)
+					}
+					set[refName] = true
+				}
+				if len(set) != len(ref.Params) {
+					t.Fatalf("narlab has %d of the reference's %d parameters", len(set), len(ref.Params))
+				}
+				for i, fb := range batches {
+					got, err := m.TrainStep(fb)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := ref.Losses[i]; math.Abs(got-want) > 3e-5*math.Max(1, math.Abs(want)) {
+						t.Errorf("step %d: loss %.7f, the reference's %.7f", i+1, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// referenceParamName maps a narlab variable path to the reference's
+// haiku parameter ("module|name") and the constant narlab adds to it
+// (the gate's −3 bias, which narlab keeps outside the variable).
+func referenceParamName(path, processor string) (string, float64) {
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	leaf := map[string]string{"weights": "w", "biases": "b", "gain": "scale", "offset": "offset"}[parts[len(parts)-1]]
+	const encdec = "net/~_construct_encoders_decoders/algo_0_"
+	linear := func(i int) string {
+		if i == 0 {
+			return "linear"
+		}
+		return fmt.Sprintf("linear_%d", i)
+	}
+	switch {
+	case strings.HasPrefix(parts[0], "enc_"):
+		probe := strings.TrimPrefix(strings.TrimPrefix(parts[0], "enc_input_"), "enc_hint_")
+		i := 0
+		if parts[1] == "2" { // an edge pointer's second encoder
+			i = 1
+		}
+		return encdec + probe + "_enc_" + linear(i) + "|" + leaf, 0
+	case strings.HasPrefix(parts[0], "dec_"):
+		probe := strings.TrimPrefix(strings.TrimPrefix(parts[0], "dec_output_"), "dec_hint_")
+		i := map[string]int{"l": 0, "p1": 0, "p2": 1, "p3": 2, "p4": 3, "p5": 4, "e1": 0, "e2": 1, "e3": 2,
+			"g1": 0, "g2": 1, "g3": 2}[parts[1]]
+		return encdec + probe + "_dec_" + linear(i) + "|" + leaf, 0
+	}
+	// The processor (dm-clrs PGN): its linears are numbered in the order
+	// they are built: m_1 (receiver, narlab's m2), m_2 (sender, m1), m_e,
+	// m_g, o1, o2, the triplet layers t_1…t_g and o3, then the gates.
+	const proc = "net/mpnn_aggr_clrs_processor/"
+	name := parts[1]
+	if name == "triplet" {
+		name = "triplet/" + parts[2]
+	}
+	order := map[string]int{"m2": 0, "m1": 1, "me": 2, "mg": 3, "o1": 4, "o2": 5,
+		"triplet/t1": 6, "triplet/t2": 7, "triplet/t3": 8, "triplet/te1": 9, "triplet/te2": 10, "triplet/te3": 11,
+		"triplet/tg": 12, "triplet/o3": 13}
+	gates := 6
+	if pgnKinds[processor].triplets {
+		gates = 14
+	}
+	order["gate1"], order["gate2"], order["gate3"] = gates, gates+1, gates+2
+	switch name {
+	case "msg_mlp_1":
+		return proc + "mlp/~/linear_0|" + leaf, 0
+	case "msg_mlp_2":
+		return proc + "mlp/~/linear_1|" + leaf, 0
+	case "ln":
+		return proc + "layer_norm|" + leaf, 0
+	}
+	shift := 0.0
+	if name == "gate3" && leaf == "b" {
+		shift = 3
+	}
+	return proc + linear(order[name]) + "|" + leaf, shift
+}
