@@ -12,10 +12,12 @@ Usage: parity_ref.py REF_DIR ALGO PROCESSOR STEPS [--hidden H] [--batch B]
        [--seed S] [--eval-every K] [--dump-steps FILE]
 
 --dump-steps FILE writes, instead of training with validation, the model's
-initial parameters and the losses of its first STEPS training steps (on the
-train split's first STEPS batches) as JSON: lib/nn's
-TestReferenceTrainingSteps loads those parameters into narlab, takes the same
-steps and compares the losses (fixtures in lib/nn/testdata/refsteps).
+initial parameters, the losses of its first STEPS training steps (on the
+train split's first STEPS batches) and the val/test scores of the parameters
+after them, as JSON: lib/nn's TestReferenceTrainingSteps loads those
+parameters into narlab, takes the same steps and compares the losses
+(fixtures in lib/nn/testdata/refsteps); scripts/parity_same_init.sh compares
+the scores after longer runs.
 REF_DIR holds the reference package as ./clrs and the jaxstubs/ stand-in
 (a copy of ../shared/tools/clrs-ref after its setup.sh pip).
 """
@@ -87,7 +89,7 @@ def main():
     m.init([vfb.features], a.seed)
 
     if a.dump_steps:
-        dump_steps(a, m, trit, key)
+        dump_steps(a, m, trit, key, vfb, tfb)
         return
 
     def score(fb):
@@ -117,10 +119,12 @@ def main():
                       "seconds": round(time.time() - t0, 1)}))
 
 
-def dump_steps(a, m, batches, key):
-    """Initial parameters and the first a.steps losses, as JSON (--dump-steps)."""
+def dump_steps(a, m, batches, key, vfb, tfb):
+    """Initial parameters, the first a.steps losses and the val and test
+    scores of the parameters after them, as JSON (--dump-steps)."""
     import jax
     import numpy as np
+    from clrs._src import evaluation
     params = {}
     for module, ps in m.params.items():
         for name, v in ps.items():
@@ -130,10 +134,16 @@ def dump_steps(a, m, batches, key):
     for _ in range(a.steps):
         key, k = jax.random.split(key)
         losses.append(float(m.feedback(k, next(batches), algorithm_index=0)))
+    scores = {}
+    for name, fb in (("val", vfb), ("test", tfb)):
+        key, k = jax.random.split(key)
+        preds, _ = m.predict(k, fb.features, algorithm_index=0)
+        scores[name] = float(evaluation.evaluate(fb.outputs, preds)["score"])
     with open(a.dump_steps, "w") as f:
         json.dump({"generator": "scripts/parity_ref.py --dump-steps (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
                    "algorithm": a.algo, "processor": a.processor, "hidden": a.hidden, "batch": a.batch,
-                   "seed": a.seed, "losses": losses, "params": params}, f)
+                   "seed": a.seed, "losses": losses, "val": scores["val"], "test": scores["test"],
+                   "params": params}, f)
         f.write("\n")
 
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
 )
@@ -21,7 +22,9 @@ import (
 type refSteps struct {
 	Algorithm, Processor string
 	Hidden, Batch        int
+	Seed                 int64
 	Losses               []float64
+	Val, Test            float64
 	Params               map[string]struct {
 		Shape []int
 		Data  []float64
@@ -54,56 +57,7 @@ func TestReferenceTrainingSteps(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var ref refSteps
-				if err := json.Unmarshal(raw, &ref); err != nil {
-					t.Fatal(err)
-				}
-				cfg := DefaultConfig(ref.Algorithm, ref.Processor)
-				cfg.Hidden = ref.Hidden
-				m, err := New(be, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s, err := clrs.NewSplitSampler(ref.Algorithm, "train")
-				if err != nil {
-					t.Fatal(err)
-				}
-				batches := make([]*clrs.Feedback, len(ref.Losses))
-				for i := range batches {
-					if batches[i], err = s.Next(ref.Batch); err != nil {
-						t.Fatal(err)
-					}
-				}
-				// Predicting once creates the variables; then each takes
-				// the reference's value.
-				if _, err := m.Predict(batches[0]); err != nil {
-					t.Fatal(err)
-				}
-				set := map[string]bool{}
-				for v := range m.store.IterVariables() {
-					if strings.Contains(v.Path(), "rngState") {
-						continue
-					}
-					refName, shift := referenceParamName(v.Path(), ref.Processor)
-					p, ok := ref.Params[refName]
-					if !ok {
-						t.Fatalf("narlab variable %s: no reference parameter %q", v.Path(), refName)
-					}
-					if fmt.Sprint(p.Shape) != fmt.Sprint(v.Shape().Dimensions) {
-						t.Fatalf("narlab variable %s %v: reference %s is %v", v.Path(), v.Shape().Dimensions, refName, p.Shape)
-					}
-					vals := make([]float32, len(p.Data))
-					for i, x := range p.Data {
-						vals[i] = float32(x + shift)
-					}
-					if err := v.SetValue(tensors.FromFlatDataAndDimensions(vals, p.Shape...)); err != nil {
-						t.Fatal(err)
-					}
-					set[refName] = true
-				}
-				if len(set) != len(ref.Params) {
-					t.Fatalf("narlab has %d of the reference's %d parameters", len(set), len(ref.Params))
-				}
+				ref, m, batches := referenceModel(t, be, raw)
 				for i, fb := range batches {
 					got, err := m.TrainStep(fb)
 					if err != nil {
@@ -174,4 +128,124 @@ func referenceParamName(path, processor string) (string, float64) {
 		shift = 3
 	}
 	return proc + linear(order[name]) + "|" + leaf, shift
+}
+
+// referenceModel builds the narlab model of a reference dump's
+// configuration, draws the dump's training batches from the train split
+// and loads the dump's initial parameters.
+func referenceModel(t *testing.T, be compute.Backend, raw []byte) (*refSteps, *Model, []*clrs.Feedback) {
+	t.Helper()
+	var ref refSteps
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig(ref.Algorithm, ref.Processor)
+	cfg.Hidden = ref.Hidden
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := clrs.NewSplitSampler(ref.Algorithm, "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := make([]*clrs.Feedback, len(ref.Losses))
+	for i := range batches {
+		if batches[i], err = s.Next(ref.Batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loadReferenceParams(t, m, &ref, batches[0])
+	return &ref, m, batches
+}
+
+// loadReferenceParams sets every variable of m to the reference's value.
+func loadReferenceParams(t *testing.T, m *Model, ref *refSteps, fb *clrs.Feedback) {
+	t.Helper()
+	// Predicting once creates the variables; then each takes the
+	// reference's value.
+	if _, err := m.Predict(fb); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	for v := range m.store.IterVariables() {
+		if strings.Contains(v.Path(), "rngState") {
+			continue
+		}
+		refName, shift := referenceParamName(v.Path(), ref.Processor)
+		p, ok := ref.Params[refName]
+		if !ok {
+			t.Fatalf("narlab variable %s: no reference parameter %q", v.Path(), refName)
+		}
+		if fmt.Sprint(p.Shape) != fmt.Sprint(v.Shape().Dimensions) {
+			t.Fatalf("narlab variable %s %v: reference %s is %v", v.Path(), v.Shape().Dimensions, refName, p.Shape)
+		}
+		vals := make([]float32, len(p.Data))
+		for i, x := range p.Data {
+			vals[i] = float32(x + shift)
+		}
+		if err := v.SetValue(tensors.FromFlatDataAndDimensions(vals, p.Shape...)); err != nil {
+			t.Fatal(err)
+		}
+		set[refName] = true
+	}
+	if len(set) != len(ref.Params) {
+		t.Fatalf("narlab has %d of the reference's %d parameters", len(set), len(ref.Params))
+	}
+}
+
+// TestReferenceSameInitScores is a measurement, not part of the suite:
+// scripts/parity_same_init.sh runs it with NARLAB_REF_DUMP set to a dump
+// of a longer reference run (parity_ref.py --dump-steps). It trains narlab
+// from the reference's initial parameters on the same batches and prints
+// both sides' val and test scores after the last step. It is skipped
+// without NARLAB_REF_DUMP.
+func TestReferenceSameInitScores(t *testing.T) {
+	path := os.Getenv("NARLAB_REF_DUMP")
+	if path == "" {
+		t.Skip("a measurement: set NARLAB_REF_DUMP (scripts/parity_same_init.sh)")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := Backend(os.Getenv("NARLAB_REF_BACKEND"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, m, batches := referenceModel(t, be, raw)
+	for i, fb := range batches {
+		loss, err := m.TrainStep(fb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 3 || i == len(batches)-1 {
+			t.Logf("step %d: loss %.6f, the reference's %.6f", i+1, loss, ref.Losses[i])
+		}
+	}
+	scores := map[string]float64{}
+	for _, split := range []string{"val", "test"} {
+		s, err := clrs.NewSplitSampler(ref.Algorithm, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trajs := s.Trajectories()
+		var batches []*clrs.Feedback
+		for i := 0; i < len(trajs); i += 256 {
+			fb, err := clrs.Batch(trajs[i:min(i+256, len(trajs))], 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batches = append(batches, fb)
+		}
+		sc, err := m.Evaluate(batches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores[split] = sc["score"]
+	}
+	out, _ := json.Marshal(map[string]any{"algo": ref.Algorithm, "processor": ref.Processor, "seed": ref.Seed,
+		"steps": len(ref.Losses), "narlab_val": scores["val"], "narlab_test": scores["test"],
+		"ref_val": ref.Val, "ref_test": ref.Test})
+	fmt.Println(string(out))
 }
