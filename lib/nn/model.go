@@ -338,6 +338,12 @@ func (m *Model) triplets(scope *model.Scope, z *Node, edgeF edgeLatents, graphF 
 	return activation.Relu(out)
 }
 
+// leakyReluSlope is the negative slope of GAT's and GATv2's leaky ReLU:
+// the reference calls jax.nn.leaky_relu with its default, 0.01 (not the
+// GAT paper's 0.2); TestReferenceTrainingSteps' gat and gatv2 fixtures
+// check it.
+const leakyReluSlope = 0.01
+
 // gat is one graph-attention step (one head): coefficients softmax_j over
 // the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT) or
 // a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
@@ -351,14 +357,14 @@ func (m *Model) gat(scope *model.Scope, z *Node, edgeF edgeLatents, graphF, adj 
 		ae := edgeF.dense(scope.At("ae"), z.Graph(), true, 1)
 		ag := Dense(scope.At("ag"), graphF, true, 1)
 		l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
-		logits = activation.LeakyReluWith(Squeeze(l, -1), 0.2)
+		logits = activation.LeakyReluWith(Squeeze(l, -1), leakyReluSlope)
 	} else {
 		w1 := Dense(scope.At("w1"), z, true, H)
 		w2 := Dense(scope.At("w2"), z, true, H)
 		we := edgeF.dense(scope.At("we"), z.Graph(), true, H)
 		wg := Dense(scope.At("wg"), graphF, true, H)
 		pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
-		logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, 0.2), true, 1), -1)
+		logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, leakyReluSlope), true, 1), -1)
 	}
 	// logits[b,i,j]: i attends to j over the adjacency.
 	coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
@@ -436,12 +442,14 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT edgeLaten
 }
 
 // nonEdgesBelow is the reference's inf_bias: logits [B,N,N] where adj ≤ 0.5
-// become min(−1, (the sample's smallest logit) − 1).
+// become min(−1, (the sample's smallest logit) − 1). As in the reference
+// the gradient flows through that minimum (to the smallest logit), which
+// TestReferenceTrainingSteps' pgn_mask fixture checks.
 func nonEdgesBelow(preds, adj *Node) *Node {
-	low := ReduceMin(preds, 1, 2)                                               // [B]
-	low = Min(Sub(low, ConstAs(low, 1)), ConstAs(low, -1))                      // min(−1, min − 1)
-	low = BroadcastToShape(InsertAxes(low, 1, 1), preds.Shape())                // [B,N,N]
-	return Where(GreaterThan(adj, ConstAs(adj, 0.5)), preds, StopGradient(low)) //nolint:revive
+	low := ReduceMin(preds, 1, 2)                                // [B]
+	low = Min(Sub(low, ConstAs(low, 1)), ConstAs(low, -1))       // min(−1, min − 1)
+	low = BroadcastToShape(InsertAxes(low, 1, 1), preds.Shape()) // [B,N,N]
+	return Where(GreaterThan(adj, ConstAs(adj, 0.5)), preds, low)
 }
 
 // logSinkhorn is the reference's log-space Sinkhorn operator on [B,N,N]

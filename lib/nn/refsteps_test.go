@@ -99,11 +99,29 @@ func referenceParamName(path, processor string) (string, float64) {
 			"g1": 0, "g2": 1, "g3": 2}[parts[1]]
 		return encdec + probe + "_dec_" + linear(i) + "|" + leaf, 0
 	}
-	// The processor (dm-clrs PGN): its linears are numbered in the order
-	// they are built: m_1 (receiver, narlab's m2), m_2 (sender, m1), m_e,
-	// m_g, o1, o2, the triplet layers t_1…t_g and o3, then the gates.
-	const proc = "net/mpnn_aggr_clrs_processor/"
 	name := parts[1]
+	switch processor {
+	case "gat":
+		// dm-clrs GAT: m (values), skip, a_1 (row i), a_2 (column j), a_e, a_g.
+		order := map[string]int{"values": 0, "skip": 1, "a1": 2, "a2": 3, "ae": 4, "ag": 5}
+		if name == "ln" {
+			return "net/gat_aggr_clrs_processor/layer_norm|" + leaf, 0
+		}
+		return "net/gat_aggr_clrs_processor/" + linear(order[name]) + "|" + leaf, 0
+	case "gatv2":
+		// dm-clrs GATv2: m, skip, w_1 (column j, narlab's w2), w_2 (row i,
+		// w1), w_e, w_g, then the head's attention vector.
+		order := map[string]int{"values": 0, "skip": 1, "w2": 2, "w1": 3, "we": 4, "wg": 5, "a": 6}
+		if name == "ln" {
+			return "net/gatv2_aggr_clrs_processor/layer_norm|" + leaf, 0
+		}
+		return "net/gatv2_aggr_clrs_processor/" + linear(order[name]) + "|" + leaf, 0
+	}
+	// The processor (dm-clrs PGN, also for MPNN and Deep Sets): its linears
+	// are numbered in the order they are built: m_1 (receiver, narlab's
+	// m2), m_2 (sender, m1), m_e, m_g, o1, o2, the triplet layers t_1…t_g
+	// and o3, then the gates.
+	const proc = "net/mpnn_aggr_clrs_processor/"
 	if name == "triplet" {
 		name = "triplet/" + parts[2]
 	}
