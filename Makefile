@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking parity-train time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 setup:
 	scripts/setup.sh
@@ -74,6 +74,11 @@ bench-tracking: setup
 ## environment, see the script's header; results in docs/results.md).
 parity-train: setup
 	scripts/parity_train.sh
+
+## narlab trained from the reference's own initial parameters, beside the
+## reference (settings from the environment, see the script's header).
+parity-same-init: setup
+	scripts/parity_same_init.sh
 
 ## Cold and warm execution time of every notebook (figures recorded in the README).
 time-notebooks: setup
