@@ -14,14 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-ref="${1:-/tmp/clrs-ref}"
-if [ ! -f "$ref/.ready" ]; then
-  src="$root/../shared/tools/clrs-ref"
-  [ -d "$src" ] || { echo "bench_dataset: no reference harness at $src" >&2; exit 1; }
-  rm -rf "$ref" && cp -r "$src" "$ref"
-  (cd "$ref" && ./setup.sh pip)
-  touch "$ref/.ready"
-fi
+ref=$(REF_DIR="${1:-${REF_DIR:-/tmp/clrs-ref}}" scripts/ref-harness.sh)
 py="$root/.venv/bin/python"
 [ -x "$py" ] || py=python3
 # The reference samplers run on numpy: the project's Python has it (set-up);

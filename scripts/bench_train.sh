@@ -16,16 +16,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 steps="${1:-20}"
 rows="${2:-bfs/mpnn,bfs/pgn,bfs/triplet_mpnn,floyd_warshall/mpnn,floyd_warshall/pgn,floyd_warshall/triplet_mpnn,insertion_sort/mpnn,insertion_sort/pgn,insertion_sort/triplet_mpnn}"
-ref=/tmp/clrs-ref
-export REF_VENV=/tmp/narlab-refenv
-if [ ! -f "$ref/.ready" ]; then
-  src="$root/../shared/tools/clrs-ref"
-  [ -d "$src" ] || { echo "bench_train: no reference harness at $src" >&2; exit 1; }
-  rm -rf "$ref" && cp -r "$src" "$ref" && chmod -R u+w "$ref"
-  (cd "$ref" && ./setup.sh pip >&2)
-  touch "$ref/.ready"
-fi
-refpy=$("$ref/setup-jax.sh")
+ref=$(scripts/ref-harness.sh)
+refpy=$(scripts/ref-harness.sh --jax)
 out="$root/data/bench"
 mkdir -p "$out"
 : > "$out/train_rows.jsonl"

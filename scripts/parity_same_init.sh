@@ -22,16 +22,8 @@ SEEDS=${SEEDS:-"46 47 48 49 50 51"}
 STEPS=${STEPS:-100}
 HIDDEN=${HIDDEN:-32}
 BATCH=${BATCH:-16}
-ref=${REF_DIR:-/tmp/clrs-ref}
-export REF_VENV=${REF_VENV:-/tmp/narlab-refenv}
-if [ ! -f "$ref/.ready" ]; then
-  src="$root/../shared/tools/clrs-ref"
-  [ -d "$src" ] || { echo "parity_same_init: no reference harness at $src" >&2; exit 1; }
-  rm -rf "$ref" && cp -r "$src" "$ref"
-  (cd "$ref" && ./setup.sh pip)
-  touch "$ref/.ready"
-fi
-refpy=$("$ref/setup-jax.sh" | tail -1)
+ref=$(scripts/ref-harness.sh)
+refpy=$(scripts/ref-harness.sh --jax)
 out="$root/data/parity"
 mkdir -p "$out/dumps"
 CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn

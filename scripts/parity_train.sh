@@ -32,22 +32,14 @@ HIDDEN=${HIDDEN:-128}
 BATCH=${BATCH:-32}
 EVAL_EVERY=${EVAL_EVERY:-50}
 SIDES=${SIDES:-"ref narlab"}
-ref=${REF_DIR:-/tmp/clrs-ref}
-export REF_VENV=${REF_VENV:-/tmp/narlab-refenv}
 out="$root/data/parity"
 mkdir -p "$out/logs"
 res="$out/results.jsonl"
 touch "$res"
 
 if [[ " $SIDES " == *" ref "* ]]; then
-  if [ ! -f "$ref/.ready" ]; then
-    src="$root/../shared/tools/clrs-ref"
-    [ -d "$src" ] || { echo "parity_train: no reference harness at $src" >&2; exit 1; }
-    rm -rf "$ref" && cp -r "$src" "$ref"
-    (cd "$ref" && ./setup.sh pip)
-    touch "$ref/.ready"
-  fi
-  refpy=$("$ref/setup-jax.sh" | tail -1)
+  ref=$(scripts/ref-harness.sh)
+  refpy=$(scripts/ref-harness.sh --jax)
 fi
 if [[ " $SIDES " == *" narlab "* ]]; then
   CGO_ENABLED=1 go build -o bin/narlab ./cmd/narlab
