@@ -88,15 +88,15 @@ def main():
     key = jax.random.PRNGKey(a.seed)
     m.init([vfb.features], a.seed)
 
-    if a.dump_steps:
-        dump_steps(a, m, trit, key, vfb, tfb)
-        return
-
     def score(fb):
         nonlocal key
         key, k = jax.random.split(key)
         preds, _ = m.predict(k, fb.features, algorithm_index=0)
         return float(evaluation.evaluate(fb.outputs, preds)["score"])
+
+    if a.dump_steps:
+        dump_steps(a, m, trit, key, lambda: (score(vfb), score(tfb)))
+        return
 
     best, best_params, best_step = -1.0, None, 0
     losses = []
@@ -119,12 +119,12 @@ def main():
                       "seconds": round(time.time() - t0, 1)}))
 
 
-def dump_steps(a, m, batches, key, vfb, tfb):
+def dump_steps(a, m, batches, key, scores):
     """Initial parameters, the first a.steps losses and the val and test
-    scores of the parameters after them, as JSON (--dump-steps)."""
+    scores of the parameters after them (scores() → (val, test)), as JSON
+    (--dump-steps)."""
     import jax
     import numpy as np
-    from clrs._src import evaluation
     params = {}
     for module, ps in m.params.items():
         for name, v in ps.items():
@@ -134,15 +134,11 @@ def dump_steps(a, m, batches, key, vfb, tfb):
     for _ in range(a.steps):
         key, k = jax.random.split(key)
         losses.append(float(m.feedback(k, next(batches), algorithm_index=0)))
-    scores = {}
-    for name, fb in (("val", vfb), ("test", tfb)):
-        key, k = jax.random.split(key)
-        preds, _ = m.predict(k, fb.features, algorithm_index=0)
-        scores[name] = float(evaluation.evaluate(fb.outputs, preds)["score"])
+    val, test = scores()
     with open(a.dump_steps, "w") as f:
         json.dump({"generator": "scripts/parity_ref.py --dump-steps (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
                    "algorithm": a.algo, "processor": a.processor, "hidden": a.hidden, "batch": a.batch,
-                   "seed": a.seed, "losses": losses, "val": scores["val"], "test": scores["test"],
+                   "seed": a.seed, "losses": losses, "val": val, "test": test,
                    "params": params}, f)
         f.write("\n")
 
