@@ -6,10 +6,8 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/narlab/narlab/experiments/mlflow"
@@ -77,8 +75,10 @@ func mlflowServe(args []string) error {
 	if h == "localhost" {
 		h = "127.0.0.1"
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// SIGINT/SIGTERM (a service manager's stop) end the serve loop below,
+	// which stops the server: the process-wide handler must not exit first
+	// and leave the server running on its own.
+	ctx := commandContext()
 	if s, err := mlflow.FindServer(ctx, *dir); err == nil && s != nil {
 		return fmt.Errorf("mlflow serve: a server started from %s is already running (pid %d, %s)", *dir, s.PID, s.URL)
 	}
