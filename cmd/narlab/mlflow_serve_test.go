@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,12 +29,10 @@ func TestMLflowServeStopsItsServerOnSIGTERM(t *testing.T) {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}
 	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := launch.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	cmd := exec.Command(narlabCLI(t), "mlflow", "serve", "--backend-store", "sqlite:///"+filepath.Join(dir, "db.sqlite"),
 		"--artifacts", filepath.Join(dir, "artifacts"), "--port", strconv.Itoa(port), "--workers", "1",
 		"--dir", filepath.Join(dir, "server"))
