@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/narlab/narlab/internal/progress"
@@ -573,22 +575,56 @@ func clrsGenerate(args []string) error {
 			}
 		}
 	}()
+	// Several files are written at once (one writer per CPU): writing, not
+	// sampling, bounds generation, and stored files cost mostly system time
+	// that runs beside the samplers. Entries join the manifest in order.
+	type written struct {
+		file manifestFile
+		err  error
+	}
+	var results []chan written
+	writers := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var jobErr error
+	var failed atomic.Bool // a writer failed: sample nothing more
 	for j := range jobs {
 		if j.err != nil {
-			return j.err
+			jobErr = j.err
+			break
 		}
-		file := fmt.Sprintf("%s_%s.npz", j.name, j.split)
-		// Streamed: the padded hint arrays of the biggest test splits
-		// would take gigabytes in memory.
-		if err := clrs.SaveTrajectoriesNPZ(filepath.Join(*out, file), j.trajs, npzOpts...); err != nil {
-			return err
+		if failed.Load() {
+			break
 		}
-		steps := 0
-		for _, t := range j.trajs {
-			steps = max(steps, t.Length)
+		res := make(chan written, 1)
+		results = append(results, res)
+		writers <- struct{}{}
+		go func() {
+			defer func() { <-writers }()
+			file := fmt.Sprintf("%s_%s.npz", j.name, j.split)
+			// Streamed: the padded hint arrays of the biggest test splits
+			// would take gigabytes in memory.
+			if err := clrs.SaveTrajectoriesNPZ(filepath.Join(*out, file), j.trajs, npzOpts...); err != nil {
+				failed.Store(true)
+				res <- written{err: err}
+				return
+			}
+			steps := 0
+			for _, t := range j.trajs {
+				steps = max(steps, t.Length)
+			}
+			res <- written{file: manifestFile{File: file, Algorithm: j.name, Split: j.split, NumSamples: j.set.NumSamples,
+				Length: j.set.Length, Seed: j.set.Seed, MaxSteps: steps}}
+		}()
+	}
+	var writeErr error
+	for _, res := range results {
+		w := <-res
+		if w.err != nil && writeErr == nil {
+			writeErr = w.err
 		}
-		m.Files = append(m.Files, manifestFile{File: file, Algorithm: j.name, Split: j.split, NumSamples: j.set.NumSamples,
-			Length: j.set.Length, Seed: j.set.Seed, MaxSteps: steps})
+		m.Files = append(m.Files, w.file)
+	}
+	if err := errors.Join(jobErr, writeErr); err != nil {
+		return err
 	}
 	bar.Done()
 	m.Seconds = time.Since(start).Seconds()

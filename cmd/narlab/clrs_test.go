@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/narlab/narlab/lib/clrs"
 )
 
 var (
@@ -102,6 +105,68 @@ func TestClrsRunInputs(t *testing.T) {
 			for _, w := range c.wantErr {
 				if !strings.Contains(errb.String(), w) {
 					t.Errorf("stderr %q does not mention %q", errb.String(), w)
+				}
+			}
+		})
+	}
+}
+
+// TestClrsGenerateWritesEveryFileInOrder runs `narlab clrs generate` (which
+// writes several files at once) and checks that the manifest lists the
+// files in the order asked for, with the split's settings, and that each
+// file holds exactly the archive the library writes for that split.
+func TestClrsGenerateWritesEveryFileInOrder(t *testing.T) {
+	t.Parallel()
+	bin := narlabCLI(t)
+	algos := []string{"insertion_sort", "bfs", "minimum", "binary_search", "lcs_length"}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		opts  []clrs.NPZOption
+	}{
+		{"stored", nil, nil},
+		{"compressed", []string{"--compress"}, []clrs.NPZOption{clrs.Compressed()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"clrs", "generate", "--split", "val", "--algos", strings.Join(algos, ","), "--out", out, "--quiet"}, tc.flags...)
+			if msg, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+				t.Fatalf("narlab %s: %v\n%s", strings.Join(args, " "), err, msg)
+			}
+			raw, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m manifest
+			if err := json.Unmarshal(raw, &m); err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Files) != len(algos) {
+				t.Fatalf("manifest lists %d files, want %d", len(m.Files), len(algos))
+			}
+			for i, algo := range algos {
+				f := m.Files[i]
+				set, err := clrs.CLRS30Split(algo, "val")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Algorithm != algo || f.File != algo+"_val.npz" || f.NumSamples != set.NumSamples || f.Seed != set.Seed || f.Length != set.Length {
+					t.Errorf("manifest entry %d = %+v, want %s with the val split's settings %+v", i, f, algo, set)
+				}
+				s, err := clrs.NewSplitSampler(algo, "val")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := filepath.Join(t.TempDir(), "want.npz")
+				if err := clrs.SaveTrajectoriesNPZ(want, s.Trajectories(), tc.opts...); err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(filepath.Join(out, f.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if wantBytes, _ := os.ReadFile(want); !bytes.Equal(got, wantBytes) {
+					t.Errorf("%s: %d bytes differ from the library's archive of the split (%d bytes)", f.File, len(got), len(wantBytes))
 				}
 			}
 		})

@@ -492,8 +492,8 @@ func truncFloat(x float64, k int) float64 {
 // erGraph is the reference's _random_er_graph.
 func (d *draw) erGraph(n int, p float64, directed, acyclic, weighted bool, low, high float64) Matrix {
 	m := NewMatrix(n)
-	for i := range m.Data {
-		m.Data[i] = float64(d.rng.Binomial(1, p))
+	for i, v := range d.rng.BernoulliMatrix(p, n, n) {
+		m.Data[i] = float64(v)
 	}
 	if !directed {
 		sym := NewMatrix(n)

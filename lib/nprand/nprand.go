@@ -190,27 +190,53 @@ func (s *State) Bernoulli(p float64) int {
 // the inversion regime used by every CLRS sampler. It panics for the BTPE
 // regime, which narlab does not need.
 func (s *State) Binomial(n int, p float64) int {
-	if n == 0 || p == 0 {
-		return 0
-	}
-	if p <= 0.5 {
-		if p*float64(n) > 30 {
-			panic("nprand: Binomial in the BTPE regime is not implemented")
-		}
-		return s.binomialInversion(n, p)
-	}
-	q := 1 - p
-	if q*float64(n) > 30 {
-		panic("nprand: Binomial in the BTPE regime is not implemented")
-	}
-	return n - s.binomialInversion(n, q)
+	return newBinomialDraw(n, p).draw(s)
 }
 
-func (s *State) binomialInversion(n int, p float64) int {
-	q := 1 - p
-	qn := expLogPow(q, n)
-	np := float64(n) * p
-	bound := math.Min(float64(n), np+10*math.Sqrt(np*q+1))
+// binomialDraw holds what numpy's inversion algorithm derives from (n, p)
+// alone. numpy caches the same values between calls with unchanged
+// arguments; computing them once per matrix instead of once per draw
+// changes no result (they are pure functions of n and p) and removes an
+// exp and a log from every draw of a random graph.
+type binomialDraw struct {
+	n          int
+	p, q, qn   float64
+	bound      float64
+	complement bool // p > 0.5: draw n - binomial(n, 1-p)
+	zero       bool // n == 0 or p == 0
+}
+
+func newBinomialDraw(n int, p float64) binomialDraw {
+	if n == 0 || p == 0 {
+		return binomialDraw{zero: true}
+	}
+	d := binomialDraw{n: n, p: p}
+	if p > 0.5 {
+		d.complement, d.p = true, 1-p
+	}
+	if d.p*float64(n) > 30 {
+		panic("nprand: Binomial in the BTPE regime is not implemented")
+	}
+	d.q = 1 - d.p
+	d.qn = expLogPow(d.q, n)
+	np := float64(n) * d.p
+	d.bound = math.Min(float64(n), np+10*math.Sqrt(np*d.q+1))
+	return d
+}
+
+func (d binomialDraw) draw(s *State) int {
+	if d.zero {
+		return 0
+	}
+	x := s.binomialInversion(d)
+	if d.complement {
+		return d.n - x
+	}
+	return x
+}
+
+func (s *State) binomialInversion(d binomialDraw) int {
+	n, p, q, qn, bound := d.n, d.p, d.q, d.qn, d.bound
 	x := 0
 	px := qn
 	u := s.RandomSample()
@@ -231,8 +257,9 @@ func (s *State) binomialInversion(n int, p float64) int {
 // BernoulliMatrix returns binomial(1, p, size=(rows, cols)) in row-major order.
 func (s *State) BernoulliMatrix(p float64, rows, cols int) []int {
 	out := make([]int, rows*cols)
+	d := newBinomialDraw(1, p)
 	for i := range out {
-		out[i] = s.Binomial(1, p)
+		out[i] = d.draw(s)
 	}
 	return out
 }
