@@ -171,7 +171,9 @@ func (r *recorder) checkStep() {
 	}
 }
 
-// slot extends hint idx by size zeros and returns them for filling.
+// slot extends hint idx by size zeros and returns them for filling. The
+// buffer only ever grows and is never handed out before finish, so the
+// slots past its length are still the zeros make gave them: no clearing.
 func (r *recorder) slot(idx, size int) []float64 {
 	h := &r.hints[idx]
 	if h.size < 0 {
@@ -186,9 +188,7 @@ func (r *recorder) slot(idx, size int) []float64 {
 		h.data = grown
 	}
 	h.data = h.data[:start+size]
-	s := h.data[start:]
-	clear(s)
-	return s
+	return h.data[start:]
 }
 
 // pushVals pushes float values to hint idx.
