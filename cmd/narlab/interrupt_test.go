@@ -21,9 +21,10 @@ import (
 // TestInterruptsAndLocks runs `narlab train` against the embedded MLflow
 // server (a real `mlflow server`): while it trains, a second train on the
 // same --dir fails at once naming the first one's pid; SIGTERM then ends
-// the first promptly, non-zero, and its run is KILLED on the server. Then
-// the same for SIGINT and `graphs spectral-eval`, which leaves signals to
-// the process-wide handler.
+// the first promptly, with status 130, and its run is KILLED on the server.
+// Then the same for SIGINT and `graphs spectral-eval`, which leaves signals
+// to the process-wide handler, and for SIGTERM to a local `sweep run`, which
+// passes it on to its cell's training.
 func TestInterruptsAndLocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a real MLflow server and trains against it (make test runs it)")
@@ -107,8 +108,8 @@ func TestInterruptsAndLocks(t *testing.T) {
 	first.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-exited:
-		if !errors.As(err, &ee) || ee.ExitCode() == 0 {
-			t.Errorf("an interrupted train exited with %v, want a non-zero status", err)
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("an interrupted train exited with %v, want status 130", err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("train still running 30 s after SIGTERM:\n%s", firstErr.String())
@@ -168,4 +169,94 @@ func TestInterruptsAndLocks(t *testing.T) {
 			}
 		}
 	}
+
+	// A local sweep: SIGTERM to `narlab sweep run` reaches the training
+	// of its cell through `narlab sweep cell`, which ends its run KILLED
+	// (resumable) before the sweep exits with status 130; nothing is left
+	// RUNNING and no training outlives the sweep.
+	exp3 := "narlab-test/interrupt-sweep"
+	sw := exec.Command(bin, "sweep", "run", "--dir", filepath.Join(data, "sweep"), "--executor", "local",
+		"--algos", "insertion_sort", "--processors", "mpnn", "--seeds", "1", "--experiment", exp3, "--tracking", url,
+		"--set", "steps=100000", "--set", "batch=2", "--set", "hidden=4", "--set", "train-length=4",
+		"--set", "eval-every=100000", "--set", "val-samples=2", "--set", "test-samples=2", "--set", "backend=go")
+	sw.Env = env
+	var swErr bytes.Buffer
+	sw.Stderr, sw.Stdout = &swErr, &swErr
+	if err := sw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	swExited := make(chan error, 1)
+	go func() { swExited <- sw.Wait() }()
+	defer sw.Process.Kill()
+	var cellRun string
+	deadline = time.Now().Add(2 * time.Minute)
+	for cellRun == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sweep's cell did not start a training run within 2 minutes:\n%s", swErr.String())
+		}
+		select {
+		case err := <-swExited:
+			t.Fatalf("sweep run exited early (%v):\n%s", err, swErr.String())
+		case <-time.After(time.Second):
+		}
+		e, err := c.GetExperimentByName(ctx, exp3)
+		if err != nil {
+			continue
+		}
+		runs, err := c.SearchRuns(ctx, []string{e.ID}, mlflow.SearchOptions{})
+		if err != nil {
+			continue
+		}
+		for _, r := range runs {
+			if _, child := r.Data.Tag(mlflow.TagParentRunID); child && r.Info.Status == mlflow.StatusRunning {
+				cellRun = r.Info.RunID
+			}
+		}
+	}
+	time.Sleep(2 * time.Second) // the training is past its set-up
+	sw.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-swExited:
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("an interrupted sweep run exited with %v, want status 130:\n%s", err, swErr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("sweep run still running 60 s after SIGTERM:\n%s", swErr.String())
+	}
+	if run, err := c.GetRun(ctx, cellRun); err != nil {
+		t.Fatal(err)
+	} else if run.Info.Status != mlflow.StatusKilled {
+		t.Errorf("the interrupted cell's training run is %s, want KILLED (the training did not get to stop cleanly); sweep output:\n%s",
+			run.Info.Status, swErr.String())
+	}
+	// Neither `narlab sweep cell` nor its training outlives the sweep.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		left := processesWith(filepath.Join(data, "sweep"))
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes of the interrupted sweep still running 10 s after it exited: %q", left)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// processesWith returns the command lines (arguments joined by spaces) of
+// the running processes whose command line contains s.
+func processesWith(s string) []string {
+	var found []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		line := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
+		if strings.Contains(line, s) {
+			found = append(found, line)
+		}
+	}
+	return found
 }

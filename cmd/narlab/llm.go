@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	textexp "github.com/narlab/narlab/experiments/clrstext"
@@ -279,8 +277,7 @@ Options:`)
 	}
 
 	// The endpoint and the client.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := commandContext()
 	base := *endpoint
 	if base == "local" {
 		base = "" // resolved below, once the prompts are known to be fine

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/narlab/narlab/lib/llm/llamacpp"
 )
@@ -128,6 +133,16 @@ func TestLLMServeRunStop(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "2 already answered in the cache") || !strings.Contains(stdout, "(2 from the cache") || !strings.Contains(stdout, "0 HTTP requests") {
 		t.Fatalf("rerun: %v\n%s\n%s", err, stdout, stderr)
 	}
+	// SIGINT in the middle of a run stops it promptly with status 130,
+	// keeps the answers it got in the cache and says how to resume; the
+	// same command then starts from those answers.
+	long := []string{"llm", "run", "--suite", "dsr", "--structures", "queue", "--count", "300", "--strategy", "none",
+		"--max-tokens", "32", "--tracking", "none", "--out", t.TempDir(), "--concurrency", "1"}
+	answered := interruptLLMRun(t, data, long, regexp.MustCompile(`llm run: ([0-9]+)/300 prompts`), 2)
+	cached := interruptLLMRun(t, data, long, regexp.MustCompile(`300 prompts, ([0-9]+) already answered in the cache`), 0)
+	if cached < answered {
+		t.Errorf("after an interrupted run that had answered %d prompts, the rerun finds %d in the cache", answered, cached)
+	}
 	stdout, _, err = llmCLI(t, data, "llm", "stop")
 	if err != nil || !strings.Contains(stdout, "stopped the local llama.cpp server") {
 		t.Fatalf("llm stop: %v, %q", err, stdout)
@@ -144,4 +159,70 @@ func TestLLMServeRunStop(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(data, "llm", "server.json")); err == nil {
 		t.Error("a run answered from the cache started a server")
 	}
+}
+
+// interruptLLMRun starts `narlab args...`, waits until its standard error
+// matches re with a first group of at least atLeast, sends SIGINT and
+// checks that the command stops within 30 s with status 130 and, if it had
+// begun asking, with a message saying how to resume. It returns the number
+// the pattern matched.
+func interruptLLMRun(t *testing.T, data string, args []string, re *regexp.Regexp, atLeast int) int {
+	t.Helper()
+	cmd := exec.Command(narlabCLI(t), args...)
+	cmd.Env = append(os.Environ(), "NARLAB_DATA="+data, "MLFLOW_TRACKING_URI=")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	seen := -1
+	for deadline := time.Now().Add(3 * time.Minute); seen < atLeast; {
+		select {
+		case err := <-exited:
+			t.Fatalf("llm run exited (%v) before it was interrupted:\n%s", err, stderr.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("llm run did not reach %q ≥ %d within 3 minutes:\n%s", re, atLeast, stderr.String())
+		}
+		for _, m := range re.FindAllStringSubmatch(stderr.String(), -1) {
+			n, _ := strconv.Atoi(m[1])
+			seen = max(seen, n)
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("an interrupted llm run exited with %v, want status 130:\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("llm run still running 30 s after SIGINT:\n%s", stderr.String())
+	}
+	if atLeast > 0 && !strings.Contains(stderr.String(), "run the same command again to resume") {
+		t.Errorf("an interrupted llm run does not say how to resume:\n%s", stderr.String())
+	}
+	return seen
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

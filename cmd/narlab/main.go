@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -51,6 +52,9 @@ func main() {
 	stopInterrupt()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "narlab:", err)
+		if errors.Is(context.Cause(interrupted), experiments.ErrInterrupted) {
+			os.Exit(130) // stopped by SIGINT or SIGTERM, after cleaning up
+		}
 		os.Exit(1)
 	}
 }

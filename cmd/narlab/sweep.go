@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/narlab/narlab/experiments/sweep"
@@ -152,8 +150,7 @@ func sweepRun(args []string) error {
 		return err
 	}
 	root, _ := project.Root()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := commandContext()
 	// Executor settings may change between submissions.
 	override := func(s *sweep.Spec) {
 		if set["executor"] {
@@ -349,8 +346,7 @@ func sweepCell(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("sweep cell: --dir and --index are required")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := commandContext()
 	res, err := sweep.RunCell(ctx, *dir, *index, os.Stdout, os.Stderr)
 	if errors.Is(err, sweep.ErrCellBusy) {
 		return fmt.Errorf("sweep cell %d: %w; this task did nothing", *index, err)

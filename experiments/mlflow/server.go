@@ -115,7 +115,7 @@ func EnsureServer(ctx context.Context, cfg ServerConfig) (srv *Server, reused bo
 
 // FindServer returns the server recorded in dir's state file if its process
 // is alive and answers GET /health, and nil otherwise (removing a stale
-// state file).
+// state file); a busy server is waited for (see launch.Find).
 func FindServer(ctx context.Context, dir string) (*Server, error) {
 	return launch.Found[Server](ctx, dir, healthy)
 }
@@ -224,7 +224,8 @@ func (s *Server) Stop() error {
 // StopServer stops the server recorded in dir, if any; stopped says
 // whether one was running.
 func StopServer(ctx context.Context, dir string) (stopped bool, err error) {
-	s, err := FindServer(ctx, dir)
+	// A busy or hung server is stopped too: only its record is needed.
+	s, err := launch.RecordedServer[Server](dir)
 	if err != nil || s == nil {
 		return false, err
 	}

@@ -49,7 +49,7 @@ type CellResult struct {
 // interrupted (its run then stays for the next attempt to supersede), or
 // if another attempt of the cell is running ([ErrCellBusy]).
 //
-// Cancelling ctx sends SIGTERM to the training, which ends its run FAILED
+// Cancelling ctx sends SIGTERM to the training, which ends its run KILLED
 // and keeps its last checkpoint for the next attempt.
 func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Writer) (*CellResult, error) {
 	sw, err := Load(dir)

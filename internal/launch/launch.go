@@ -12,7 +12,8 @@
 //   - Start returns once the server answers its health check, and fails,
 //     quoting the end of the log, if it exits or the time runs out first;
 //   - Find returns the recorded server only if its process is alive and it
-//     answers, removing a stale record.
+//     answers, removing a stale record; a live server that holds its port
+//     but is busy is waited for, never forgotten while it runs.
 package launch
 
 import (
@@ -24,6 +25,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,10 +84,71 @@ func Lock(dir string) (unlock func(), err error) {
 	}, nil
 }
 
+// BusyWait bounds how long Find waits for a server that is alive and
+// holds its port but does not answer its health check: a single-threaded
+// server still working on a long request (an LLM generation whose client
+// went away) answers once it is done.
+var BusyWait = 2 * time.Minute
+
+// UnresponsiveError is Find's error for a server that is alive and holds
+// its port but has not answered its health check for BusyWait. Its record
+// is kept, so that it can still be stopped.
+type UnresponsiveError struct {
+	PID    int
+	URL    string
+	Dir    string
+	Waited time.Duration
+}
+
+func (e *UnresponsiveError) Error() string {
+	return fmt.Sprintf("the server recorded in %s (pid %d, %s) is running but has not answered its health check for %s; "+
+		"stop it (its stop command, or kill %d) or wait for it", filepath.Join(e.Dir, StateFile), e.PID, e.URL, e.Waited.Round(time.Second), e.PID)
+}
+
 // Find reads dir's record into rec and reports whether it describes a
-// live process that answers healthy; otherwise (no record, a damaged or
-// stale one, which it removes) it reports false.
+// live process that answers healthy. A record whose process is gone, or
+// is alive but no longer holds the recorded port (its pid reused), is
+// stale: Find removes it and reports false. A live server that holds its
+// port but does not answer is busy, not stale: Find waits up to BusyWait
+// for it to answer, and then fails with an *UnresponsiveError, keeping the
+// record (removing it would leave the server running with nothing that
+// knows about it, and a second one would be started beside it).
 func Find(ctx context.Context, dir string, rec Record, healthy func(ctx context.Context, url string) bool) (bool, error) {
+	live, err := readLive(dir, rec)
+	if !live || err != nil {
+		return false, err
+	}
+	p := rec.Proc()
+	if healthy(ctx, p.URL) {
+		return true, nil
+	}
+	start := time.Now()
+	for time.Since(start) < BusyWait {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		if !Alive(p.PID) {
+			removeRecord(dir, p.PID)
+			return false, nil
+		}
+		if healthy(ctx, p.URL) {
+			return true, nil
+		}
+	}
+	return false, &UnresponsiveError{PID: p.PID, URL: p.URL, Dir: dir, Waited: time.Since(start)}
+}
+
+// Recorded reads dir's record into rec and reports whether its process is
+// alive and holds the recorded port, whether or not it answers: what a stop
+// command needs (a busy or hung server must still be stoppable). A stale
+// record is removed.
+func Recorded(dir string, rec Record) (bool, error) { return readLive(dir, rec) }
+
+// readLive reads dir's record into rec and reports whether its process is
+// alive and something listens on its port; otherwise it removes the record.
+func readLive(dir string, rec Record) (bool, error) {
 	path := filepath.Join(dir, StateFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -95,11 +158,42 @@ func Find(ctx context.Context, dir string, rec Record, healthy func(ctx context.
 		return false, err
 	}
 	p := rec.Proc()
-	if json.Unmarshal(b, rec) != nil || p.PID <= 0 || p.URL == "" || !Alive(p.PID) || !healthy(ctx, p.URL) {
+	if json.Unmarshal(b, rec) != nil || p.PID <= 0 || p.URL == "" || !Alive(p.PID) || !p.holdsPort() {
 		_ = os.Remove(path)
 		return false, nil
 	}
 	return true, nil
+}
+
+// holdsPort reports whether the recorded port is taken on the recorded
+// host: nothing can listen there now. An address that cannot be tried (a
+// name, no port) counts as taken, so a record is never dropped on doubt.
+func (p *Process) holdsPort() bool {
+	u, err := url.Parse(p.URL)
+	if err != nil || p.Port <= 0 {
+		return true
+	}
+	host := u.Hostname()
+	if host == "" || host == "localhost" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p.Port)))
+	if err != nil {
+		return true
+	}
+	l.Close()
+	return false
+}
+
+// removeRecord removes dir's record if it still names pid.
+func removeRecord(dir string, pid int) {
+	path := filepath.Join(dir, StateFile)
+	if b, err := os.ReadFile(path); err == nil {
+		var rec Process
+		if json.Unmarshal(b, &rec) == nil && rec.PID == pid {
+			_ = os.Remove(path)
+		}
+	}
 }
 
 // Found returns dir's record as a *T when it describes a live server that
@@ -110,6 +204,19 @@ func Found[T any, P interface {
 }](ctx context.Context, dir string, healthy func(ctx context.Context, url string) bool) (P, error) {
 	rec := P(new(T))
 	if ok, err := Find(ctx, dir, rec, healthy); !ok || err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// RecordedServer returns dir's record as a *T when its process is alive
+// and holds its port, answering or not (see Recorded), and nil otherwise.
+func RecordedServer[T any, P interface {
+	*T
+	Record
+}](dir string) (P, error) {
+	rec := P(new(T))
+	if ok, err := Recorded(dir, rec); !ok || err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -237,13 +344,7 @@ func (p *Process) Stop(grace time.Duration) error {
 	p.wait(grace)
 	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
 	p.wait(5 * time.Second)
-	path := filepath.Join(p.Dir, StateFile)
-	if b, err := os.ReadFile(path); err == nil {
-		var rec Process
-		if json.Unmarshal(b, &rec) == nil && rec.PID == p.PID {
-			_ = os.Remove(path)
-		}
-	}
+	removeRecord(p.Dir, p.PID)
 	return nil
 }
 

@@ -31,6 +31,15 @@ func TestMain(m *testing.M) {
 	case "exit": // fail at start-up
 		fmt.Println("error: [Errno 98] address already in use")
 		os.Exit(3)
+	case "busy": // listen on LAUNCH_TEST_PORT, answer /health only after LAUNCH_TEST_BUSY
+		busy, _ := time.ParseDuration(os.Getenv("LAUNCH_TEST_BUSY"))
+		ready := time.Now().Add(busy)
+		http.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(time.Until(ready))
+			fmt.Fprint(w, "OK")
+		})
+		fmt.Println(http.ListenAndServe("127.0.0.1:"+os.Getenv("LAUNCH_TEST_PORT"), nil))
+		os.Exit(1)
 	case "mute": // run but never answer
 		time.Sleep(time.Minute)
 		os.Exit(0)
@@ -137,13 +146,19 @@ func TestFindStale(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	live, _ := json.Marshal(record{Process: Process{URL: "http://127.0.0.1:1", PID: os.Getpid()}})
-	gone, _ := json.Marshal(record{Process: Process{URL: "http://127.0.0.1:1", PID: dead.Process.Pid}})
+	free, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeURL := "http://127.0.0.1:" + strconv.Itoa(free)
+	// A live pid whose recorded port nobody holds: the pid was reused.
+	reused, _ := json.Marshal(record{Process: Process{URL: freeURL, Port: free, PID: os.Getpid()}})
+	gone, _ := json.Marshal(record{Process: Process{URL: freeURL, Port: free, PID: dead.Process.Pid}})
 	for name, content := range map[string]string{
-		"damaged":             "{",
-		"no pid":              `{"url": "http://127.0.0.1:1"}`,
-		"dead process":        string(gone),
-		"alive but not heard": string(live),
+		"damaged":                 "{",
+		"no pid":                  `{"url": "http://127.0.0.1:1"}`,
+		"dead process":            string(gone),
+		"alive but its port free": string(reused),
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -258,5 +273,71 @@ func TestEnsure(t *testing.T) {
 	defer c.Stop(5 * time.Second)
 	if reused || starts != 2 || c.PID == a.PID {
 		t.Errorf("Ensure after Stop: %+v reused %v after %d starts; want a new server", c, reused, starts)
+	}
+}
+
+// A server that is alive and holds its port but is slow to answer (busy
+// with a long request) is waited for, not forgotten: Find returns it once
+// it answers; one that stays silent past BusyWait is an
+// *UnresponsiveError whose record is kept, and Recorded still finds it so
+// that it can be stopped.
+func TestFindBusy(t *testing.T) {
+	defer func(w time.Duration) { BusyWait = w }(BusyWait)
+	BusyWait = 4 * time.Second
+	for _, tc := range []struct {
+		name     string
+		busy     time.Duration // how long the server keeps its health check waiting
+		wantLive bool
+	}{
+		{"answers after 2.5 s", 2500 * time.Millisecond, true},
+		{"silent past BusyWait", time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port, err := FreePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := serverCmd(t, "busy", port)
+			cmd.Env = append(cmd.Env, "LAUNCH_TEST_BUSY="+tc.busy.String())
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer cmd.Process.Kill()
+			url := "http://127.0.0.1:" + strconv.Itoa(port)
+			for deadline := time.Now().Add(10 * time.Second); PortFree(port); {
+				if time.Now().After(deadline) {
+					t.Fatal("the busy server did not listen within 10 s")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			dir := t.TempDir()
+			b, _ := json.Marshal(record{Process: Process{URL: url, Port: port, PID: cmd.Process.Pid, Dir: dir}})
+			path := filepath.Join(dir, StateFile)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var rec record
+			start := time.Now()
+			ok, err := Find(context.Background(), dir, &rec, healthy)
+			waited := time.Since(start)
+			var unresponsive *UnresponsiveError
+			switch {
+			case tc.wantLive && (!ok || err != nil):
+				t.Fatalf("Find = %v, %v after %s; want the busy server once it answers", ok, err, waited)
+			case tc.wantLive && waited < tc.busy-time.Second:
+				t.Errorf("Find returned after %s, before the server could answer (%s)", waited, tc.busy)
+			case !tc.wantLive && (ok || !errors.As(err, &unresponsive) || unresponsive.PID != cmd.Process.Pid):
+				t.Fatalf("Find = %v, %v; want an *UnresponsiveError naming pid %d", ok, err, cmd.Process.Pid)
+			case !tc.wantLive && !strings.Contains(err.Error(), path):
+				t.Errorf("the error does not name the record %s: %v", path, err)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("the record of a live server was removed (%v)", err)
+			}
+			if ok, err := Recorded(dir, &rec); !ok || err != nil || rec.PID != cmd.Process.Pid {
+				t.Errorf("Recorded = %v, %v, pid %d; want the live server, pid %d", ok, err, rec.PID, cmd.Process.Pid)
+			}
+		})
 	}
 }

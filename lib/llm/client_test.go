@@ -159,19 +159,26 @@ func TestFaultsAreRetriedWithoutLoss(t *testing.T) {
 		fault llmtest.Fault
 		// minGap is the least time between the two attempts.
 		minGap time.Duration
+		// retryAfterIn, if set, makes the fault's Retry-After the HTTP date
+		// this long after the fault is injected (a date has whole seconds:
+		// it can fall up to 1 s earlier).
+		retryAfterIn time.Duration
 	}{
-		{"429 with Retry-After seconds", llmtest.Fault{Status: 429, RetryAfter: "1", Body: `{"error":{"message":"rate limited"}}`}, time.Second},
-		{"503 with Retry-After date", llmtest.Fault{Status: 503, RetryAfter: time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)}, time.Second},
-		{"500", llmtest.Fault{Status: 500, Body: "internal error"}, 0},
-		{"502 without body", llmtest.Fault{Status: 502}, 0},
-		{"truncated JSON", llmtest.Fault{Truncate: 40}, 0},
-		{"200 with empty body", llmtest.Fault{Status: 200}, 0},
-		{"200 without choices", llmtest.Fault{Status: 200, Body: `{"choices": []}`}, 0},
-		{"slow answer past the timeout", llmtest.Fault{Delay: time.Minute}, 0},
+		{"429 with Retry-After seconds", llmtest.Fault{Status: 429, RetryAfter: "1", Body: `{"error":{"message":"rate limited"}}`}, time.Second, 0},
+		{"503 with Retry-After date", llmtest.Fault{Status: 503}, 1500 * time.Millisecond, 3 * time.Second},
+		{"500", llmtest.Fault{Status: 500, Body: "internal error"}, 0, 0},
+		{"502 without body", llmtest.Fault{Status: 502}, 0, 0},
+		{"truncated JSON", llmtest.Fault{Truncate: 40}, 0, 0},
+		{"200 with empty body", llmtest.Fault{Status: 200}, 0, 0},
+		{"200 without choices", llmtest.Fault{Status: 200, Body: `{"choices": []}`}, 0, 0},
+		{"slow answer past the timeout", llmtest.Fault{Delay: time.Minute}, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := llmtest.NewProxy(t, srv.URL)
+			if tc.retryAfterIn > 0 {
+				tc.fault.RetryAfter = time.Now().Add(tc.retryAfterIn).UTC().Format(http.TimeFormat)
+			}
 			p.Inject(tc.fault)
 			c := newClient(t, p.URL, func(c *llm.Config) { c.Timeout = 15 * time.Second })
 			got, err := c.Do(context.Background(), req)

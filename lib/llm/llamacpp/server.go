@@ -222,6 +222,8 @@ func EnsureServer(ctx context.Context, cfg Config) (srv *Server, reused bool, er
 
 // FindServer returns the server recorded in dir if its process is alive
 // and answers GET /v1/models, and nil otherwise (removing a stale record).
+// A server still generating for a client that went away answers late: it
+// is waited for (see launch.Find), not replaced by a second one.
 func FindServer(ctx context.Context, dir string) (*Server, error) {
 	return launch.Found[Server](ctx, dir, Healthy)
 }
@@ -282,7 +284,8 @@ func (s *Server) Stop() error {
 // StopServer stops the server recorded in dir; stopped says whether one
 // was running.
 func StopServer(ctx context.Context, dir string) (stopped bool, err error) {
-	s, err := FindServer(ctx, dir)
+	// A busy or hung server is stopped too: only its record is needed.
+	s, err := launch.RecordedServer[Server](dir)
 	if err != nil || s == nil {
 		return false, err
 	}
