@@ -114,7 +114,7 @@ func (e *UnresponsiveError) Error() string {
 // record (removing it would leave the server running with nothing that
 // knows about it, and a second one would be started beside it).
 func Find(ctx context.Context, dir string, rec Record, healthy func(ctx context.Context, url string) bool) (bool, error) {
-	live, err := readLive(dir, rec)
+	live, err := Recorded(dir, rec)
 	if !live || err != nil {
 		return false, err
 	}
@@ -144,11 +144,7 @@ func Find(ctx context.Context, dir string, rec Record, healthy func(ctx context.
 // alive and holds the recorded port, whether or not it answers: what a stop
 // command needs (a busy or hung server must still be stoppable). A stale
 // record is removed.
-func Recorded(dir string, rec Record) (bool, error) { return readLive(dir, rec) }
-
-// readLive reads dir's record into rec and reports whether its process is
-// alive and something listens on its port; otherwise it removes the record.
-func readLive(dir string, rec Record) (bool, error) {
+func Recorded(dir string, rec Record) (bool, error) {
 	path := filepath.Join(dir, StateFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
