@@ -411,6 +411,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		st = state{Settings: settings, State: trainloop.State{BestVal: -1}}
 	}
+	defer m.Close() // its compiled programs and variables: a grid trains many models in one process
 	start := int(m.Step())
 	if start > cfg.Steps {
 		return nil, fmt.Errorf("train: %s is already at step %d, beyond --steps %d", cfg.Dir, start, cfg.Steps)
@@ -518,6 +519,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	defer best.Close()
 	test, err := splitBatches(cfg.Algo, "test", cfg.TestSamples, cfg.Batch)
 	if err != nil {
 		return res, err
@@ -805,6 +807,7 @@ func Evaluate(checkpoint, split, backend string, limit int) (map[string]float64,
 	if err != nil {
 		return nil, err
 	}
+	defer m.Close()
 	batches, err := splitBatches(m.Config().Algorithm, split, limit, 32)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -190,9 +191,32 @@ type gradientUpdater interface {
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
+// errClosed is the error of a model used after Close.
+var errClosed = errors.New("nn: the model is closed")
+
+// Close releases what the model holds on its backend: its compiled train
+// and predict programs (one per batch shape seen; on XLA, executables) and
+// its variables. Nothing else frees the programs, so a process that builds
+// models one after another (a grid of trainings, a notebook) should close
+// each when done. The model cannot be used afterwards; Close is idempotent.
+func (m *Model) Close() {
+	if m.store == nil {
+		return
+	}
+	m.trainFn.Finalize()
+	m.predFn.Finalize()
+	m.store.Finalize()
+	m.trainFn, m.predFn, m.store = nil, nil, nil
+}
+
 // Step returns the number of training steps taken (restored from a
-// checkpoint).
-func (m *Model) Step() int64 { return optimizer.GetGlobalStep(m.store) }
+// checkpoint); 0 after Close.
+func (m *Model) Step() int64 {
+	if m.store == nil {
+		return 0
+	}
+	return optimizer.GetGlobalStep(m.store)
+}
 
 func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 	ones := OnesLike(Squeeze(Slice(gi.hintValid, AxisRange(0, 1)), 0)) // [B]
@@ -296,6 +320,9 @@ func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
 
 // TrainStep takes one optimizer step on a batch and returns its loss.
 func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
+	if m.store == nil {
+		return 0, errClosed
+	}
 	in, err := m.tensorsOf(fb)
 	if err != nil {
 		return 0, err
@@ -317,6 +344,9 @@ type Predictions map[string][]float64
 // Predict runs the model on a batch (each sample unrolled for its own
 // number of steps).
 func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
+	if m.store == nil {
+		return nil, errClosed
+	}
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
 		return nil, err
@@ -486,6 +516,9 @@ func (m *Model) Save(dir string) error { return m.SaveWith(dir, nil) }
 // checkpoint directory, so that they appear together with it or not at all
 // (a training loop's state beside the parameters it describes).
 func (m *Model) SaveWith(dir string, files map[string][]byte) error {
+	if m.store == nil {
+		return errClosed
+	}
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("nn: %w", err)

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,6 +193,24 @@ func testCheckpointRoundTrip(t *testing.T, be compute.Backend) {
 			}
 		}
 	}
+
+	// Closing a model frees its programs and variables and nothing of
+	// another model on the same backend; a closed model says so.
+	m.Close()
+	m.Close()
+	if again, err := m2.Evaluate([]*clrs.Feedback{fb}); err != nil || again["score"] != want["score"] {
+		t.Errorf("after closing the first model, the reloaded one scores %v (%v), want %v", again, err, want)
+	}
+	if _, err := m.TrainStep(fb); !errors.Is(err, errClosed) {
+		t.Errorf("TrainStep on a closed model: %v, want %v", err, errClosed)
+	}
+	if _, err := m.Predict(fb); !errors.Is(err, errClosed) {
+		t.Errorf("Predict on a closed model: %v, want %v", err, errClosed)
+	}
+	if err := m.Save(filepath.Join(t.TempDir(), "closed")); !errors.Is(err, errClosed) {
+		t.Errorf("Save of a closed model: %v, want %v", err, errClosed)
+	}
+	m2.Close()
 }
 
 func TestConfigErrors(t *testing.T) {
