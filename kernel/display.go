@@ -247,6 +247,7 @@ type Progress struct {
 	label string
 	start time.Time
 	last  time.Time
+	base  int // steps done before this display began (Resume)
 }
 
 // NewProgress starts a progress display.
@@ -259,6 +260,14 @@ func NewProgress(label string) *Progress {
 	return p
 }
 
+// Resume records that done steps were complete before this display began
+// (a resumed training), so that the rate counts only the steps done since.
+func (p *Progress) Resume(done int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.base, p.start = done, time.Now()
+}
+
 // Update shows done of total with a rate and extra information (for
 // example the latest scores).
 func (p *Progress) Update(done, total int, info string) {
@@ -269,7 +278,7 @@ func (p *Progress) Update(done, total int, info string) {
 		return
 	}
 	p.last = now
-	rate := float64(done) / now.Sub(p.start).Seconds()
+	rate := float64(max(done-p.base, 0)) / now.Sub(p.start).Seconds()
 	pct := 100 * float64(done) / float64(max(total, 1))
 	text := fmt.Sprintf("%s: %d/%d (%.0f%%, %.1f/s) %s", p.label, done, total, pct, rate, info)
 	if InNotebook() {

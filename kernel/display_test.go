@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,6 +107,20 @@ func TestProgressText(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "train: 1/4 (25%, ") || !strings.HasSuffix(lines[0], "/s) loss 0.5") ||
 		!strings.HasPrefix(lines[1], "train: 4/4 (100%, ") || !strings.HasSuffix(lines[1], "/s) done") {
 		t.Errorf("printed %q; want the first update and the last (the middle one is within a second)", lines)
+	}
+}
+
+// TestProgressResumed checks that a display resumed at step 900 rates
+// only the steps done since: one step in 0.2 s is at most 5/s, not 4,500.
+func TestProgressResumed(t *testing.T) {
+	out := capture(t)
+	p := NewProgress("train")
+	p.Resume(900)
+	time.Sleep(200 * time.Millisecond)
+	p.Update(901, 1000, "")
+	var rate float64
+	if _, err := fmt.Sscanf(out.String(), "train: 901/1000 (90%%, %f/s)", &rate); err != nil || rate > 5 {
+		t.Errorf("printed %q (rate %v, %v); want at most 5/s", out.String(), rate, err)
 	}
 }
 

@@ -29,6 +29,7 @@ func Terminal(w io.Writer, label string) Observer {
 		switch e.Kind {
 		case Started:
 			bar = progress.New(w, label, e.Steps)
+			bar.Resume(e.Step) // a resumed run's rate counts this session's steps
 		case Stepped:
 			bar.Update(e.Step, Summary(e))
 		case Finished:
@@ -44,10 +45,17 @@ type Reporter interface {
 }
 
 // Report shows each step on r: Report(kernel.NewProgress("bfs/mpnn"))
-// keeps a notebook cell's progress line up to date.
+// keeps a notebook cell's progress line up to date. A reporter that also
+// has Resume(done int) (kernel.Progress does) is told where a resumed run
+// starts, so that its rate counts only the steps done since.
 func Report(r Reporter) Observer {
 	return ObserverFunc(func(e Event) {
-		if e.Kind == Stepped {
+		switch e.Kind {
+		case Started:
+			if rr, ok := r.(interface{ Resume(done int) }); ok {
+				rr.Resume(e.Step)
+			}
+		case Stepped:
 			r.Update(e.Step, e.Steps, Summary(e))
 		}
 	})

@@ -49,6 +49,7 @@ type Bar struct {
 	now      func() time.Time
 	last     time.Time // last line written
 	lastDone int       // steps at the last plain line
+	base     int       // steps done before this report began (Resume)
 	done     int
 	extra    string
 	width    int // the terminal line last drawn, to blank it when it shrinks
@@ -82,6 +83,20 @@ func newBar(w io.Writer, label string, total int, tty bool, now func() time.Time
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Resume records that done steps were complete before this report began
+// (a resumed training): the counts start there, and the rate and the time
+// left count only the steps done since, so a run resumed at 500 of 1,000
+// does not report the first 500 as done in no time. Call it before the
+// first Update.
+func (b *Bar) Resume(done int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.base, b.done, b.lastDone = done, done, done
 }
 
 // Update records that done steps are complete; extra (may be empty) is
@@ -192,10 +207,10 @@ func (b *Bar) counts() string {
 }
 
 func (b *Bar) rate(elapsed time.Duration) string {
-	if elapsed <= 0 || b.done == 0 {
+	if elapsed <= 0 || b.done <= b.base {
 		return ""
 	}
-	r := float64(b.done) / elapsed.Seconds()
+	r := float64(b.done-b.base) / elapsed.Seconds()
 	switch {
 	case r >= 100:
 		return fmt.Sprintf("%.0f/s", r)
@@ -207,10 +222,10 @@ func (b *Bar) rate(elapsed time.Duration) string {
 }
 
 func (b *Bar) eta(elapsed time.Duration) (time.Duration, bool) {
-	if b.total <= 0 || b.done <= 0 || b.done >= b.total {
+	if b.total <= 0 || b.done <= b.base || b.done >= b.total {
 		return 0, false
 	}
-	per := elapsed / time.Duration(b.done)
+	per := elapsed / time.Duration(b.done-b.base)
 	return per * time.Duration(b.total-b.done), true
 }
 

@@ -66,6 +66,34 @@ func TestPlainLines(t *testing.T) {
 	}
 }
 
+// TestResume checks a report that starts part-way (a resumed training):
+// the counts start there, and the rate and the time left count only the
+// steps done in this report, on both forms.
+func TestResume(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{"plain", false, "train: 530/1000 (53%) 1.0/s, 7m50s left"},
+		{"terminal", true, "530/1000 (53%) 1.0/s ETA 7m50s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			c := &clock{t: time.Unix(0, 0)}
+			b := newBar(&buf, "train", 1000, tc.tty, c.now)
+			b.Resume(500)
+			for i := 501; i <= 530; i++ {
+				c.t = c.t.Add(time.Second)
+				b.Update(i, "")
+			}
+			if out := buf.String(); !strings.Contains(out, tc.want) {
+				t.Errorf("output %q lacks %q", out, tc.want)
+			}
+		})
+	}
+}
+
 // TestTerminalBar checks the terminal form: one line redrawn in place
 // with a bar and an ETA, at most every 100 ms, ended by a newline.
 func TestTerminalBar(t *testing.T) {
