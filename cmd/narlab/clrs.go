@@ -487,7 +487,7 @@ func clrsGenerate(args []string) error {
 	out := fs.String("out", "", "output directory (files ALGO_SPLIT.npz and manifest.json)")
 	workers := fs.Int("workers", 0, "goroutines running the algorithms (0: all CPUs)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	compress := fs.Bool("compress", false, "deflate the arrays (numpy.savez_compressed: ~17x smaller files for the train split, about 2x the CPU time); default stored (numpy.savez)")
+	compress := fs.Bool("compress", true, "deflate the arrays (zip method 8, read by numpy.load like numpy.savez_compressed's files: the train split is 14x smaller and written faster than stored); --compress=false stores them as numpy.savez does")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}

@@ -124,8 +124,8 @@ func TestClrsGenerateWritesEveryFileInOrder(t *testing.T) {
 		flags []string
 		opts  []clrs.NPZOption
 	}{
-		{"stored", nil, nil},
-		{"compressed", []string{"--compress"}, []clrs.NPZOption{clrs.Compressed()}},
+		{"compressed, the default", nil, []clrs.NPZOption{clrs.Compressed()}},
+		{"stored", []string{"--compress=false"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -140,6 +140,9 @@ func TestClrsGenerateWritesEveryFileInOrder(t *testing.T) {
 			var m manifest
 			if err := json.Unmarshal(raw, &m); err != nil {
 				t.Fatal(err)
+			}
+			if m.Compressed != (len(tc.opts) > 0) {
+				t.Errorf("manifest says compressed=%v, want %v", m.Compressed, len(tc.opts) > 0)
 			}
 			if len(m.Files) != len(algos) {
 				t.Fatalf("manifest lists %d files, want %d", len(m.Files), len(algos))

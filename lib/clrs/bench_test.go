@@ -82,3 +82,43 @@ func BenchmarkFullDataset(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteNPZ measures writing the CLRS-30 train split of a few
+// algorithms as .npz (WriteTrajectoriesNPZ into memory, no disk): stored,
+// and deflated by the Compressed option. MB/s counts the .npy bytes;
+// "ratio" is the archive's size over the stored archive's.
+// Run: go test -run '^$' -bench WriteNPZ ./lib/clrs/
+func BenchmarkWriteNPZ(b *testing.B) {
+	for _, algo := range []string{"bfs", "floyd_warshall", "insertion_sort", "strongly_connected_components"} {
+		s, err := NewSplitSampler(algo, "train")
+		if err != nil {
+			b.Fatal(err)
+		}
+		trajs := s.Trajectories()
+		var stored counter
+		if err := WriteTrajectoriesNPZ(&stored, trajs); err != nil {
+			b.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name string
+			opts []NPZOption
+		}{{"stored", nil}, {"compressed", []NPZOption{Compressed()}}} {
+			b.Run(algo+"/"+tc.name, func(b *testing.B) {
+				b.SetBytes(stored.n)
+				var c counter
+				for b.Loop() {
+					c = counter{}
+					if err := WriteTrajectoriesNPZ(&c, trajs, tc.opts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(c.n)/float64(stored.n), "ratio")
+			})
+		}
+	}
+}
+
+// counter is an io.Writer that only counts bytes.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

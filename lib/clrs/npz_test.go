@@ -2,8 +2,12 @@ package clrs
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,4 +155,89 @@ func TestTrajectoriesNPZMatchesBatch(t *testing.T) {
 	if err := WriteTrajectoriesNPZ(io.Discard, nil); err == nil {
 		t.Error("no error for an empty trajectory list")
 	}
+}
+
+// TestLargeNPZReadByNumpy writes archives big enough that the deflate
+// encoder slides its window many times (hints of several MB, zero padding
+// after trajectories of different lengths) and checks with numpy that
+// every array holds exactly the values of the batched feedback: numpy
+// prints a SHA-256 of each array as little-endian float64, Go hashes its
+// own values the same way.
+func TestLargeNPZReadByNumpy(t *testing.T) {
+	py := pythonWithNumpy(t)
+	for _, algo := range []string{"floyd_warshall", "quicksort", "strongly_connected_components"} {
+		s, err := NewSampler(algo, Length(16), Seed(5), NumSamples(48))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, err := s.Dataset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{}
+		for prefix, list := range map[string][]DataPoint{"input/": fb.Inputs, "hint/": fb.Hints, "output/": fb.Outputs} {
+			for _, d := range list {
+				want[prefix+d.Name] = float64SHA(d.Data)
+			}
+		}
+		lengths := make([]float64, len(fb.Lengths))
+		for i, l := range fb.Lengths {
+			lengths[i] = float64(l)
+		}
+		want["lengths"] = float64SHA(lengths)
+		for _, tc := range []struct {
+			name string
+			opts []NPZOption
+		}{{"stored", nil}, {"compressed", []NPZOption{Compressed()}}} {
+			t.Run(algo+"/"+tc.name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), algo+".npz")
+				if err := SaveTrajectoriesNPZ(path, s.Trajectories(), tc.opts...); err != nil {
+					t.Fatal(err)
+				}
+				script := `
+import hashlib, json, sys, zipfile, numpy as np
+z = np.load(sys.argv[1])
+methods = sorted({i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist()})
+print(json.dumps({"methods": methods, "arrays": {k: hashlib.sha256(np.ascontiguousarray(z[k], dtype='<f8').tobytes()).hexdigest() for k in z.files}}))
+`
+				out, err := exec.Command(py, "-c", script, path).Output()
+				if err != nil {
+					t.Fatalf("numpy could not load the archive: %v", err)
+				}
+				var got struct {
+					Methods []int             `json:"methods"`
+					Arrays  map[string]string `json:"arrays"`
+				}
+				if err := json.Unmarshal(out, &got); err != nil {
+					t.Fatal(err)
+				}
+				wantMethod := 0 // stored
+				if len(tc.opts) > 0 {
+					wantMethod = 8 // deflated
+				}
+				if !slices.Equal(got.Methods, []int{wantMethod}) {
+					t.Errorf("zip methods %v, want [%d]", got.Methods, wantMethod)
+				}
+				if len(got.Arrays) != len(want) {
+					t.Fatalf("numpy sees %d arrays, want %d", len(got.Arrays), len(want))
+				}
+				for name, h := range want {
+					if got.Arrays[name] != h {
+						t.Errorf("%s: numpy's values differ from the feedback's", name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// float64SHA is the hex SHA-256 of vals as little-endian float64 bytes.
+func float64SHA(vals []float64) string {
+	h := sha256.New()
+	var b [8]byte
+	for _, v := range vals {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
