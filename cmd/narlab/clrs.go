@@ -575,9 +575,10 @@ func clrsGenerate(args []string) error {
 			}
 		}
 	}()
-	// Several files are written at once (one writer per CPU): writing, not
-	// sampling, bounds generation, and stored files cost mostly system time
-	// that runs beside the samplers. Entries join the manifest in order.
+	// Several files are written at once (one writer per CPU): deflating
+	// (or, stored, the system time of writing gigabytes) costs about as
+	// much as sampling, and runs beside the samplers. Entries join the
+	// manifest in order.
 	type written struct {
 		file manifestFile
 		err  error
