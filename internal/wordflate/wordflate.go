@@ -10,12 +10,11 @@
 // same word (one-way hash tables of last positions: the handful of values
 // a mask or pointer array holds). Matches are extended word by word and
 // coded with DEFLATE's fixed Huffman codes, so the encoder never builds a
-// code table or looks at a byte twice. On the CLRS-30 train split (2.0 GB
-// of .npy bytes, mostly float64 hints) it writes 143 MB where
-// compress/flate's BestSpeed writes 118 MB, about three times faster
-// (2.1 GB/s against 0.6 GB/s on one core of the 2-core development
-// machine, 2026-11-24; BenchmarkHintLike compares the two on synthetic
-// hints).
+// code table. On the CLRS-30 train splits of
+// five algorithms (620 MB of .npy arrays, mostly float64 hints) it runs
+// at 1.5 GB/s on one core and writes 12.5 % of the input, where
+// compress/flate's BestSpeed runs at 0.44 GB/s and writes 10.5 %
+// (BenchmarkCLRSTrainSplit on the 2-core development machine, 2026-11-24).
 //
 // Words are aligned to the start of the stream: a stream whose 8-byte
 // values start at a multiple of 8 (a .npy header is padded to 64 bytes)
@@ -48,21 +47,22 @@ type Writer struct {
 	done     int    // bytes of buf already encoded
 	base     int64  // stream offset of buf[0]
 	lastDist int
-	table2   []int64
-	table    []int64 // stream offset + 1 of the last word with each hash; 0 is none
-	bw       bitWriter
-	err      error
-	closed   bool
+	// Stream offset + 1 of the last position with each hash (0: none), of
+	// the word there (words) and of the two words there (pairs).
+	words, pairs []int64
+	bw           bitWriter
+	err          error
+	closed       bool
 }
 
 // NewWriter returns a Writer compressing into w.
 func NewWriter(w io.Writer) *Writer {
 	z := &Writer{
-		w:      w,
-		buf:    make([]byte, 0, windowSize+chunkSize+8),
-		table:  make([]int64, 1<<hashBits),
-		table2: make([]int64, 1<<hashBits),
-		bw:     bitWriter{out: make([]byte, 0, outFlush+64)},
+		w:     w,
+		buf:   make([]byte, 0, windowSize+chunkSize+8),
+		words: make([]int64, 1<<hashBits),
+		pairs: make([]int64, 1<<hashBits),
+		bw:    bitWriter{out: make([]byte, 0, outFlush+64)},
 	}
 	z.bw.put(2, 3) // BFINAL 0, BTYPE 01 (fixed Huffman codes)
 	return z
@@ -171,8 +171,8 @@ func (z *Writer) encode(end int) {
 		if p+16 <= end {
 			w2 := load(at, p+8)
 			h2 := ((w ^ bits.RotateLeft64(w2, 29)) * 0x9E3779B97F4A7C15) >> (64 - hashBits)
-			cand := z.table2[h2] - 1
-			z.table2[h2] = abs + 1
+			cand := z.pairs[h2] - 1
+			z.pairs[h2] = abs + 1
 			if d := int(abs - cand); cand >= 0 && d <= windowSize && w == load(at, int(cand-z.base)) && w2 == load(at, int(cand-z.base)+8) {
 				n := extend(at, p, end, d)
 				bw.match(n, d)
@@ -183,8 +183,8 @@ func (z *Writer) encode(end int) {
 		}
 		// A recent occurrence of the same value.
 		h := (w * 0x9E3779B97F4A7C15) >> (64 - hashBits)
-		cand := z.table[h] - 1
-		z.table[h] = abs + 1
+		cand := z.words[h] - 1
+		z.words[h] = abs + 1
 		if d := int(abs - cand); cand >= 0 && d <= windowSize && w == load(at, int(cand-z.base)) {
 			n := extend(at, p, end, d)
 			bw.match(n, d)
