@@ -209,3 +209,28 @@ func BenchmarkHintLike(b *testing.B) {
 type countWriter struct{ n int }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// TestResetMatchesNew checks that a Writer reused with Reset after another
+// stream writes exactly what a new Writer writes.
+func TestResetMatchesNew(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	first, second := hintLike(rng, 3*chunkSize/8), hintLike(rng, chunkSize/4)
+	var fresh, reused bytes.Buffer
+	w := NewWriter(&fresh)
+	w.Write(second)
+	w.Close()
+	w = NewWriter(io.Discard)
+	w.Write(first)
+	w.Close()
+	w.Reset(&reused)
+	w.Write(second)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh.Bytes(), reused.Bytes()) {
+		t.Fatalf("after Reset: %d bytes, a new Writer: %d bytes", reused.Len(), fresh.Len())
+	}
+	if got := inflate(t, reused.Bytes()); !bytes.Equal(got, second) {
+		t.Fatal("after Reset: round trip differs")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/narlab/narlab/internal/fsutil"
@@ -174,7 +175,7 @@ func writeMembers(w io.Writer, members []npzMember, cfg npzConfig) error {
 	method := zip.Store
 	if cfg.compress {
 		method = zip.Deflate
-		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return wordflate.NewWriter(w), nil })
+		zw.RegisterCompressor(zip.Deflate, newPooledDeflater)
 	}
 	for _, m := range members {
 		hdr := &zip.FileHeader{Name: m.name + ".npy", Method: method}
@@ -188,6 +189,39 @@ func writeMembers(w io.Writer, members []npzMember, cfg npzConfig) error {
 		}
 	}
 	return zw.Close()
+}
+
+// deflaters holds wordflate writers between archive members: their
+// buffers are reused instead of allocated for every array.
+var deflaters sync.Pool
+
+// pooledDeflater returns its wordflate writer to the pool when closed
+// (once: a second Close is an error, as for any closed writer).
+type pooledDeflater struct{ z *wordflate.Writer }
+
+func newPooledDeflater(w io.Writer) (io.WriteCloser, error) {
+	if z, ok := deflaters.Get().(*wordflate.Writer); ok {
+		z.Reset(w)
+		return &pooledDeflater{z}, nil
+	}
+	return &pooledDeflater{wordflate.NewWriter(w)}, nil
+}
+
+func (p *pooledDeflater) Write(b []byte) (int, error) {
+	if p.z == nil {
+		return 0, wordflate.ErrClosed
+	}
+	return p.z.Write(b)
+}
+
+func (p *pooledDeflater) Close() error {
+	if p.z == nil {
+		return wordflate.ErrClosed
+	}
+	err := p.z.Close()
+	deflaters.Put(p.z)
+	p.z = nil
+	return err
 }
 
 // littleEndian reports whether this machine stores numbers little-endian
