@@ -47,9 +47,9 @@ type Writer struct {
 	done     int    // bytes of buf already encoded
 	base     int64  // stream offset of buf[0]
 	lastDist int
-	// Stream offset + 1 of the last position with each hash (0: none), of
-	// the word there (words) and of the two words there (pairs).
-	words, pairs []int64
+	// The low 32 bits of the stream offset where each hash was last seen,
+	// of one word (words) and of two words (pairs).
+	words, pairs []uint32
 	bw           bitWriter
 	err          error
 	closed       bool
@@ -59,8 +59,8 @@ type Writer struct {
 func NewWriter(w io.Writer) *Writer {
 	z := &Writer{
 		buf:   make([]byte, 0, windowSize+chunkSize+8),
-		words: make([]int64, 1<<hashBits),
-		pairs: make([]int64, 1<<hashBits),
+		words: make([]uint32, 1<<hashBits),
+		pairs: make([]uint32, 1<<hashBits),
 		bw:    bitWriter{out: make([]byte, 0, outFlush+64)},
 	}
 	z.Reset(w)
@@ -175,14 +175,18 @@ func (z *Writer) encode(end int) {
 			p += n
 			continue
 		}
-		abs := z.base + int64(p)
-		// A recent occurrence of the same two values.
+		// A recent occurrence of the same two values, then of the same
+		// value. The tables hold the low 32 bits of stream offsets: a
+		// candidate is used only if it lies in the window and holds the
+		// same words, so a stale or wrapped entry costs a miss, never a
+		// wrong match.
+		pos := uint32(z.base + int64(p))
 		if p+16 <= end {
 			w2 := load(at, p+8)
 			h2 := ((w ^ bits.RotateLeft64(w2, 29)) * 0x9E3779B97F4A7C15) >> (64 - hashBits)
-			cand := z.pairs[h2] - 1
-			z.pairs[h2] = abs + 1
-			if d := int(abs - cand); cand >= 0 && d <= windowSize && w == load(at, int(cand-z.base)) && w2 == load(at, int(cand-z.base)+8) {
+			d := int(pos - z.pairs[h2])
+			z.pairs[h2] = pos
+			if d >= 8 && d <= windowSize && d <= p && w == load(at, p-d) && w2 == load(at, p-d+8) {
 				n := extend(at, p, end, d)
 				bw.match(n, d)
 				z.lastDist = d
@@ -190,11 +194,10 @@ func (z *Writer) encode(end int) {
 				continue
 			}
 		}
-		// A recent occurrence of the same value.
 		h := (w * 0x9E3779B97F4A7C15) >> (64 - hashBits)
-		cand := z.words[h] - 1
-		z.words[h] = abs + 1
-		if d := int(abs - cand); cand >= 0 && d <= windowSize && w == load(at, int(cand-z.base)) {
+		d := int(pos - z.words[h])
+		z.words[h] = pos
+		if d >= 8 && d <= windowSize && d <= p && w == load(at, p-d) {
 			n := extend(at, p, end, d)
 			bw.match(n, d)
 			z.lastDist = d
