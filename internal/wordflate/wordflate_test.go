@@ -234,3 +234,19 @@ func TestResetMatchesNew(t *testing.T) {
 		t.Fatal("after Reset: round trip differs")
 	}
 }
+
+// TestOffsetsPast4GiB starts a stream just below 4 GiB of stream offset,
+// so the 32-bit positions in the hash tables wrap in the middle of it.
+func TestOffsetsPast4GiB(t *testing.T) {
+	data := hintLike(rand.New(rand.NewPCG(9, 10)), 3*chunkSize/8)
+	var z bytes.Buffer
+	w := NewWriter(&z)
+	w.base = 1<<32 - 100_000
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := inflate(t, z.Bytes()); !bytes.Equal(got, data) {
+		t.Fatalf("round trip differs at %d", firstDiff(got, data))
+	}
+}
