@@ -35,10 +35,11 @@ echo "== narlab: the train split end to end (sampling + writing .npz), compresse
 tmp="$(mktemp -d)"
 /usr/bin/time -v bin/narlab clrs generate --split train --out "$tmp/trainz" --quiet 2> "$out/narlab_trainz_time.txt"
 du -sh "$tmp/trainz" | tee "$out/narlab_trainz_size.txt" >&2
-rm -rf "$tmp/trainz"
 /usr/bin/time -v bin/narlab clrs generate --split train --compress=false --out "$tmp/train" --quiet 2> "$out/narlab_train_time.txt"
 du -sh "$tmp/train" | tee "$out/narlab_train_size.txt" >&2
-rm -rf "$tmp/train"
+echo "== numpy: the deflated and the stored train split hold the same arrays" >&2
+"$py" scripts/compare_npz_dirs.py "$tmp/trainz" "$tmp/train" | tee "$out/compare_train.txt" >&2
+rm -rf "$tmp/trainz" "$tmp/train"
 echo "== narlab: whole CLRS-30 dataset written as .npz" >&2
 /usr/bin/time -v bin/narlab clrs generate --split all --out "$tmp/clrs30" --quiet 2> "$out/narlab_all_time.txt"
 du -sh "$tmp/clrs30" | tee "$out/narlab_all_size.txt" >&2
@@ -95,6 +96,8 @@ print('|---|---:|---:|---:|---:|')
 print(f'| reference samplers (sampling only, 1 CPU) | {rt:.1f} s | | | |')
 print(f'| `narlab clrs generate --split train` (deflated .npz, the default) | {trz:.2f} s | {rt/trz:.0f}× | {size("narlab_trainz_size.txt")} | {trzrss:.0f} MiB |')
 print(f'| `narlab clrs generate --split train --compress=false` (stored .npz) | {trs:.2f} s | {rt/trs:.0f}× | {size("narlab_train_size.txt")} | {trrss:.0f} MiB |')
+print()
+print('numpy, deflated vs stored train split: ' + open(os.path.join(out, 'compare_train.txt')).read().strip())
 allref = sum(reftot.values())
 print()
 print('| whole CLRS-30 dataset (train + val + test) | time | peak memory |')
