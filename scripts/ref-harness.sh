@@ -9,6 +9,12 @@
 #        scripts/ref-harness.sh --jax    also creates the throwaway JAX CPU
 #                                        environment (REF_VENV, default
 #                                        /tmp/narlab-refenv) and prints its python
+#        scripts/ref-harness.sh --numpy  also creates a throwaway environment
+#                                        with numpy 1.24.4, the numpy the
+#                                        project's fixtures and performance
+#                                        anchors were made with (REF_NUMPY_VENV,
+#                                        default /tmp/narlab-refnumpy), and
+#                                        prints its python
 # Everything else it prints goes to stderr.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,6 +28,17 @@ if [ ! -f "$ref/.ready" ]; then
 fi
 if [ "${1:-}" = "--jax" ]; then
   REF_VENV=${REF_VENV:-/tmp/narlab-refenv} "$ref/setup-jax.sh" | tail -1
+elif [ "${1:-}" = "--numpy" ]; then
+  # numpy >= 1.25 computes float64 np.sin/np.cos with another code path than
+  # 1.24 on AVX-512 CPUs (last bits of the convex-hull coordinates differ).
+  venv=${REF_NUMPY_VENV:-/tmp/narlab-refnumpy}
+  if [ ! -f "$venv/.ready" ]; then
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install -q numpy==1.24.4 attrs==26.1.0 >&2
+    touch "$venv/.ready"
+  fi
+  echo "$venv/bin/python"
 else
   echo "$ref"
 fi

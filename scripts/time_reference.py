@@ -8,7 +8,12 @@ generates every trajectory -- and prints one tab-separated line per
 (split, algorithm) and the totals. Run it with a prepared reference harness
 (see ../shared/tools/clrs-ref; `setup.sh pip`):
 
-    python3 scripts/time_reference.py --ref /tmp/clrs-ref [--splits train,val,test] [--algos a,b]
+    python3 scripts/time_reference.py --ref /tmp/clrs-ref [--splits train,val,test] [--algos a,b] [--write DIR]
+
+With --write DIR it also saves each sampler's batched arrays with
+numpy.savez_compressed as DIR/ALGO_SPLIT.npz, named as `narlab clrs generate`
+names them (input/NAME, hint/NAME, output/NAME, lengths), and prints the time
+that takes on separate lines starting with "write" (not counted in the totals).
 
 `make bench-dataset` runs it beside `narlab clrs generate --split all`.
 """
@@ -24,6 +29,7 @@ def main():
     ap.add_argument('--ref', required=True, help='prepared copy of shared/tools/clrs-ref')
     ap.add_argument('--splits', default='train,val,test')
     ap.add_argument('--algos', default='')
+    ap.add_argument('--write', default='', help='folder for the arrays as .npz (numpy.savez_compressed)')
     a = ap.parse_args()
     sys.path.insert(0, os.path.join(a.ref, 'stubs'))
     sys.path.insert(1, a.ref)
@@ -31,23 +37,45 @@ def main():
     pkg.__path__ = [os.path.join(a.ref, 'clrs')]
     sys.modules['clrs'] = pkg
     from clrs._src import samplers, specs
+    if a.write:
+        os.makedirs(a.write, exist_ok=True)
     algos = a.algos.split(',') if a.algos else list(specs.CLRS_30_ALGS)
     grand = 0.0
     for split in a.splits.split(','):
         cfg = samplers.CLRS30[split]
-        total = 0.0
+        total = written = 0.0
         for algo in algos:
             n = cfg['num_samples']
             if split != 'train':
                 n *= specs.CLRS_30_ALGS_SETTINGS[algo]['num_samples_multiplier']
             t = time.perf_counter()
-            samplers.build_sampler(algo, num_samples=n, length=cfg['length'], seed=cfg['seed'])
+            sampler, _ = samplers.build_sampler(algo, num_samples=n, length=cfg['length'], seed=cfg['seed'])
             dt = time.perf_counter() - t
             total += dt
             print(f'{split}\t{algo}\t{n}\t{cfg["length"]}\t{dt:.3f}s', flush=True)
+            if a.write:
+                wt = write_npz(os.path.join(a.write, f'{algo}_{split}.npz'), sampler)
+                written += wt
+                print(f'write\t{split}\t{algo}\t{wt:.3f}s', flush=True)
         print(f'{split}\tTOTAL\t\t\t{total:.2f}s', flush=True)
+        if a.write:
+            print(f'write\t{split}\tTOTAL\t{written:.2f}s', flush=True)
         grand += total
     print(f'ALL\tTOTAL\t\t\t{grand:.2f}s', flush=True)
+
+
+def write_npz(path, sampler):
+    """Saves the sampler's batched feedback (the reference's own arrays)
+    with numpy.savez_compressed and returns the seconds it took."""
+    import numpy as np
+    arrays = {}
+    for prefix, dps in (('input/', sampler._inputs), ('hint/', sampler._hints), ('output/', sampler._outputs)):
+        for dp in dps:
+            arrays[prefix + dp.name] = dp.data
+    arrays['lengths'] = sampler._lengths
+    t = time.perf_counter()
+    np.savez_compressed(path, **arrays)
+    return time.perf_counter() - t
 
 
 if __name__ == '__main__':
