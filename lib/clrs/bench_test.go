@@ -34,21 +34,35 @@ func BenchmarkGenerate(b *testing.B) {
 }
 
 // BenchmarkTrainSplit measures the whole CLRS-30 train split (1,000
-// samples × 30 algorithms at n=16), batched into feedback, with all CPUs.
+// samples × 30 algorithms at n=16) with all CPUs: the samplers alone
+// (trajectories: what `narlab clrs generate` does before it writes
+// anything), and followed by batching into feedback (batched). Run once in
+// a fresh process, as the command runs, with
+//
+//	go test -run '^$' -bench TrainSplit/trajectories -benchtime 1x ./lib/clrs
 func BenchmarkTrainSplit(b *testing.B) {
-	for b.Loop() {
-		for _, name := range CLRS30() {
-			if _, ok := registry[name]; !ok {
-				continue
-			}
-			s, err := NewSplitSampler(name, "train")
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := s.Dataset(); err != nil {
-				b.Fatal(err)
-			}
+	for _, batch := range []bool{false, true} {
+		name := "trajectories"
+		if batch {
+			name = "batched"
 		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for _, algo := range CLRS30() {
+					s, err := NewSplitSampler(algo, "train")
+					if err != nil {
+						b.Fatal(err)
+					}
+					if batch {
+						if _, err := s.Dataset(); err != nil {
+							b.Fatal(err)
+						}
+					} else if len(s.Trajectories()) != 1000 {
+						b.Fatalf("%s: want 1,000 train samples", algo)
+					}
+				}
+			}
+		})
 	}
 }
 
