@@ -5,7 +5,9 @@
 #      narlab single-threaded (go test -bench Generate/*/1cpu) and the
 #      reference (scripts/time_reference.py --splits train);
 #   2. the train split end to end: `narlab clrs generate --split train`,
-#      deflated (the default) and stored, against the reference samplers
+#      deflated (the default) and stored, RUNS times each (default 5; the
+#      median and the range are reported), and narlab's samplers alone
+#      (BenchmarkTrainSplit/trajectories), against the reference samplers
 #      (and, for comparison only, the reference samplers followed by
 #      numpy.savez_compressed of their arrays); numpy then checks that both
 #      of narlab's outputs hold exactly the reference's arrays
@@ -41,10 +43,22 @@ du -sh "$tmp/ref_train" | tee "$out/ref_train_size.txt" >&2
 
 echo "== narlab: whole CLRS-30 dataset in memory (trajectories; then batched)" >&2
 go test -run '^$' -bench 'FullDataset' -benchtime 2x ./lib/clrs/ | tee "$out/go_full.txt" >&2
+echo "== narlab: the train split's samplers alone, in a fresh process (what clrs generate does before writing)" >&2
+go test -run '^$' -bench 'TrainSplit/trajectories' -benchtime 1x ./lib/clrs/ | tee "$out/go_trainsplit.txt" >&2
 echo "== narlab: the train split end to end (sampling + writing .npz), compressed (the default) and stored" >&2
-/usr/bin/time -v bin/narlab clrs generate --split train --out "$tmp/trainz" --quiet 2> "$out/narlab_trainz_time.txt"
+# Each is run $runs times (the report gives the median and the range): on a
+# small machine one run varies by a fifth with what the kernel is still
+# writing back. sync before each run starts it with no dirty pages.
+runs=${RUNS:-5}
+for i in $(seq "$runs"); do
+  rm -rf "$tmp/trainz"; sync
+  /usr/bin/time -v bin/narlab clrs generate --split train --out "$tmp/trainz" --quiet 2> "$out/narlab_trainz_time.$i.txt"
+done
 du -sh "$tmp/trainz" | tee "$out/narlab_trainz_size.txt" >&2
-/usr/bin/time -v bin/narlab clrs generate --split train --compress=false --out "$tmp/train" --quiet 2> "$out/narlab_train_time.txt"
+for i in $(seq "$runs"); do
+  rm -rf "$tmp/train"; sync
+  /usr/bin/time -v bin/narlab clrs generate --split train --compress=false --out "$tmp/train" --quiet 2> "$out/narlab_train_time.$i.txt"
+done
 du -sh "$tmp/train" | tee "$out/narlab_train_size.txt" >&2
 echo "== numpy: the deflated and the stored train split hold the same arrays" >&2
 "$py" scripts/compare_npz_dirs.py "$tmp/trainz" "$tmp/train" | sed "s|$tmp/||g" | tee "$out/compare_train.txt" >&2
@@ -55,13 +69,14 @@ echo "== numpy: narlab's train split holds the reference's arrays" >&2
 "$py" scripts/compare_npz_dirs.py --last-bits graham_scan,jarvis_march "$tmp/trainz" "$tmp/ref_train" | sed "s|$tmp/||g" | tee "$out/compare_ref.txt" >&2
 rm -rf "$tmp/trainz" "$tmp/train" "$tmp/ref_train"
 echo "== narlab: whole CLRS-30 dataset written as .npz" >&2
+sync
 /usr/bin/time -v bin/narlab clrs generate --split all --out "$tmp/clrs30" --quiet 2> "$out/narlab_all_time.txt"
 du -sh "$tmp/clrs30" | tee "$out/narlab_all_size.txt" >&2
 rm -rf "$tmp"
 echo "== reference: whole CLRS-30 dataset (val and test splits; train above)" >&2
 "$refpy" scripts/time_reference.py --ref "$ref" --splits val,test | tee "$out/ref_valtest.txt" >&2
 
-REFPY="$refpy" "$py" - "$out" <<'PY' | tee "$out/dataset.md"
+RUNS="$runs" REFPY="$refpy" "$py" - "$out" <<'PY' | tee "$out/dataset.md"
 import re, sys, os, platform
 out = sys.argv[1]
 go = {}
@@ -89,6 +104,11 @@ for line in open(os.path.join(out, 'go_full.txt')):
     m = re.match(r'BenchmarkFullDataset/(\w+)\S*\s+\d+\s+(\d+) ns/op', line)
     if m:
         full[m.group(1)] = int(m.group(2)) / 1e9
+samplers = None  # the train split's samplers alone, one fresh process
+for line in open(os.path.join(out, 'go_trainsplit.txt')):
+    m = re.match(r'BenchmarkTrainSplit/trajectories\S*\s+\d+\s+(\d+) ns/op', line)
+    if m:
+        samplers = int(m.group(1)) / 1e9
 def timed(name):
     t = open(os.path.join(out, name)).read()
     wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)', t).group(1)
@@ -97,9 +117,15 @@ def timed(name):
     return secs, rss
 def size(name):
     return open(os.path.join(out, name)).read().split()[0]
+def timed_runs(prefix):
+    """Median wall time, its range, and the largest peak RSS of the runs."""
+    ts = [timed(f'{prefix}.{i}.txt') for i in range(1, int(os.environ['RUNS']) + 1)]
+    walls = sorted(t for t, _ in ts)
+    return walls[len(walls) // 2], walls[0], walls[-1], max(r for _, r in ts)
 secs, rss = timed('narlab_all_time.txt')
-trs, trrss = timed('narlab_train_time.txt')
-trz, trzrss = timed('narlab_trainz_time.txt')
+trs, trsmin, trsmax, trrss = timed_runs('narlab_train_time')
+trz, trzmin, trzmax, trzrss = timed_runs('narlab_trainz_time')
+runs = int(os.environ['RUNS'])
 cpu = os.cpu_count()
 import subprocess
 refnp = subprocess.run([os.environ['REFPY'], '-c', 'import numpy; print(numpy.__version__)'], capture_output=True, text=True).stdout.strip()
@@ -117,8 +143,10 @@ print('|---|---:|---:|---:|---:|')
 print(f'| reference samplers (sampling only, 1 CPU) | {rt:.1f} s | | | |')
 if refwrite is not None:
     print(f'| reference samplers + `numpy.savez_compressed` of their arrays (1 CPU; for comparison only) | {rt + refwrite:.1f} s | (the default below: {(rt + refwrite)/trz:.0f}× this) | {size("ref_train_size.txt")} | |')
-print(f'| `narlab clrs generate --split train` (deflated .npz, the default) | {trz:.2f} s | {rt/trz:.0f}× | {size("narlab_trainz_size.txt")} | {trzrss:.0f} MiB |')
-print(f'| `narlab clrs generate --split train --compress=false` (stored .npz) | {trs:.2f} s | {rt/trs:.0f}× | {size("narlab_train_size.txt")} | {trrss:.0f} MiB |')
+if samplers is not None:
+    print(f'| narlab samplers alone, nothing written ({cpu} CPUs, fresh process; BenchmarkTrainSplit/trajectories) | {samplers:.2f} s | {rt/samplers:.0f}× | | |')
+print(f'| `narlab clrs generate --split train` (deflated .npz, the default; median of {runs} runs, range) | {trz:.2f} s ({trzmin:.2f}–{trzmax:.2f}) | {rt/trz:.0f}× ({rt/trzmax:.0f}–{rt/trzmin:.0f}×) | {size("narlab_trainz_size.txt")} | {trzrss:.0f} MiB |')
+print(f'| `narlab clrs generate --split train --compress=false` (stored .npz; median of {runs} runs, range) | {trs:.2f} s ({trsmin:.2f}–{trsmax:.2f}) | {rt/trs:.0f}× ({rt/trsmax:.0f}–{rt/trsmin:.0f}×) | {size("narlab_train_size.txt")} | {trrss:.0f} MiB |')
 print()
 print('numpy, deflated vs stored train split: ' + open(os.path.join(out, 'compare_train.txt')).read().strip())
 print()
