@@ -132,6 +132,40 @@ func BenchmarkWriteNPZ(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteTrainSplit writes all 30 files of the CLRS-30 train split
+// (sampled once, beforehand) as .npz on one goroutine, stored and
+// deflated, into a byte counter: the writers' share of `narlab clrs
+// generate --split train`. Run:
+//
+//	go test -run '^$' -bench WriteTrainSplit -benchtime 3x ./lib/clrs
+func BenchmarkWriteTrainSplit(b *testing.B) {
+	var files [][]*Trajectory
+	for _, algo := range CLRS30() {
+		s, err := NewSplitSampler(algo, "train")
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, s.Trajectories())
+	}
+	for _, tc := range []struct {
+		name string
+		opts []NPZOption
+	}{{"stored", nil}, {"compressed", []NPZOption{Compressed()}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var c counter
+			for b.Loop() {
+				c = counter{}
+				for _, trajs := range files {
+					if err := WriteTrajectoriesNPZ(&c, trajs, tc.opts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(c.n)/1e6, "MB")
+		})
+	}
+}
+
 // counter is an io.Writer that only counts bytes.
 type counter struct{ n int64 }
 

@@ -27,7 +27,7 @@ type npzConfig struct{ compress bool }
 // Compressed deflates every array (zip method 8, which numpy.load reads
 // as it reads numpy.savez_compressed's files) with wordflate, an encoder
 // that only looks for repeated 8-byte values: CLRS-30 train-split
-// archives shrink 5- to 18-fold and are written at 0.8-1.3 GB/s per core,
+// archives shrink 5- to 18-fold and are written at 0.8-1.4 GB/s per core,
 // checksums and copying included (BenchmarkWriteNPZ). Without it arrays
 // are stored as numpy.savez stores them.
 func Compressed() NPZOption { return func(c *npzConfig) { c.compress = true } }
