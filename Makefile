@@ -33,10 +33,11 @@ test-short:
 
 ## Each fuzz target of a parser of user input, briefly (FUZZTIME each, one
 ## worker); a failing input is saved under the package's testdata/fuzz.
-## A count, not a duration: on Go 1.26 a duration can end a run that found
-## nothing with "context deadline exceeded" (a race in Go's fuzzing
-## coordinator at the deadline, golang/go#75804, fixed in Go 1.27); it
-## failed make test here once. 20,000 inputs take 1-11 s a target.
+## A count, not a duration: with a duration, Go 1.26 can end a run that
+## found nothing with "context deadline exceeded" (internal/fuzz's stop()
+## only ignores the deadline once it has reached the workers' child
+## context; reported upstream as golang/go#75804). It failed make test
+## here once. 20,000 inputs take 1-11 s a target.
 FUZZTIME ?= 20000x
 FUZZ_TARGETS := \
 	./cmd/narlab:FuzzClrsRunInput ./cmd/narlab:FuzzKwargs \
