@@ -259,20 +259,20 @@ func writeNPY(w io.Writer, dtype DType, shapeDims []int, st *stager, emit func(s
 	return errors.Join(emit(st), st.flush())
 }
 
-// stagingWords is the size of a stager's buffer in 8-byte words (256 KiB:
-// with the deflater's buffers it stays in a core's L2 cache).
+// stagingWords is the size of a stager's buffer in 8-byte words: 256 KiB,
+// meant to stay in a core's L2 cache beside the deflater's buffers.
 const stagingWords = 32 << 10
 
 // stager gathers an array's .npy bytes in a buffer and hands them to the
 // archive member in large writes. Hint arrays are [T, B, …] while samples
 // hold their own steps: putSteps copies several steps of a sample at once
-// (one contiguous read per sample instead of one per step), which roughly
-// halves the cost of the transposition (cache and TLB misses) on arrays
-// of small rows.
+// (one contiguous read per sample instead of one per step: fewer cache
+// and TLB misses). Writing the CLRS-30 train split stored took 0.77 s
+// with one read per step and takes 0.53 s so (BenchmarkWriteTrainSplit).
 type stager struct {
 	w     io.Writer
 	dtype DType
-	words []float64 // the buffer; its bytes are staged[:cap]
+	words []float64 // the buffer, as float64s for putSteps; bytes() views it as bytes
 	n     int       // bytes staged
 }
 
