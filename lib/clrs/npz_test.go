@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -240,4 +242,108 @@ func float64SHA(vals []float64) string {
 		h.Write(b[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestStagerBytes checks the bytes a stager hands on against a plain
+// encoding of the same values, around its buffer's size: hint arrays
+// transposed several steps at a time and row by row (a step bigger than
+// the buffer), with padding steps, and int64, float32 and float64 arrays
+// that cross flushes or go straight through.
+func TestStagerBytes(t *testing.T) {
+	// samples makes B samples of per values a step, sample b running
+	// steps(b) steps, with values that differ everywhere.
+	samples := func(B, per int, steps func(b int) int) [][]float64 {
+		out := make([][]float64, B)
+		for b := range out {
+			out[b] = make([]float64, steps(b)*per)
+			for i := range out[b] {
+				out[b][i] = float64(b*1_000_003+i) + 0.25
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		B, per int
+		steps  func(b int) int
+	}{
+		{"blocks of steps, padding", 7, 5, func(b int) int { return 3 + 11*b }},
+		{"one step fills half the buffer", 2, stagingWords / 4, func(b int) int { return 2 + b }},
+		{"step bigger than the buffer", 3, stagingWords/2 + 1, func(b int) int { return 1 + b }},
+		{"single sample, single step", 1, 1, func(int) int { return 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := samples(tc.B, tc.per, tc.steps)
+			T := 0
+			for b := range data {
+				T = max(T, tc.steps(b))
+			}
+			var want bytes.Buffer
+			for s := range T {
+				for b := range data {
+					for j := range tc.per {
+						v := 0.0
+						if s < tc.steps(b) {
+							v = data[b][s*tc.per+j]
+						}
+						binary.Write(&want, binary.LittleEndian, v)
+					}
+				}
+			}
+			var got bytes.Buffer
+			st := newStager()
+			defer st.release()
+			st.start(&got, Float64)
+			err := st.putSteps(T, tc.B, tc.per, func(b int) ([]float64, int) { return data[b], tc.steps(b) })
+			if err := errors.Join(err, st.flush()); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("%d bytes staged, want %d; equal: %v", got.Len(), want.Len(), bytes.Equal(got.Bytes(), want.Bytes()))
+			}
+		})
+	}
+	for _, tc := range []struct {
+		dtype DType
+		n     int
+	}{
+		{Int64, stagingWords - 1}, {Int64, 2*stagingWords + 3},
+		{Float32, 2*stagingWords + 5}, {Float32, 7},
+		{Float64, stagingWords - 1}, {Float64, stagingWords}, {Float64, 3*stagingWords + 1},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.dtype, tc.n), func(t *testing.T) {
+			vals := make([]float64, tc.n)
+			for i := range vals {
+				vals[i] = float64(i%9973 - 4000)
+			}
+			var want bytes.Buffer
+			for _, v := range vals {
+				switch tc.dtype {
+				case Int64:
+					binary.Write(&want, binary.LittleEndian, int64(v))
+				case Float32:
+					binary.Write(&want, binary.LittleEndian, float32(v))
+				default:
+					binary.Write(&want, binary.LittleEndian, v)
+				}
+			}
+			var got bytes.Buffer
+			st := newStager()
+			defer st.release()
+			st.start(&got, tc.dtype)
+			// In three puts of uneven sizes, as rows of several samples come.
+			a, b := tc.n/3, tc.n/3+tc.n/5
+			for _, part := range [][]float64{vals[:a], vals[a:b], vals[b:]} {
+				if err := st.put(part); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := st.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("%d bytes staged, want %d", got.Len(), want.Len())
+			}
+		})
+	}
 }
