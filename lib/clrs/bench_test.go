@@ -40,38 +40,19 @@ func BenchmarkGenerate(b *testing.B) {
 // a fresh process, as the command runs, with
 //
 //	go test -run '^$' -bench TrainSplit/trajectories -benchtime 1x ./lib/clrs
-func BenchmarkTrainSplit(b *testing.B) {
-	for _, batch := range []bool{false, true} {
-		name := "trajectories"
-		if batch {
-			name = "batched"
-		}
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				for _, algo := range CLRS30() {
-					s, err := NewSplitSampler(algo, "train")
-					if err != nil {
-						b.Fatal(err)
-					}
-					if batch {
-						if _, err := s.Dataset(); err != nil {
-							b.Fatal(err)
-						}
-					} else if len(s.Trajectories()) != 1000 {
-						b.Fatalf("%s: want 1,000 train samples", algo)
-					}
-				}
-			}
-		})
-	}
-}
+func BenchmarkTrainSplit(b *testing.B) { benchmarkSplits(b, "train") }
 
 // BenchmarkFullDataset measures generating every trajectory of the whole
 // CLRS-30 dataset (train, val and test splits of the 30 algorithms) with
 // all CPUs — what the reference's samplers do when they are built — and,
 // as a sub-benchmark, the same followed by batching each split into padded
 // feedback arrays (about 9 GB of float64 hints in all).
-func BenchmarkFullDataset(b *testing.B) {
+func BenchmarkFullDataset(b *testing.B) { benchmarkSplits(b, SplitNames...) }
+
+// benchmarkSplits generates the given CLRS-30 splits of the 30 algorithms
+// (sub-benchmark trajectories: samplers generate when they are made) and,
+// in sub-benchmark batched, batches each into feedback.
+func benchmarkSplits(b *testing.B, splits ...string) {
 	for _, batch := range []bool{false, true} {
 		name := "trajectories"
 		if batch {
@@ -79,7 +60,7 @@ func BenchmarkFullDataset(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				for _, split := range SplitNames {
+				for _, split := range splits {
 					for _, algo := range CLRS30() {
 						s, err := NewSplitSampler(algo, split)
 						if err != nil {
