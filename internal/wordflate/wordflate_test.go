@@ -80,6 +80,16 @@ func TestRoundTrip(t *testing.T) {
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}
+	// Bytes from 144 up have 9-bit codes: the most output one encode call
+	// can produce, which the bit writer's buffer must hold. In
+	// "9-bit literals after a short output" the first chunk's output stays
+	// just under outFlush, so the next chunk of literals is coded into a
+	// buffer that was not flushed.
+	nineBit := make([]byte, 3*chunkSize+windowSize+13)
+	for i := range nineBit {
+		nineBit[i] = byte(144 + rng.IntN(112))
+	}
+	afterShort := append(append(bytes.Clone(nineBit[:50000]), make([]byte, windowSize+chunkSize+8-50000)...), nineBit...)
 	long := hintLike(rng, 5*chunkSize/8)
 	rows := bytes.Repeat(floats(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), 5000)
 	for _, tc := range []struct {
@@ -98,6 +108,8 @@ func TestRoundTrip(t *testing.T) {
 		{"hint-like, byte writes", long[:40000], 1},
 		{"hint-like, misaligned", append([]byte{1, 2, 3}, long[:300000]...), 7777},
 		{"random bytes", random, 100000},
+		{"9-bit literals only, one write", nineBit, len(nineBit)},
+		{"9-bit literals after a short output", afterShort, len(afterShort)},
 		{"a value repeated past the window", bytes.Repeat(append(floats(0.5), make([]byte, windowSize)...), 20), 50000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
