@@ -6,7 +6,8 @@
 #      reference (scripts/time_reference.py --splits train);
 #   2. the train split end to end: `narlab clrs generate --split train`,
 #      deflated (the default) and stored, RUNS times each (default 5; the
-#      median and the range are reported), and narlab's samplers alone
+#      median and the range are reported), the deflated run again held to
+#      one CPU (taskset -c 0: how it scales with cores), and narlab's samplers alone
 #      (BenchmarkTrainSplit/trajectories), against the reference samplers
 #      (and, for comparison only, the reference samplers followed by
 #      numpy.savez_compressed of their arrays); numpy then checks that both
@@ -60,6 +61,16 @@ for i in $(seq "$runs"); do
   /usr/bin/time -v bin/narlab clrs generate --split train --compress=false --out "$tmp/train" --quiet 2> "$out/narlab_train_time.$i.txt"
 done
 du -sh "$tmp/train" | tee "$out/narlab_train_size.txt" >&2
+# The same command held to one CPU (taskset): how the end-to-end time
+# scales with cores on this machine.
+if [ "$(nproc)" -gt 1 ] && command -v taskset >/dev/null; then
+  echo "== narlab: the train split end to end on one CPU (taskset -c 0)" >&2
+  for i in $(seq "$runs"); do
+    rm -rf "$tmp/train1"; sync
+    taskset -c 0 /usr/bin/time -v bin/narlab clrs generate --split train --out "$tmp/train1" --quiet 2> "$out/narlab_train1_time.$i.txt"
+  done
+  rm -rf "$tmp/train1"
+fi
 echo "== numpy: the deflated and the stored train split hold the same arrays" >&2
 "$py" scripts/compare_npz_dirs.py "$tmp/trainz" "$tmp/train" | sed "s|$tmp/||g" | tee "$out/compare_train.txt" >&2
 echo "== numpy: narlab's train split holds the reference's arrays" >&2
@@ -146,6 +157,9 @@ if refwrite is not None:
 if samplers is not None:
     print(f'| narlab samplers alone, nothing written ({cpu} CPUs, fresh process; BenchmarkTrainSplit/trajectories) | {samplers:.2f} s | {rt/samplers:.0f}× | | |')
 print(f'| `narlab clrs generate --split train` (deflated .npz, the default; median of {runs} runs, range) | {trz:.2f} s ({trzmin:.2f}–{trzmax:.2f}) | {rt/trz:.0f}× ({rt/trzmax:.0f}–{rt/trzmin:.0f}×) | {size("narlab_trainz_size.txt")} | {trzrss:.0f} MiB |')
+if os.path.exists(os.path.join(out, 'narlab_train1_time.1.txt')):
+    t1, t1min, t1max, t1rss = timed_runs('narlab_train1_time')
+    print(f'| the default, held to 1 CPU (`taskset -c 0`; median of {runs} runs, range; {cpu} CPUs are {t1/trz:.2f}× faster) | {t1:.2f} s ({t1min:.2f}–{t1max:.2f}) | {rt/t1:.0f}× ({rt/t1max:.0f}–{rt/t1min:.0f}×) | | {t1rss:.0f} MiB |')
 print(f'| `narlab clrs generate --split train --compress=false` (stored .npz; median of {runs} runs, range) | {trs:.2f} s ({trsmin:.2f}–{trsmax:.2f}) | {rt/trs:.0f}× ({rt/trsmax:.0f}–{rt/trsmin:.0f}×) | {size("narlab_train_size.txt")} | {trrss:.0f} MiB |')
 print()
 print('numpy, deflated vs stored train split: ' + open(os.path.join(out, 'compare_train.txt')).read().strip())
