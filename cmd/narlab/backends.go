@@ -10,6 +10,10 @@ import (
 
 // The backends command: what narlab found for training and what it picks.
 
+// backendUsage is the help of --backend on every command that trains or
+// evaluates a model.
+const backendUsage = "GoMLX backend: go, or xla:/abs/path/plugin.so (default: narlab's pick, see 'narlab backends')"
+
 func init() {
 	register(command{name: "backends", summary: "show the training backends found (XLA CUDA/CPU plugins, pure Go) and the one narlab picks", run: backendsCmd})
 }

@@ -64,6 +64,9 @@ func TestBadInput(t *testing.T) {
 		{"dsr dim 0", []string{"dsr", "generate", "--structure", "kd_tree", "--operation", "construct", "--dim", "0", "--out", "-"}, "", []string{"--dim 0", "accepted 1..64"}},
 		{"spectral-eval hidden 0", []string{"graphs", "spectral-eval", "--hidden", "0", "--no-mlflow"}, "", []string{"--hidden 0", "accepted 1..1024"}},
 		{"demo steps 0", []string{"demo", "--steps", "0", "--no-mlflow", "--out", filepath.Join(tmp, "demo0")}, "", []string{"--steps 0", "accepted 1.."}},
+		{"train offline and a server", []string{"train", "--algo", "bfs", "--no-mlflow", "--tracking", "http://127.0.0.1:1", "--dir", filepath.Join(tmp, "tr2")}, "", []string{"--no-mlflow and --tracking http://127.0.0.1:1 contradict"}},
+		{"demo offline and a server", []string{"demo", "--no-mlflow", "--tracking", "http://127.0.0.1:1", "--out", filepath.Join(tmp, "demo2")}, "", []string{"--no-mlflow and --tracking http://127.0.0.1:1 contradict"}},
+		{"spectral-eval offline and a server", []string{"graphs", "spectral-eval", "--no-mlflow", "--tracking", "http://127.0.0.1:1"}, "", []string{"graphs spectral-eval: --no-mlflow and --tracking http://127.0.0.1:1 contradict"}},
 		{"mlflow example steps 0", []string{"mlflow", "example", "--steps", "0"}, "", []string{"--steps 0", "accepted 2.."}},
 		{"graphs prompts instances 0", []string{"graphs", "prompts", "--count", "0", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"--count 0", "accepted 1.."}},
 		// negative
@@ -90,7 +93,7 @@ func TestBadInput(t *testing.T) {
 		{"train train-length huge", []string{"train", "--algo", "bfs", "--train-length", "100000"}, "", []string{"--train-length 100000", "accepted 2..64"}},
 		{"dsr count huge", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--count", "1000000000", "--out", "-"}, "", []string{"--count 1000000000", "accepted 1..5000"}},
 		{"prompts instances huge", []string{"graphs", "prompts", "--count", "1000000000", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"--count 1000000000", "accepted 1..10000"}},
-		{"prompts product huge", []string{"graphs", "prompts", "--tasks", "all", "--encoding", "all", "--syntax", "all", "--count", "10000", "--relabel", "100", "--seeds", "100", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"prompts", "accepted at most 5000000"}},
+		{"prompts product huge", []string{"graphs", "prompts", "--tasks", "all", "--encoding", "all", "--syntax", "all", "--count", "10000", "--relabel", "100", "--seeds", "100", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"prompts", "accepted at most 5000000", "lower --count, --relabel or --seeds"}},
 		{"graph n maxint", []string{"graphs", "truth", "--task", "node_number", "--graph", huge}, "", []string{`"n": 9223372036854775807`, "at most 1000 nodes"}},
 		{"graph n 1e8", []string{"graphs", "truth", "--task", "node_number", "--graph", big}, "", []string{`"n": 100000000`, "at most 1000 nodes"}},
 		{"spectral n 1e8", []string{"graphs", "spectral", "--graph", big}, "", []string{`"n": 100000000`, "at most 1000 nodes"}},

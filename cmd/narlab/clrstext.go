@@ -203,6 +203,9 @@ func clrstextScore(args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	if err := tf.check("clrstext score"); err != nil {
+		return err
+	}
 	if *data == "" || *predPath == "" {
 		fs.Usage()
 		return errors.New("clrstext score: --data and --predictions are required")

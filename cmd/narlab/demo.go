@@ -40,9 +40,12 @@ func demo(args []string) error {
 	out := fs.String("out", "", "where to write the data, the run directory and the plot (default: the project's data/demo)")
 	steps := fs.Int("steps", 200, "training steps of the MPNN (at least 1)")
 	noMLflow := fs.Bool("no-mlflow", false, "do not log to MLflow")
-	backend := fs.String("backend", "", "GoMLX backend (default: narlab's pick, see 'narlab backends')")
-	tracking := fs.String("tracking", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	backend := fs.String("backend", "", backendUsage)
+	tracking := fs.String("tracking", "", trackingUsage)
 	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := resolveOffline("demo", tracking, noMLflow); err != nil {
 		return err
 	}
 	if *steps < 1 {

@@ -292,6 +292,9 @@ func dsrScore(args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	if err := tf.check("dsr score"); err != nil {
+		return err
+	}
 	if *path == "" || *predPath == "" {
 		fs.Usage()
 		return errors.New("dsr score: --input and --predictions are required")

@@ -118,7 +118,7 @@ func graphsPrompts(args []string) error {
 	relabel := fs.Int("relabel", 0, "random node relabelings per instance, written besides the original labels (paper: 10)")
 	seeds := fs.Int("seeds", 1, "shuffle seeds per shuffled encoding (paper: 10)")
 	seed := fs.Int64("seed", 0, "seed of the synthetic graphs and the relabelings")
-	instances := fs.Int("count", 10, "synthetic instances per task (paper: 100 Erdős test graphs)")
+	count := fs.Int("count", 10, "synthetic instances per task (paper: 100 Erdős test graphs)")
 	alias(fs, "instances", "count")
 	maxNodes := fs.Int("max-nodes", 35, "largest synthetic graph (5..max nodes)")
 	erdos := fs.String("erdos", "", "local Erdős copy (JSON/JSONL records with task, prompt, answer, direction, nodes, edges, samples); default: synthetic Erdős-like graphs")
@@ -132,7 +132,7 @@ func graphsPrompts(args []string) error {
 		fs.Usage()
 		return errors.New("graphs prompts: --out is required")
 	}
-	spec := serialization.Spec{Relabel: *relabel, Seeds: *seeds, Seed: uint64(*seed), Instances: *instances, Strict: *strict, Wrap: !*noWrap,
+	spec := serialization.Spec{Relabel: *relabel, Seeds: *seeds, Seed: uint64(*seed), Instances: *count, Strict: *strict, Wrap: !*noWrap,
 		Gen: graphtext.GenOptions{MaxNodes: *maxNodes}}
 	var err error
 	if spec.Tasks, err = graphtext.ParseTasks(*tasks); err != nil {
@@ -144,14 +144,14 @@ func graphsPrompts(args []string) error {
 	if spec.Syntaxes, err = parseList(*syns, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
-	if *relabel < 0 || *seeds < 1 || *instances < 1 || *maxNodes < 5 {
-		return fmt.Errorf("graphs prompts: --relabel %d, --seeds %d, --instances %d, --max-nodes %d: want relabel ≥ 0, seeds ≥ 1, instances ≥ 1, max-nodes ≥ 5", *relabel, *seeds, *instances, *maxNodes)
+	if *relabel < 0 || *seeds < 1 || *count < 1 || *maxNodes < 5 {
+		return fmt.Errorf("graphs prompts: --relabel %d, --seeds %d, --count %d, --max-nodes %d: want relabel ≥ 0, seeds ≥ 1, count ≥ 1, max-nodes ≥ 5", *relabel, *seeds, *count, *maxNodes)
 	}
-	if total := float64(len(spec.Tasks)) * float64(len(spec.Encodings)*len(spec.Syntaxes)) * float64(*instances) *
+	if total := float64(len(spec.Tasks)) * float64(len(spec.Encodings)*len(spec.Syntaxes)) * float64(*count) *
 		float64(1+*relabel) * float64(*seeds); total > maxPrompts {
 		return fmt.Errorf("graphs prompts: %d tasks × %d encodings × %d syntaxes × %d instances × %d labelings × %d seeds is up to %.3g prompts; "+
-			"accepted at most %d (each prompt is 1–20 KB of JSON: more is tens of gigabytes and hours); lower --instances, --relabel or --seeds",
-			len(spec.Tasks), len(spec.Encodings), len(spec.Syntaxes), *instances, 1+*relabel, *seeds, total, maxPrompts)
+			"accepted at most %d (each prompt is 1–20 KB of JSON: more is tens of gigabytes and hours); lower --count, --relabel or --seeds",
+			len(spec.Tasks), len(spec.Encodings), len(spec.Syntaxes), *count, 1+*relabel, *seeds, total, maxPrompts)
 	}
 	if *erdos != "" {
 		f, err := os.Open(*erdos)
@@ -251,6 +251,9 @@ func graphsScore(args []string) error {
 	keepDots := fs.Bool("keep-decimal-points", false, "do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
 	tf := addTrackingFlags(fs, "graphs/serialization", "score offline: print the tables only")
 	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := tf.check("graphs score"); err != nil {
 		return err
 	}
 	if *prompts == "" || *predsPath == "" {

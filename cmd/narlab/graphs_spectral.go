@@ -133,6 +133,9 @@ func graphsSpectralEval(args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	if err := tf.check("graphs spectral-eval"); err != nil {
+		return err
+	}
 	so := opts()
 	if _, err := graphtext.Spectral(&graphtext.Graph{N: 1}, so); err != nil {
 		return fmt.Errorf("graphs spectral-eval: %w", err)

@@ -112,7 +112,7 @@ var flagBounds = map[string]bound{
 	"train --grad-clip":                  {min: -1, max: 1e6, zero: "no clipping", why: "the gradients' global norm bound (-1 or 0: none)"},
 	"train --teacher-forcing":            {min: -1, max: 1, why: "a probability (negative: 0)"},
 	"train --eval-every":                 {min: 1, max: 100_000_000, why: "steps between validations"},
-	"train --train-length":               {min: 2, max: 64, zero: "off: the CLRS-30 train split (n = 16)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
+	"train --train-length":               {min: 2, max: 64, zero: "off: --train-data chooses the data (default: fresh samples of --train-lengths)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
 	"train --val-samples":                {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"mlflow serve --port":                {min: 1, max: 65535, why: "a TCP port"},

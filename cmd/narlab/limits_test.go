@@ -106,11 +106,12 @@ Every number a command takes is checked before the command does any work,
 against the range below (` + "`cmd/narlab/limits.go`" + `); a value outside it, a
 NaN or an infinity is an error that names the flag, the value, the accepted
 range and where the limit comes from. Counts that multiply a measured size
-(` + "`clrs sample`" + ` samples × the bytes of one sample, ` + "`graphs prompts`" + `
-tasks × encodings × syntaxes × instances × labelings × seeds) are also
+(` + "`clrs sample`" + ` samples × the bytes of one sample) are also
 checked against a memory budget of 128 MiB of data (about 400 MB resident
 at the peak; with the 1.6 GiB of address space the Go runtime reserves, a
-command stays within ` + "`ulimit -v 2097152`" + `). Sizes of CLRS samples are
+command stays within ` + "`ulimit -v 2097152`" + `); one ` + "`graphs prompts`" + ` run
+writes at most 5,000,000 prompts (tasks × encodings × syntaxes × count ×
+labelings × seeds; a prompt is 1–20 KB of JSON). Sizes of CLRS samples are
 measured (above length 32, extrapolated from lengths 16 and 32), never
 allocated to be checked. Graph JSON is limited to ` + "`n`" + ` ≤ 1000 nodes, n(n−1) edges and 64 MiB,
 checked before anything is allocated; ` + "`clrs run`" + ` inputs to 16 MiB and 256

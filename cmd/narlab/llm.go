@@ -85,7 +85,8 @@ Options:`)
 	limit := fs.Int("limit", 0, "ask at most N prompts, taken in turn from each algorithm, task or structure (0: all)")
 	concurrency := fs.Int("concurrency", 4, "requests in flight at most")
 	experiment := fs.String("experiment", "", "MLflow experiment (default llm-SUITE)")
-	tracking := fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)")
+	tracking := fs.String("tracking", "", trackingUsage)
+	noMLflow := fs.Bool("no-mlflow", false, "do not log to MLflow (same as --tracking none)")
 	out := fs.String("out", "", "also write responses.jsonl, summary.json and figures/*.png into this folder")
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0: greedy, as the papers evaluate)")
 	maxTokens := fs.Int("max-tokens", 0, "longest answer in tokens (default: clrstext 512 with hints, 128 without; graphs and spectral 1024; dsr the prompt's budget + 256)")
@@ -132,6 +133,12 @@ Options:`)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
+	if err := resolveOffline("llm run", tracking, noMLflow); err != nil {
+		return err
+	}
+	if *noMLflow {
+		*tracking = "none" // llmeval's spelling of "do not log"
+	}
 	cfg := llmeval.Config{Suite: *suite, Limit: *limit, Label: *label, Experiment: *experiment, Tracking: *tracking, Out: *out}
 	if *suite == "" {
 		fs.Usage()

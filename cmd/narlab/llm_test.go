@@ -32,7 +32,7 @@ func TestLLMRunHelpDocumentsEveryOption(t *testing.T) {
 	if err != nil {
 		t.Fatalf("llm run -h: %v\n%s", err, stderr)
 	}
-	for _, name := range []string{"suite", "endpoint", "model", "limit", "concurrency", "experiment", "tracking", "out",
+	for _, name := range []string{"suite", "endpoint", "model", "limit", "concurrency", "experiment", "tracking", "no-mlflow", "out",
 		"api", "temperature", "max-tokens", "seed", "stop", "top-p", "timeout", "retries", "schema-format", "cache", "no-cache",
 		"count", "data-seed", "algorithms", "lengths", "format", "hints", "tasks", "encodings", "syntaxes", "relabelings",
 		"shuffle-seeds", "structures", "categories", "levels", "strategy", "option", "NARLAB_LLM_API_KEY"} {
@@ -69,6 +69,7 @@ func TestLLMRunBadInput(t *testing.T) {
 		{[]string{"llm", "run", "--suite", "dsr", "--temperature", "5"}, "temperature"},
 		{[]string{"llm", "run", "--suite", "dsr", "--concurrency", "0"}, "--concurrency 0"},
 		{[]string{"llm", "run", "--suite", "dsr", "--limit", "-2"}, "limit -2"},
+		{[]string{"llm", "run", "--suite", "dsr", "--no-mlflow", "--tracking", "http://127.0.0.1:1"}, "--no-mlflow and --tracking http://127.0.0.1:1 contradict"},
 	} {
 		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
 			_, stderr, err := llmCLI(t, data, tc.args...)
@@ -137,7 +138,7 @@ func TestLLMServeRunStop(t *testing.T) {
 	// keeps the answers it got in the cache and says how to resume; the
 	// same command then starts from those answers.
 	long := []string{"llm", "run", "--suite", "dsr", "--structures", "queue", "--count", "300", "--strategy", "none",
-		"--max-tokens", "32", "--tracking", "none", "--out", t.TempDir(), "--concurrency", "1"}
+		"--max-tokens", "32", "--no-mlflow", "--out", t.TempDir(), "--concurrency", "1"}
 	answered := interruptLLMRun(t, data, long, regexp.MustCompile(`llm run: ([0-9]+)/300 prompts`), 2)
 	cached := interruptLLMRun(t, data, long, regexp.MustCompile(`300 prompts, ([0-9]+) already answered in the cache`), 0)
 	if cached < answered {

@@ -10,6 +10,24 @@ import (
 	"github.com/narlab/narlab/experiments"
 )
 
+// trackingUsage is the help of --tracking on every command that logs a run.
+const trackingUsage = "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)"
+
+// resolveOffline reconciles the two spellings of "do not log",
+// --tracking none and --no-mlflow: afterwards *noMLflow says whether the
+// run is logged and *tracking is empty or a server address. Both flags
+// at once, with a server, contradict each other.
+func resolveOffline(cmd string, tracking *string, noMLflow *bool) error {
+	if *tracking == "none" {
+		*tracking, *noMLflow = "", true
+		return nil
+	}
+	if *noMLflow && *tracking != "" {
+		return fmt.Errorf("%s: --no-mlflow and --tracking %s contradict each other; give one", cmd, *tracking)
+	}
+	return nil
+}
+
 // trackingFlags are the MLflow flags of the commands that log one run:
 // --experiment, --tracking and --no-mlflow, with the same names and
 // meanings everywhere (docs/cli.md).
@@ -23,10 +41,14 @@ type trackingFlags struct {
 func addTrackingFlags(fs *flag.FlagSet, defaultExperiment, offline string) trackingFlags {
 	return trackingFlags{
 		experiment: fs.String("experiment", defaultExperiment, "MLflow experiment of the run"),
-		tracking:   fs.String("tracking", "", "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)"),
+		tracking:   fs.String("tracking", "", trackingUsage),
 		noMLflow:   fs.Bool("no-mlflow", false, offline+" (same as --tracking none)"),
 	}
 }
+
+// check reconciles --tracking none and --no-mlflow (resolveOffline);
+// commands call it right after parsing, before any work.
+func (t trackingFlags) check(cmd string) error { return resolveOffline(cmd, t.tracking, t.noMLflow) }
 
 // off reports whether the run is not to be logged.
 func (t trackingFlags) off() bool { return *t.noMLflow || *t.tracking == "none" }

@@ -114,16 +114,19 @@ func trainFlags(c *train.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead")
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
-	fs.StringVar(&c.Backend, "backend", "", "GoMLX backend (default: narlab picks, see 'narlab backends')")
+	fs.StringVar(&c.Backend, "backend", "", backendUsage)
 	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
 	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
-	fs.StringVar(&c.TrackingURI, "tracking", "", "MLflow server (default: $MLFLOW_TRACKING_URI or the embedded one)")
+	fs.StringVar(&c.TrackingURI, "tracking", "", trackingUsage)
 	alias(fs, "tracking-uri", "tracking")
 	// Sweeps (narlab sweep): the cell's run is a child of the sweep's run.
 	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
 	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
 	finish = func() error {
+		if err := resolveOffline("train", &c.TrackingURI, &c.NoMLflow); err != nil {
+			return err
+		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if c.TrainData == "lengths" && (c.Fresh || c.TrainLength > 0) && !set["train-data"] {
@@ -195,11 +198,11 @@ func printScores(sc map[string]float64) {
 
 func evalCmd(args []string) error {
 	fs := newFlags("eval")
-	ckpt := fs.String("checkpoint", "", "checkpoint directory (required), e.g. data/train/bfs-mpnn-s42/best")
+	ckpt := fs.String("checkpoint", "", "checkpoint directory (required): the one train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best")
 	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	alias(fs, "samples", "count")
-	backend := fs.String("backend", "", "GoMLX backend (default go)")
+	backend := fs.String("backend", "", backendUsage)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}

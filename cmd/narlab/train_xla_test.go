@@ -21,7 +21,7 @@ func TestTrainOnXLA(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "train", "--algo", "bfs", "--processor", "mpnn", "--steps", "12", "--hidden", "16",
 		"--batch", "8", "--train-data", "split", "--eval-every", "6", "--val-samples", "8", "--test-samples", "8",
-		"--no-mlflow", "--dir", dir)
+		"--tracking", "none", "--dir", dir) // --tracking none: the other spelling of --no-mlflow
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("narlab train: %v\n%s", err, out)

@@ -94,7 +94,8 @@ var Executors = []string{"slurm", "local"}
 var reserved = map[string]string{
 	"algo": "algorithms", "processor": "processors", "seed": "seeds",
 	"dir": "the sweep directory", "experiment": "experiment", "parent-run": "the sweep",
-	"tag": "the sweep", "tracking-uri": "--tracking", "no-mlflow": "the sweep (cells always log to MLflow)",
+	"tag": "the sweep", "tracking": "--tracking", "tracking-uri": "--tracking",
+	"no-mlflow": "the sweep (cells always log to MLflow)",
 }
 
 var (

@@ -35,6 +35,9 @@ func TestSpecValidate(t *testing.T) {
 		{"no executor", func(s *Spec) { s.Executor = "" }, "executor"},
 		{"flag set by the sweep", func(s *Spec) { s.Flags = map[string]string{"dir": "x"} }, `flag "dir"`},
 		{"varied flag set by the sweep", func(s *Spec) { s.Vary = map[string][]string{"seed": {"1"}} }, `vary "seed"`},
+		{"tracking server set by the spec", func(s *Spec) { s.Flags = map[string]string{"tracking": "http://x"} }, `flag "tracking": set by --tracking`},
+		{"old spelling of the tracking flag", func(s *Spec) { s.Flags = map[string]string{"tracking-uri": "http://x"} }, `flag "tracking-uri": set by --tracking`},
+		{"logging turned off by the spec", func(s *Spec) { s.Vary = map[string][]string{"no-mlflow": {"true"}} }, `vary "no-mlflow": set by the sweep`},
 		{"flag with dashes", func(s *Spec) { s.Flags = map[string]string{"--steps": "1"} }, "not a flag name"},
 		{"both varied and fixed", func(s *Spec) {
 			s.Flags = map[string]string{"hidden": "8"}
