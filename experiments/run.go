@@ -140,6 +140,24 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 
 var announce sync.Once
 
+// CheckTrackingURI checks, without contacting anything, the tracking server
+// a run would log to: uri, else MLFLOW_TRACKING_URI (empty: narlab's local
+// server, nothing to check). Commands call it before any work, so a
+// malformed address fails at once instead of after the work it would log.
+func CheckTrackingURI(uri string) error {
+	what := "--tracking"
+	if uri == "" {
+		uri, what = os.Getenv(mlflow.EnvTrackingURI), "$"+mlflow.EnvTrackingURI
+	}
+	if uri == "" {
+		return nil
+	}
+	if _, err := mlflow.NewClient(uri, mlflow.EnvOptions()...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
 // clientFor picks the tracking server: uri, MLFLOW_TRACKING_URI, or the
 // embedded local server. tracking is what the spool records.
 func clientFor(ctx context.Context, uri string) (*mlflow.Client, string, error) {

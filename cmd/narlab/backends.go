@@ -31,21 +31,26 @@ func backendsCmd(args []string) error {
 	}
 	found := nn.Discover()
 	choice := nn.Choose(*backend)
-	var checkErr error
-	if *check {
+	// A backend that cannot be used (not in this binary, a missing plugin
+	// file) fails the command after the report; --check also starts it.
+	checkErr := nn.CheckBackend(*backend, true)
+	if *check && checkErr == nil {
 		_, _, checkErr = nn.BackendChoice(*backend)
 	}
 	if *format == "json" {
 		out := map[string]any{"found": found, "choice": choice}
 		if *check {
 			out["check"] = "ok"
-			if checkErr != nil {
-				out["check"] = checkErr.Error()
-			}
+		}
+		if checkErr != nil {
+			out["check"] = checkErr.Error()
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(stdout, string(b))
-		return checkErr
+		if checkErr != nil {
+			return fmt.Errorf("backends: %s cannot be used: %w", choice.Config, checkErr)
+		}
+		return nil
 	}
 	yes := map[bool]string{true: "yes", false: "no"}
 	fmt.Fprintf(stdout, "XLA linked in this binary: %s\n", yes[found.XLACompiled])
@@ -60,10 +65,10 @@ func backendsCmd(args []string) error {
 	fmt.Fprintf(stdout, "XLA CUDA plugin: %s\n", list(found.CUDAPlugins))
 	fmt.Fprintf(stdout, "\npicked: %s  (%s)\n        %s\n", choice.Kind, choice.Config, choice.Reason)
 	fmt.Fprintf(stdout, "override with --backend on train/eval or $%s; set $%s to use another plugin file\n", nn.EnvBackend, nn.EnvPlugin)
+	if checkErr != nil {
+		return fmt.Errorf("backends: %s cannot be used: %w", choice.Config, checkErr)
+	}
 	if *check {
-		if checkErr != nil {
-			return fmt.Errorf("backends: starting %s: %w", choice.Config, checkErr)
-		}
 		fmt.Fprintf(stdout, "check: %s started\n", choice.Kind)
 	}
 	return nil

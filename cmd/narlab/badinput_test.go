@@ -137,6 +137,16 @@ func TestBadInput(t *testing.T) {
 		{"dsr out unwritable", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--out", filepath.Join(under, "x.jsonl")}, "", []string{"--out "}},
 		{"demo out unwritable", []string{"demo", "--no-mlflow", "--out", under}, "", []string{"--out " + under}},
 		{"figure unwritable", []string{"clrstext", "score", "--data", empty, "--predictions", empty, "--figure", filepath.Join(under, "f.png"), "--no-mlflow"}, "", []string{"--figure "}},
+		// an empty value (an unset shell variable) is not the default
+		{"generate algos empty", []string{"clrstext", "generate", "--split", "test", "--algos", "", "--out", filepath.Join(tmp, "ct.jsonl")}, "", []string{`--algos "": empty value; expected: comma-separated algorithms`}},
+		{"llm endpoint empty", []string{"llm", "run", "--suite", "dsr", "--endpoint", "", "--model", "m"}, "", []string{`--endpoint "": empty value`, "default: local"}},
+		{"train experiment empty", []string{"train", "--algo", "bfs", "--experiment", ""}, "", []string{`--experiment "": empty value`, "default: clrs-baselines"}},
+		{"prompts tasks empty", []string{"graphs", "prompts", "--tasks", " ", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{`--tasks "": empty value`}},
+		{"seed negative", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--seed", "-5", "--out", filepath.Join(tmp, "q.jsonl")}, "", []string{"--seed -5", "accepted 0..9223372036854775807 "}},
+		{"kernel install into a file", []string{"kernel", "install", "--jupyter-dir", file}, "", []string{"--jupyter-dir " + file, "is a file"}},
+		// an output that is an input
+		{"dsr baseline out is its input", []string{"dsr", "baseline", "--input", file, "--out", file}, "", []string{"--out " + file + " is the file --input reads"}},
+		{"predict out is its prompts", []string{"graphs", "predict", "--prompts", file, "--out", file}, "", []string{"--out " + file + " is the file --prompts reads"}},
 		// existing output of the wrong kind
 		{"prompts out is a directory", []string{"graphs", "prompts", "--out", dir}, "", []string{"--out " + dir, "is a directory"}},
 		{"generate out is a file", []string{"clrs", "generate", "--out", file}, "", []string{"--out " + file, "is a file"}},
@@ -173,6 +183,48 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 			t.Logf("%.2fs", time.Since(start).Seconds())
+		})
+	}
+}
+
+// TestBadInputLeavesNothing gives commands a new output path and a bad
+// value that is only found after the paths are checked: the command fails
+// and the output path still does not exist (no empty directory, no run
+// directory holding a lock file).
+func TestBadInputLeavesNothing(t *testing.T) {
+	bin := narlabCLI(t)
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args func(out string) []string
+	}{
+		{"generate, unknown algorithm", func(o string) []string { return []string{"clrs", "generate", "--out", o, "--algos", "nope"} }},
+		{"generate, unknown split", func(o string) []string { return []string{"clrs", "generate", "--out", o, "--split", "foo"} }},
+		{"train, unknown backend", func(o string) []string { return []string{"train", "--algo", "bfs", "--backend", "foo", "--dir", o} }},
+		{"train, unknown hint re-prediction", func(o string) []string { return []string{"train", "--algo", "bfs", "--hint-repred", "foo", "--dir", o} }},
+		{"train, malformed tracking server", func(o string) []string {
+			return []string{"train", "--algo", "bfs", "--tracking", "ht!tp://::", "--dir", o}
+		}},
+		{"demo, unknown backend", func(o string) []string { return []string{"demo", "--backend", "foo", "--no-mlflow", "--out", o} }},
+		{"dsr score, missing input", func(o string) []string {
+			return []string{"dsr", "score", "--input", filepath.Join(tmp, "missing"), "--predictions", filepath.Join(tmp, "missing"), "--figures", o, "--no-mlflow"}
+		}},
+		{"prompts, unknown task", func(o string) []string {
+			return []string{"graphs", "prompts", "--tasks", "nope", "--out", filepath.Join(o, "p.jsonl")}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "_"), "new")
+			cmd := exec.Command(bin, c.args(out)...)
+			cmd.Env = append(os.Environ(), "NARLAB_DATA="+filepath.Join(tmp, "data"), "MLFLOW_TRACKING_URI=")
+			msg, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
+				t.Fatalf("exit %v, want a non-zero exit status:\n%s", err, msg)
+			}
+			if _, err := os.Stat(filepath.Dir(out)); err == nil {
+				t.Errorf("the failed command left %s behind:\n%s", filepath.Dir(out), msg)
+			}
 		})
 	}
 }

@@ -45,7 +45,7 @@ func demo(args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if err := resolveOffline("demo", tracking, noMLflow); err != nil {
+	if err := checkTracking("demo", tracking, noMLflow); err != nil {
 		return err
 	}
 	if *steps < 1 {
@@ -58,17 +58,18 @@ func demo(args []string) error {
 		}
 		*out = filepath.Join(dir, "demo")
 	}
-	// Everything is checked before the first step writes anything.
-	if err := checkOutputDir("out", *out); err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	if _, err := nn.Backend(*backend); err != nil {
+	// Everything is checked before the first step writes anything (the
+	// output directory last: checking it creates it).
+	if err := nn.CheckBackend(*backend, true); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	if !*noMLflow {
 		if _, err := experiments.TrackingTimeout(); err != nil {
 			return err
 		}
+	}
+	if err := checkOutputDir("out", *out); err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
 	// A new run directory every time: a second `make run` trains again
 	// (a new MLflow run) instead of resuming the finished one.

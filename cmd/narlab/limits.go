@@ -170,7 +170,40 @@ func checkFlags(fs *flag.FlagSet) error {
 			errs = append(errs, err)
 		}
 	})
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return checkNotOverwritingInput(fs)
+}
+
+// checkNotOverwritingInput refuses an output file that is one of the
+// command's input files (--out X --input X would replace the input with
+// the output, after reading only part of it).
+func checkNotOverwritingInput(fs *flag.FlagSet) error {
+	var ins, outs []*flag.Flag
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "-" {
+			return
+		}
+		switch fileFlags[fs.Name()+" --"+canonicalName(f)] {
+		case inFile, inFileStdin, inPath:
+			ins = append(ins, f)
+		case outFile, outFileStdout:
+			outs = append(outs, f)
+		}
+	})
+	for _, o := range outs {
+		ost, err := os.Stat(o.Value.String())
+		if err != nil {
+			continue // a new file is no input
+		}
+		for _, in := range ins {
+			if ist, err := os.Stat(in.Value.String()); err == nil && os.SameFile(ist, ost) {
+				return fmt.Errorf("--%s %s is the file --%s reads; write the output to another file", o.Name, o.Value, in.Name)
+			}
+		}
+	}
+	return nil
 }
 
 // numeric returns a numeric flag's value as a float64 (exactly for every
@@ -198,6 +231,9 @@ func numeric(f *flag.Flag) (v float64, kind string, ok bool) {
 }
 
 func checkFlag(cmd string, f *flag.Flag) error {
+	if err := checkNotEmpty(cmd, f); err != nil {
+		return err
+	}
 	v, kind, ok := numeric(f)
 	if !ok {
 		return nil
@@ -224,6 +260,27 @@ func checkFlag(cmd string, f *flag.Flag) error {
 	return nil
 }
 
+// checkNotEmpty refuses a text flag given an empty value (--algos "",
+// often an unset shell variable): it would otherwise mean the default,
+// silently, which for some flags is all of the work.
+func checkNotEmpty(cmd string, f *flag.Flag) error {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return nil
+	}
+	if v, isString := g.Get().(string); !isString || strings.TrimSpace(v) != "" {
+		return nil
+	}
+	if _, isPath := fileFlags[cmd+" --"+canonicalName(f)]; isPath {
+		return nil // path flags say "empty path" themselves
+	}
+	def := ""
+	if f.DefValue != "" {
+		def = ": " + f.DefValue
+	}
+	return fmt.Errorf("--%s \"\": empty value; expected: %s (leave the flag out for the default%s)", f.Name, strings.TrimSuffix(f.Usage, "."), def)
+}
+
 // accepted describes a flag's range for messages.
 func accepted(cmd, name, kind string) string {
 	b, ok := flagBounds[cmd+" --"+name]
@@ -245,6 +302,8 @@ func formatBound(x float64, kind string) string {
 		return "(0"
 	case x == math.MaxFloat64:
 		return "∞)"
+	case kind == "integer" && x >= math.MaxInt64: // float64(MaxInt64) prints as …776000
+		return strconv.FormatInt(math.MaxInt64, 10)
 	case kind == "integer" || x == math.Trunc(x) && math.Abs(x) < 1e15:
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
@@ -339,19 +398,19 @@ func checkOutputFile(flagName, path string, stdout bool) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("--%s %s: is a directory; expected a file name", flagName, path)
 	}
-	if err := fsutil.CheckWritableDir(filepath.Dir(path)); err != nil {
+	if err := fsutil.CheckCreatableDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("--%s %s: %w", flagName, path, err)
 	}
 	return nil
 }
 
-// checkOutputDir checks that a directory flag names a writable directory
-// (created if needed).
+// checkOutputDir checks that a directory flag names a writable directory,
+// or one that can be created (nothing is created: the writers do that).
 func checkOutputDir(flagName, dir string) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("--%s %s: is a file; expected a directory", flagName, dir)
 	}
-	if err := fsutil.CheckWritableDir(dir); err != nil {
+	if err := fsutil.CheckCreatableDir(dir); err != nil {
 		return fmt.Errorf("--%s %s: %w", flagName, dir, err)
 	}
 	return nil
@@ -430,7 +489,7 @@ const (
 	inDir                         // a readable directory
 	outFile                       // a file that can be written (its directory writable, not a directory)
 	outFileStdout                 // … or "-" for standard output
-	outDir                        // a writable directory (created if needed)
+	outDir                        // a writable directory, or one that can be created
 )
 
 // fileFlags lists every flag that names a file, keyed "COMMAND --FLAG".
@@ -463,6 +522,7 @@ var fileFlags = map[string]fileKind{
 	"graphs spectral-eval --graphs":      inFile,
 	"graphs spectral-eval --predictions": inFile,
 	"graphs spectral-eval --figures":     outDir,
+	"kernel install --jupyter-dir":       outDir,
 	"kernel prepare --dir":               inDir,
 	"mlflow sync --dir":                  inDir,
 	"eval --checkpoint":                  inDir,

@@ -133,7 +133,7 @@ Options:`)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	if err := resolveOffline("llm run", tracking, noMLflow); err != nil {
+	if err := checkTracking("llm run", tracking, noMLflow); err != nil {
 		return err
 	}
 	if *noMLflow {
@@ -223,8 +223,8 @@ Options:`)
 		o.Algorithms = splitCSV(*algorithms)
 		for _, l := range splitCSV(*lengths) {
 			v, err := strconv.Atoi(l)
-			if err != nil || v < 1 {
-				return fmt.Errorf("llm run: --lengths: %q is not a positive integer", l)
+			if err != nil || v < 1 || v > maxLength {
+				return fmt.Errorf("llm run: --lengths: %q; accepted: integers 1..%d (%s)", l, maxLength, lengthWhy)
 			}
 			o.Lengths = append(o.Lengths, v)
 		}

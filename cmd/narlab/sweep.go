@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/sweep"
 	"github.com/narlab/narlab/experiments/train"
 	"github.com/narlab/narlab/internal/fsutil"
@@ -76,6 +77,14 @@ func sweepRun(args []string) error {
 	if *dir == "" {
 		fs.Usage()
 		return fmt.Errorf("sweep run: --dir is required")
+	}
+	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("sweep run: --dir %s: is a file; expected the sweep's directory", *dir)
+	}
+	if *tracking != "" {
+		if err := experiments.CheckTrackingURI(*tracking); err != nil {
+			return fmt.Errorf("sweep run: %w", err)
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -257,7 +266,10 @@ func checkTrainArgs(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	return finish()
+	if err := checkFlags(fs); err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	return checkTrainConfig(&c, finish, false) // cells may run on other machines, with their own plugins
 }
 
 func sweepStatus(args []string) error {

@@ -13,17 +13,25 @@ import (
 // trackingUsage is the help of --tracking on every command that logs a run.
 const trackingUsage = "MLflow server address; none: do not log (default: MLFLOW_TRACKING_URI, else narlab's local server)"
 
-// resolveOffline reconciles the two spellings of "do not log",
-// --tracking none and --no-mlflow: afterwards *noMLflow says whether the
-// run is logged and *tracking is empty or a server address. Both flags
-// at once, with a server, contradict each other.
-func resolveOffline(cmd string, tracking *string, noMLflow *bool) error {
+// checkTracking reconciles the two spellings of "do not log",
+// --tracking none and --no-mlflow (afterwards *noMLflow says whether the
+// run is logged and *tracking is empty or a server address; both flags at
+// once, with a server, contradict each other), then checks the server's
+// address (experiments.CheckTrackingURI). Commands call it right after
+// parsing, before any work.
+func checkTracking(cmd string, tracking *string, noMLflow *bool) error {
 	if *tracking == "none" {
 		*tracking, *noMLflow = "", true
 		return nil
 	}
-	if *noMLflow && *tracking != "" {
-		return fmt.Errorf("%s: --no-mlflow and --tracking %s contradict each other; give one", cmd, *tracking)
+	if *noMLflow {
+		if *tracking != "" {
+			return fmt.Errorf("%s: --no-mlflow and --tracking %s contradict each other; give one", cmd, *tracking)
+		}
+		return nil
+	}
+	if err := experiments.CheckTrackingURI(*tracking); err != nil {
+		return fmt.Errorf("%s: %w (or run offline with --no-mlflow)", cmd, err)
 	}
 	return nil
 }
@@ -46,9 +54,8 @@ func addTrackingFlags(fs *flag.FlagSet, defaultExperiment, offline string) track
 	}
 }
 
-// check reconciles --tracking none and --no-mlflow (resolveOffline);
-// commands call it right after parsing, before any work.
-func (t trackingFlags) check(cmd string) error { return resolveOffline(cmd, t.tracking, t.noMLflow) }
+// check is checkTracking of the command's flags.
+func (t trackingFlags) check(cmd string) error { return checkTracking(cmd, t.tracking, t.noMLflow) }
 
 // off reports whether the run is not to be logged.
 func (t trackingFlags) off() bool { return *t.noMLflow || *t.tracking == "none" }

@@ -36,33 +36,7 @@ func trainCmd(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("train: --algo is required")
 	}
-	// The names are checked before the run directory is created or locked.
-	if _, ok := clrs.Specs[c.Algo]; !ok {
-		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
-	}
-	if !slices.Contains(nn.Processors, c.Processor) {
-		return fmt.Errorf("train: unknown --processor %q (want one of %s)", c.Processor, strings.Join(nn.Processors, ", "))
-	}
-	if !slices.Contains(nn.HintModes, c.HintMode) {
-		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
-	}
-	// One edge activation of the processor holds batch × n² × hidden
-	// float32s, in training (n = 16 or --train-length) and in the test
-	// split's evaluation (32 graphs of 64 nodes).
-	n := 16
-	if c.TrainLength > 0 {
-		n = c.TrainLength
-	}
-	edges := max(float64(c.Batch*n*n), 32*64*64)
-	if err := checkMemory("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
-		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
-	}
-	if c.TrainLength > 0 { // train.Run holds 1000 fixed samples of this length
-		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
-			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
-		}
-	}
-	if err := finish(); err != nil {
+	if err := checkTrainConfig(&c, finish, true); err != nil {
 		return err
 	}
 	c.Progress = os.Stderr
@@ -84,6 +58,47 @@ func trainCmd(args []string) error {
 		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
 	}
 	return err
+}
+
+// checkTrainConfig is what train checks after parsing and before any work
+// (no run directory is created or locked before it): the names, the
+// memory an edge activation and a fixed training set take, the backend
+// (nn.CheckBackend: pluginHere when the run is on this machine), and
+// finish (the flags without a Config field of their own, the tracking
+// server). `narlab sweep run` checks every cell with it too.
+func checkTrainConfig(c *train.Config, finish func() error, pluginHere bool) error {
+	if _, ok := clrs.Specs[c.Algo]; !ok {
+		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
+	}
+	if !slices.Contains(nn.Processors, c.Processor) {
+		return fmt.Errorf("train: unknown --processor %q (want one of %s)", c.Processor, strings.Join(nn.Processors, ", "))
+	}
+	if !slices.Contains(nn.HintModes, c.HintMode) {
+		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
+	}
+	if !slices.Contains(nn.HintRepredModes, c.HintRepred) {
+		return fmt.Errorf("train: unknown --hint-repred %q (want one of %s)", c.HintRepred, strings.Join(nn.HintRepredModes, ", "))
+	}
+	// One edge activation of the processor holds batch × n² × hidden
+	// float32s, in training (n = 16 or --train-length) and in the test
+	// split's evaluation (32 graphs of 64 nodes).
+	n := 16
+	if c.TrainLength > 0 {
+		n = c.TrainLength
+	}
+	edges := max(float64(c.Batch*n*n), 32*64*64)
+	if err := checkMemory("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
+		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
+	}
+	if c.TrainLength > 0 { // train.Run holds 1000 fixed samples of this length
+		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
+			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
+		}
+	}
+	if err := nn.CheckBackend(c.Backend, pluginHere); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	return finish()
 }
 
 // trainFlags are the flags of `narlab train` (defaults: the reference's
@@ -124,7 +139,7 @@ func trainFlags(c *train.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
 	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
 	finish = func() error {
-		if err := resolveOffline("train", &c.TrackingURI, &c.NoMLflow); err != nil {
+		if err := checkTracking("train", &c.TrackingURI, &c.NoMLflow); err != nil {
 			return err
 		}
 		set := map[string]bool{}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"sort"
@@ -103,6 +104,9 @@ var (
 	wordRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 	flagRE  = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	sbatchR = regexp.MustCompile(`^--?[A-Za-z]`)
+	// sbatch's --time formats (man sbatch) and --mem sizes.
+	slurmTimeRE = regexp.MustCompile(`^(?i:unlimited|infinite)$|^\d+(:\d+){0,2}$|^\d+-\d+(:\d+){0,2}$`)
+	slurmMemRE  = regexp.MustCompile(`^\d+[KMGTkmgt]?[Bb]?$`)
 )
 
 // ReadSpec reads a sweep file (JSON). Unknown fields are an error, so a
@@ -159,11 +163,19 @@ func (s *Spec) Validate(check func(args []string) error) error {
 	}
 	axis("algorithms", s.Algorithms)
 	axis("processors", s.Processors)
-	var seeds []string
-	for _, v := range s.Seeds {
-		seeds = append(seeds, strconv.FormatInt(v, 10))
+	if len(s.Seeds) == 0 {
+		bad("no seeds")
 	}
-	axis("seeds", seeds)
+	seen := map[int64]bool{}
+	for _, v := range s.Seeds {
+		if v < 1 || v > math.MaxUint32 {
+			bad("seed %d: want an integer 1..%d (narlab train's --seed)", v, uint32(math.MaxUint32))
+		}
+		if seen[v] {
+			bad("seed %d given twice", v)
+		}
+		seen[v] = true
+	}
 	for k, vals := range s.Vary {
 		if why, ok := reserved[k]; ok {
 			bad("vary %q: set by %s", k, why)
@@ -195,6 +207,12 @@ func (s *Spec) Validate(check func(args []string) error) error {
 		if strings.ContainsAny(v, " \t\n'\"$`\\") {
 			bad("slurm: %q: no spaces, quotes or shell characters", v)
 		}
+	}
+	if c.Time != "" && !slurmTimeRE.MatchString(c.Time) {
+		bad("slurm: time %q: want one of sbatch's formats: MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES, DAYS-HOURS:MINUTES:SECONDS, or UNLIMITED", c.Time)
+	}
+	if c.Mem != "" && !slurmMemRE.MatchString(c.Mem) {
+		bad("slurm: mem %q: want a size such as 16G, 4000M or 4000 (megabytes); suffixes K, M, G, T", c.Mem)
 	}
 	for _, l := range c.Sbatch {
 		if !sbatchR.MatchString(l) || strings.ContainsAny(l, "\n\r") {

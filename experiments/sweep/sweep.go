@@ -112,7 +112,9 @@ func Prepare(ctx context.Context, dir string, spec *Spec, o Options) (*Sweep, er
 	if sw.Tracking == "" {
 		return nil, fmt.Errorf("sweep: no tracking server: every cell logs to one MLflow server all nodes can reach; pass --tracking URI or set %s (see narlab mlflow serve)", mlflow.EnvTrackingURI)
 	}
-	if err := fsutil.CheckWritableDir(sw.Dir); err != nil {
+	// Checked, not created: a sweep whose server does not answer leaves no
+	// empty directory behind (sweep.json's writer creates it).
+	if err := fsutil.CheckCreatableDir(sw.Dir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	c, err := sw.client()

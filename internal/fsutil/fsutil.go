@@ -6,8 +6,10 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -88,6 +90,42 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// CheckCreatableDir reports whether files could be created in dir, without
+// creating anything: dir is a writable directory, or the nearest of its
+// ancestors that exists is one (writers create the rest, as Write does).
+// Commands check their output paths with it before any work, so a command
+// that then fails on another check leaves no empty directory behind.
+func CheckCreatableDir(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("output directory %s: %s is not a directory", dir, d)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("output directory %s: %w", dir, err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return fmt.Errorf("output directory %s: none of its parents exists", dir)
+		}
+		d = parent
+	}
+	f, err := os.CreateTemp(d, ".narlab-writable-*")
+	if err != nil {
+		if d != filepath.Clean(dir) {
+			return fmt.Errorf("output directory %s cannot be created in %s: %w", dir, d, err)
+		}
+		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // CheckWritableDir reports whether files can be created in dir (creating

@@ -104,3 +104,45 @@ func TestCheckWritableDir(t *testing.T) {
 		t.Fatal("a read-only directory was reported writable")
 	}
 }
+
+func TestCheckCreatableDir(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		name, dir string
+		ok        bool
+	}{
+		{"an existing directory", tmp, true},
+		{"a new directory", filepath.Join(tmp, "new"), true},
+		{"new directories two deep", filepath.Join(tmp, "a", "b"), true},
+		{"a regular file", file, false},
+		{"under a regular file", filepath.Join(file, "sub"), false},
+		{"deep under a regular file", filepath.Join(file, "sub", "deeper"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckCreatableDir(c.dir)
+			if (err == nil) != c.ok {
+				t.Fatalf("CheckCreatableDir(%s) = %v; want ok %v", c.dir, err, c.ok)
+			}
+		})
+	}
+	// Nothing was created, not even the checked directories.
+	for _, p := range []string{filepath.Join(tmp, "new"), filepath.Join(tmp, "a")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the check created %s", p)
+		}
+	}
+	entries, _ := os.ReadDir(tmp)
+	if len(entries) != 1 {
+		t.Errorf("the check left %d entries in %s; want only the file", len(entries), tmp)
+	}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(tmp, "ro")
+		os.Mkdir(ro, 0o500)
+		defer os.Chmod(ro, 0o700)
+		if err := CheckCreatableDir(filepath.Join(ro, "new")); err == nil {
+			t.Error("a directory inside a read-only one was reported creatable")
+		}
+	}
+}

@@ -162,6 +162,30 @@ func Backend(config string) (compute.Backend, error) {
 	return b, err
 }
 
+// CheckBackend checks config ("" = [Choose]'s pick) as [Backend] does,
+// without starting anything: the backend must be compiled into this binary
+// and, when pluginHere, an XLA plugin given by its absolute path must exist
+// on this machine. Commands call it before any work; a sweep checks cells
+// meant for other machines with pluginHere false.
+func CheckBackend(config string, pluginHere bool) error {
+	return checkChoice(Choose(config), pluginHere)
+}
+
+func checkChoice(c Choice, pluginHere bool) error {
+	name, rest, _ := strings.Cut(c.Config, ":")
+	if !slices.Contains(compute.List(), name) {
+		known := slices.Sorted(slices.Values(compute.List()))
+		return fmt.Errorf("nn: unknown backend %q (this binary has: %s; XLA needs cgo, see `narlab backends`)",
+			c.Config, strings.Join(known, ", "))
+	}
+	if plugin, _, _ := strings.Cut(rest, ","); name == "xla" && pluginHere && strings.HasPrefix(plugin, "/") {
+		if _, err := os.Stat(plugin); err != nil {
+			return fmt.Errorf("nn: backend %q: the XLA plugin %s: %w", c.Config, plugin, err)
+		}
+	}
+	return nil
+}
+
 var (
 	backendsMu sync.Mutex
 	backends   = map[string]compute.Backend{}
@@ -179,21 +203,14 @@ func BackendChoice(config string) (compute.Backend, Choice, error) {
 		// sequential (2 cores, 2026-11-24), so sequential stays.
 		cfg = "go:ops_sequential"
 	}
-	name, _, _ := strings.Cut(cfg, ":")
-	if !slices.Contains(compute.List(), name) {
-		return nil, c, fmt.Errorf("nn: unknown backend %q (this binary has: %s; XLA needs cgo, see `narlab backends`)",
-			c.Config, strings.Join(compute.List(), ", "))
+	if err := checkChoice(c, true); err != nil {
+		return nil, c, err
 	}
-	if name == "xla" {
+	if name, rest, _ := strings.Cut(cfg, ":"); name == "xla" {
 		// Never let go-xla try to download plugins (unreachable at many sites).
 		os.Setenv("GOMLX_NO_AUTO_INSTALL", "1")
-		if plugin, _, _ := strings.Cut(strings.TrimPrefix(cfg, "xla:"), ","); strings.HasPrefix(plugin, "/") {
-			if _, err := os.Stat(plugin); err != nil {
-				return nil, c, fmt.Errorf("nn: backend %q: the XLA plugin %s: %w", c.Config, plugin, err)
-			}
-			if c.Kind == "xla-cuda" {
-				cudaEnvironment(plugin)
-			}
+		if plugin, _, _ := strings.Cut(rest, ","); strings.HasPrefix(plugin, "/") && c.Kind == "xla-cuda" {
+			cudaEnvironment(plugin)
 		}
 	}
 	backendsMu.Lock()
