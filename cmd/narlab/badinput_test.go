@@ -111,6 +111,8 @@ func TestBadInput(t *testing.T) {
 		{"graph JSON array", []string{"graphs", "spectral", "--graph", "-"}, `[1, 2]`, []string{"reading graph JSON"}},
 		{"clrs run JSON torn", []string{"clrs", "run", "--algo", "insertion_sort", "--input", "-"}, `{`, []string{"insertion_sort", "expected arguments"}},
 		{"kwargs torn", []string{"clrs", "sample", "--algo", "bfs", "--kwargs", "{"}, "", []string{"--kwargs", "expected one such as"}},
+		{"clrs run inline JSON", []string{"clrs", "run", "--algo", "insertion_sort", "--input", `{"key": [1]}`}, "", []string{"--input names a file", "--input -"}},
+		{"kwargs bad key", []string{"clrs", "sample", "--algo", "bfs", "--kwargs", "{bad"}, "", []string{`--kwargs "{bad"`, "expected a JSON object such as"}},
 		{"prompts file not JSON", []string{"graphs", "score", "--prompts", file, "--predictions", file, "--no-mlflow"}, "", []string{"line 1"}},
 		{"spectral predictions not JSON", []string{"graphs", "spectral-eval", "--count", "2", "--no-gnn", "--predictions", file, "--no-mlflow"}, "", []string{"predictions line 1"}},
 		// empty input
@@ -143,6 +145,10 @@ func TestBadInput(t *testing.T) {
 		{"train experiment empty", []string{"train", "--algo", "bfs", "--experiment", ""}, "", []string{`--experiment "": empty value`, "default: clrs-baselines"}},
 		{"prompts tasks empty", []string{"graphs", "prompts", "--tasks", " ", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{`--tasks "": empty value`}},
 		{"seed negative", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--seed", "-5", "--out", filepath.Join(tmp, "q.jsonl")}, "", []string{"--seed -5", "accepted 0..9223372036854775807 "}},
+		{"clrstext generate unknown algorithm", []string{"clrstext", "generate", "--split", "test", "--algos", "nope", "--out", filepath.Join(tmp, "ct.jsonl")}, "", []string{`unknown algorithm "nope" in the test schedule (it has: `, "bfs"}},
+		{"empty command", []string{""}, "", []string{`unknown command ""`}},
+		{"dsr dimension on a list", []string{"dsr", "generate", "--structure", "array", "--operation", "access", "--dim", "3", "--out", filepath.Join(tmp, "d.jsonl")}, "", []string{"dsr generate: dsr: array/access: dimension and distribution apply only to the spatial tasks"}},
+		{"prompts syntax without its encoding", []string{"graphs", "prompts", "--syntax", "json", "--encoding", "E2", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"graphs prompts: serialization: no valid encoding × syntax combination"}},
 		{"kernel install into a file", []string{"kernel", "install", "--jupyter-dir", file}, "", []string{"--jupyter-dir " + file, "is a file"}},
 		// an output that is an input
 		{"dsr baseline out is its input", []string{"dsr", "baseline", "--input", file, "--out", file}, "", []string{"--out " + file + " is the file --input reads"}},

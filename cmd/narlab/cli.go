@@ -53,7 +53,7 @@ func run(args []string) error {
 			inGroup = append(inGroup, c)
 		}
 	}
-	if len(inGroup) == 0 {
+	if len(inGroup) == 0 || group == "" { // "" would name the top-level commands
 		usage(os.Stderr)
 		return fmt.Errorf("unknown command %q", group)
 	}

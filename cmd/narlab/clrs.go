@@ -130,11 +130,11 @@ func parseKwargs(s string) ([]clrs.Param, error) {
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("--kwargs: %w", err)
+			return nil, fmt.Errorf("--kwargs %q: %v; expected a JSON object such as '{\"p\": [0.5]}'", s, err)
 		}
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("--kwargs %v: %w", k, err)
+			return nil, fmt.Errorf("--kwargs %q: parameter %v: %v; expected a JSON object such as '{\"p\": [0.5]}'", s, k, err)
 		}
 		cv, err := jsonValue(v)
 		if err != nil {
@@ -354,7 +354,7 @@ func clrsSample(args []string) error {
 func clrsRun(args []string) error {
 	fs := newFlags("clrs run")
 	algo := fs.String("algo", "", "algorithm (required; see 'narlab clrs algos')")
-	input := fs.String("input", "", `JSON input: {"ARG": value, …} with the algorithm's argument names, or {"args": [positional…]}; "-" reads stdin`)
+	input := fs.String("input", "", `file holding the JSON input ({"ARG": value, …} with the algorithm's argument names, or {"args": [positional…]}); "-" reads stdin`)
 	format := fs.String("format", "reference-json", "output format: reference-json or text")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err

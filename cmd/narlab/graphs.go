@@ -169,6 +169,9 @@ func graphsPrompts(args []string) error {
 		spec.Erdos = insts
 		fmt.Fprintf(os.Stderr, "read %d Erdős records from %s (%d isomorphic_mapping records skipped)\n", len(insts), *erdos, skipped)
 	}
+	if err := serialization.Check(spec); err != nil {
+		return fmt.Errorf("graphs prompts: %w", err)
+	}
 	// Prompts stream into the output file (written atomically).
 	var n int
 	err = fsutil.Write(*out, fsutil.DataMode, func(w io.Writer) error {

@@ -349,6 +349,9 @@ func checkInputFile(flagName, path string, stdin bool) error {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		if t := strings.TrimSpace(path); stdin && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
+			return fmt.Errorf("--%s %s: %w; --%s names a file: give inline JSON on standard input with --%s -", flagName, path, unwrapPath(err), flagName, flagName)
+		}
 		return fmt.Errorf("--%s %s: %w", flagName, path, unwrapPath(err))
 	}
 	if !st.Mode().IsRegular() {

@@ -62,6 +62,8 @@ func TestLLMRunBadInput(t *testing.T) {
 		{[]string{"llm", "run", "--suite", "dsr", "--structures", "splay_tree"}, "unknown structure"},
 		{[]string{"llm", "run", "--suite", "dsr", "--strategy", "CodeOnly"}, "code-probe mode"},
 		{[]string{"llm", "run", "--suite", "clrstext", "--algorithms", "quick_sort", "--lengths", "4"}, "quick_sort"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--algorithms", "nope"}, `unknown algorithm "nope" (CLRS-Text has: activity_selector, articulation_points`},
+		{[]string{"llm", "run", "--suite", "graphs", "--tasks", "nope"}, "`narlab graphs tasks` lists them all"},
 		{[]string{"llm", "run", "--suite", "graphs", "--encodings", "E9"}, "E9"},
 		{[]string{"llm", "run", "--suite", "spectral", "--tasks", "diameter"}, "unknown task"},
 		{[]string{"llm", "run", "--suite", "clrstext", "--endpoint", "ftp://example.org/v1", "--model", "m"}, "http(s) URL"},

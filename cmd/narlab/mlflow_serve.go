@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -61,7 +62,7 @@ func mlflowServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.CheckWritableDir(arts); err != nil {
+	if err := fsutil.CheckCreatableDir(arts); err != nil {
 		return fmt.Errorf("mlflow serve: --artifacts: %w", err)
 	}
 	if *dir == "" {
@@ -70,6 +71,9 @@ func mlflowServe(args []string) error {
 			return err
 		}
 		*dir = filepath.Join(d+"-serve", fmt.Sprint(*port))
+	}
+	if err := fsutil.CheckCreatableDir(*dir); err != nil {
+		return fmt.Errorf("mlflow serve: --dir: %w", err)
 	}
 	h := *host
 	if h == "localhost" {
@@ -82,9 +86,16 @@ func mlflowServe(args []string) error {
 	if s, err := mlflow.FindServer(ctx, *dir); err == nil && s != nil {
 		return fmt.Errorf("mlflow serve: a server started from %s is already running (pid %d, %s)", *dir, s.PID, s.URL)
 	}
+	_, statErr := os.Stat(arts)
+	if err := os.MkdirAll(arts, fsutil.DirMode); err != nil {
+		return fmt.Errorf("mlflow serve: --artifacts: %w", err)
+	}
 	srv, err := mlflow.StartServer(ctx, mlflow.ServerConfig{Dir: *dir, Port: *port, Workers: *workers,
 		BackendStore: u.String(), Artifacts: arts, Host: h, StartTimeout: 3 * time.Minute})
 	if err != nil {
+		if errors.Is(statErr, os.ErrNotExist) {
+			os.Remove(arts) // the artifact root this command made, still empty: a failed start leaves none behind
+		}
 		return fmt.Errorf("mlflow serve: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "MLflow tracking server (pid %d) on %s:%d; backend store %s; artifacts in %s; log %s\n",

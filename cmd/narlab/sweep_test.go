@@ -40,6 +40,7 @@ func TestSweepAndServeRejectBadInput(t *testing.T) {
 		{"train tag without a value", []string{"train", "--algo", "bfs", "--tag", "narlab.sweep.id"}, "invalid usage"},
 		{"serve without artifacts", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db"}, "--artifacts are required"},
 		{"serve on a file store", []string{"mlflow", "serve", "--backend-store", "/tmp/mlruns", "--artifacts", "ART"}, "want a database URI"},
+		{"serve state dir under a file", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db", "--artifacts", "ART", "--dir", "/dev/null/x"}, "--dir: output directory /dev/null/x"},
 		{"serve on a bad port", []string{"mlflow", "serve", "--backend-store", "postgresql://u@h/db", "--artifacts", "ART", "--port", "70000"}, "port 70000"},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,8 @@ package llmeval
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -105,6 +107,10 @@ func (s *clrstextSuite) build() ([]item, error) {
 	}
 	var items []item
 	for _, algo := range s.o.Algorithms {
+		if _, ok := sched[algo]; !ok {
+			known := slices.Sorted(maps.Keys(sched))
+			return nil, fmt.Errorf("llmeval: clrstext: unknown algorithm %q (CLRS-Text has: %s)", algo, strings.Join(known, ", "))
+		}
 		lengths := s.o.Lengths
 		if len(lengths) == 0 {
 			lengths = sched[algo]

@@ -105,9 +105,22 @@ func combos(encs []graphtext.Encoding, syns []graphtext.Syntax) [][2]string {
 	return out
 }
 
-// Generate writes the prompts of a spec, one JSON object per line, and
-// returns how many it wrote.
-func Generate(w io.Writer, spec Spec) (int, error) {
+// Check reports what Generate would refuse in spec, so a command can fail
+// before it creates its output.
+func Check(spec Spec) error {
+	spec = spec.withDefaults()
+	if spec.Relabel < 0 || spec.Seeds < 0 || spec.Instances < 0 {
+		return fmt.Errorf("serialization: relabel %d, seeds %d and instances %d must not be negative", spec.Relabel, spec.Seeds, spec.Instances)
+	}
+	if len(combos(spec.Encodings, spec.Syntaxes)) == 0 {
+		return fmt.Errorf("serialization: no valid encoding × syntax combination; JSON, NetworkX and PyG need an edge list without replication (E0, E1, E3, E5)")
+	}
+	return nil
+}
+
+// withDefaults fills the spec's unset fields: every task, Erdős's encoding
+// and syntax, one shuffle seed, ten instances.
+func (spec Spec) withDefaults() Spec {
 	if len(spec.Tasks) == 0 {
 		spec.Tasks = graphtext.Tasks()
 	}
@@ -123,13 +136,17 @@ func Generate(w io.Writer, spec Spec) (int, error) {
 	if spec.Instances == 0 {
 		spec.Instances = 10
 	}
-	if spec.Relabel < 0 || spec.Seeds < 0 || spec.Instances < 0 {
-		return 0, fmt.Errorf("serialization: relabel %d, seeds %d and instances %d must not be negative", spec.Relabel, spec.Seeds, spec.Instances)
+	return spec
+}
+
+// Generate writes the prompts of a spec, one JSON object per line, and
+// returns how many it wrote.
+func Generate(w io.Writer, spec Spec) (int, error) {
+	if err := Check(spec); err != nil {
+		return 0, err
 	}
+	spec = spec.withDefaults()
 	cs := combos(spec.Encodings, spec.Syntaxes)
-	if len(cs) == 0 {
-		return 0, fmt.Errorf("serialization: no valid encoding × syntax combination; JSON, NetworkX and PyG need an edge list without replication (E0, E1, E3, E5)")
-	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

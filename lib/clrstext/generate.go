@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/narlab/narlab/internal/fsutil"
@@ -163,13 +164,13 @@ func SplitJobs(split string, algos []string, count int, seeds []int64) ([]Job, e
 		}
 	}
 	if len(algos) > 0 {
-		known := map[string]bool{}
+		var known []string
 		for _, a := range sched {
-			known[a.Algo] = true
+			known = append(known, a.Algo)
 		}
 		for _, a := range algos {
-			if !known[a] {
-				return nil, fmt.Errorf("clrstext: unknown algorithm %q in the %s schedule", a, split)
+			if !slices.Contains(known, a) {
+				return nil, fmt.Errorf("clrstext: unknown algorithm %q in the %s schedule (it has: %s)", a, split, strings.Join(known, ", "))
 			}
 		}
 	}

@@ -89,7 +89,7 @@ func LookupTask(name string) (*Task, error) {
 			return t, nil
 		}
 	}
-	return nil, fmt.Errorf("graphtext: unknown task %q; want one of the 49 Erdős tasks (%s, ...); see graphtext.TaskNames", name, strings.Join(TaskNames()[:5], ", "))
+	return nil, fmt.Errorf("graphtext: unknown task %q; want one of the 49 Erdős tasks (%s, ...; `narlab graphs tasks` lists them all)", name, strings.Join(TaskNames()[:5], ", "))
 }
 
 // ParseTasks parses a comma-separated task list; "all" (or empty) means
