@@ -98,7 +98,13 @@ func checkTrainConfig(c *train.Config, finish func() error, pluginHere bool) err
 	if err := nn.CheckBackend(c.Backend, pluginHere); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	return finish()
+	if err := finish(); err != nil {
+		return err
+	}
+	if c.NoMLflow && (c.ParentRun != "" || len(c.Tags) > 0) {
+		return fmt.Errorf("train: --parent-run and --tag place the run in MLflow, but --no-mlflow (or --tracking none) logs nothing; give one or the other")
+	}
+	return nil
 }
 
 // trainFlags are the flags of `narlab train` (defaults: the reference's
