@@ -534,22 +534,34 @@ func weightedPath(v *view, s, t int) ([]int, error) {
 	if math.IsInf(d[s], 1) {
 		return nil, fmt.Errorf("node %d is not reachable from node %d", t, s)
 	}
-	path := []int{s}
-	for x := s; x != t; {
-		next := -1
-		for _, y := range v.out[x] {
-			if math.Abs(d[x]-v.w[x][y]-d[y]) < 1e-9 {
-				next = y
+	// Any s–t path of tight arcs (d[x] = w(x, y) + d[y]) is a shortest
+	// path: depth first, the first tight arc in adjacency order first.
+	// With positive lengths every tight arc leads closer to t, so the
+	// first one always does; zero lengths can make tight cycles, which
+	// the search steps around instead of following forever.
+	path, next := []int{s}, []int{0}
+	visited := make([]bool, v.n+1)
+	visited[s] = true
+	for len(path) > 0 {
+		x := path[len(path)-1]
+		if x == t {
+			return path, nil
+		}
+		top := len(next) - 1
+		for next[top] < len(v.out[x]) {
+			y := v.out[x][next[top]]
+			next[top]++
+			if !visited[y] && math.Abs(d[x]-v.w[x][y]-d[y]) < 1e-9 {
+				visited[y] = true
+				path, next = append(path, y), append(next, 0)
 				break
 			}
 		}
-		if next < 0 {
-			return nil, fmt.Errorf("no shortest-path successor at node %d", x)
+		if path[len(path)-1] == x && x != t && next[top] >= len(v.out[x]) {
+			path, next = path[:len(path)-1], next[:top] // a dead end: back up
 		}
-		x = next
-		path = append(path, x)
 	}
-	return path, nil
+	return nil, fmt.Errorf("no shortest path of tight arcs from node %d to node %d", s, t)
 }
 
 func transpose(a [][]bool) [][]bool {

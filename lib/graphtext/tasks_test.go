@@ -367,3 +367,55 @@ func TestPromptPaperExample(t *testing.T) {
 		t.Errorf("degree_centrality prompt %q", p)
 	}
 }
+
+// TestWeightedShortestPathZeroLengths: zero edge lengths make cycles of
+// tight arcs, which the path search must step around (it once followed
+// 1→2→1→… until memory ran out; found by FuzzReadJSON). The lengths and
+// paths were computed with NetworkX 3.4.2 (nx.dijkstra_path and
+// nx.dijkstra_path_length); any shortest path is a valid answer, so the
+// answer must be a simple path of existing arcs with NetworkX's length.
+func TestWeightedShortestPathZeroLengths(t *testing.T) {
+	for _, c := range []struct {
+		name, graph string
+		nxPath      []int
+		nxLength    float64
+	}{
+		{"undirected zero-length edge", `{"n": 3, "edges": [[1, 2, 0], [1, 3, 11]], "params": {"source": 1, "target": 3}}`, []int{1, 3}, 11},
+		{"directed zero-length cycle", `{"n": 5, "directed": true, "edges": [[1, 2, 0], [2, 4, 0], [4, 2, 0], [2, 1, 0], [1, 3, 5], [3, 5, 1], [4, 5, 6]], "params": {"source": 1, "target": 5}}`, []int{1, 2, 4, 5}, 6},
+		{"zero-length path", `{"n": 4, "edges": [[1, 2, 0], [2, 3, 0], [3, 4, 0], [1, 4, 3]], "params": {"source": 1, "target": 4}}`, []int{1, 2, 3, 4}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := ReadJSON(strings.NewReader(c.graph))
+			if err != nil {
+				t.Fatal(err)
+			}
+			task, _ := LookupTask("weighted_shortest_path")
+			a, err := task.Truth(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := a.Nodes
+			if len(p) == 0 || p[0] != 1 || p[len(p)-1] != c.nxPath[len(c.nxPath)-1] {
+				t.Fatalf("path %v; want one from 1 to %d (NetworkX: %v)", p, c.nxPath[len(c.nxPath)-1], c.nxPath)
+			}
+			v := newView(g)
+			seen := map[int]bool{}
+			length := 0.0
+			for i, x := range p {
+				if seen[x] {
+					t.Fatalf("path %v visits %d twice", p, x)
+				}
+				seen[x] = true
+				if i > 0 {
+					if !v.adj[p[i-1]][x] {
+						t.Fatalf("path %v uses a missing arc %d→%d", p, p[i-1], x)
+					}
+					length += v.w[p[i-1]][x]
+				}
+			}
+			if length != c.nxLength {
+				t.Errorf("path %v has length %v; NetworkX's shortest is %v (%v)", p, length, c.nxLength, c.nxPath)
+			}
+		})
+	}
+}
