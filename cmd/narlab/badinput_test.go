@@ -147,6 +147,7 @@ func TestBadInput(t *testing.T) {
 		{"seed negative", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--seed", "-5", "--out", filepath.Join(tmp, "q.jsonl")}, "", []string{"--seed -5", "accepted 0..9223372036854775807 "}},
 		{"clrstext generate unknown algorithm", []string{"clrstext", "generate", "--split", "test", "--algos", "nope", "--out", filepath.Join(tmp, "ct.jsonl")}, "", []string{`unknown algorithm "nope" in the test schedule (it has: `, "bfs"}},
 		{"empty command", []string{""}, "", []string{`unknown command ""`}},
+		{"spectral-eval name without predictions", []string{"graphs", "spectral-eval", "--name", "foo", "--no-gnn", "--no-mlflow"}, "", []string{`--name "foo" names the --predictions predictor`}},
 		{"train parent run offline", []string{"train", "--algo", "bfs", "--parent-run", "abc", "--no-mlflow"}, "", []string{"--parent-run and --tag place the run in MLflow"}},
 		{"dsr dimension on a list", []string{"dsr", "generate", "--structure", "array", "--operation", "access", "--dim", "3", "--out", filepath.Join(tmp, "d.jsonl")}, "", []string{"dsr generate: dsr: array/access: dimension and distribution apply only to the spatial tasks"}},
 		{"prompts syntax without its encoding", []string{"graphs", "prompts", "--syntax", "json", "--encoding", "E2", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{"graphs prompts: serialization: no valid encoding × syntax combination"}},

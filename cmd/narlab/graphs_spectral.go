@@ -136,6 +136,9 @@ func graphsSpectralEval(args []string) error {
 	if err := tf.check("graphs spectral-eval"); err != nil {
 		return err
 	}
+	if *name != "" && *predPath == "" {
+		return fmt.Errorf("graphs spectral-eval: --name %q names the --predictions predictor; give --predictions too", *name)
+	}
 	so := opts()
 	if _, err := graphtext.Spectral(&graphtext.Graph{N: 1}, so); err != nil {
 		return fmt.Errorf("graphs spectral-eval: %w", err)

@@ -199,6 +199,8 @@ Options:`)
 		return fmt.Errorf("llm run: --seed %d: want a non-negative seed, or -1 for none", *seed)
 	}
 	switch {
+	case len(stops) > 1 && slices.Contains(stops, "none"):
+		return fmt.Errorf("llm run: --stop none (no stop sequence) and other --stop values contradict each other; give one or the other")
 	case len(stops) == 1 && stops[0] == "none":
 		cfg.Params.Stop = []string{}
 	case len(stops) > 0:

@@ -71,6 +71,7 @@ func TestLLMRunBadInput(t *testing.T) {
 		{[]string{"llm", "run", "--suite", "dsr", "--temperature", "5"}, "temperature"},
 		{[]string{"llm", "run", "--suite", "dsr", "--concurrency", "0"}, "--concurrency 0"},
 		{[]string{"llm", "run", "--suite", "dsr", "--limit", "-2"}, "limit -2"},
+		{[]string{"llm", "run", "--suite", "dsr", "--stop", "none", "--stop", "x"}, "--stop none (no stop sequence) and other --stop values contradict"},
 		{[]string{"llm", "run", "--suite", "clrstext", "--lengths", "100000"}, `--lengths: "100000"; accepted: integers 1..256`},
 		{[]string{"llm", "run", "--suite", "dsr", "--no-mlflow", "--tracking", "http://127.0.0.1:1"}, "--no-mlflow and --tracking http://127.0.0.1:1 contradict"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/narlab/narlab/internal/fsutil"
@@ -255,6 +256,9 @@ func LoadInstances(path, structure, operation string) ([]Instance, error) {
 	if structure == "" && operation == "" {
 		return insts, nil
 	}
+	if err := checkTaskFilter(structure, operation); err != nil {
+		return nil, err
+	}
 	var out []Instance
 	for _, in := range insts {
 		if structure != "" {
@@ -288,4 +292,32 @@ func isJSONL(path string) bool {
 	n, _ := f.Read(b)
 	t := bytes.TrimSpace(b[:n])
 	return len(t) > 0 && t[0] == '{'
+}
+
+// checkTaskFilter refuses a structure or operation filter that names no
+// task, listing what is accepted (a typo would otherwise read as "no
+// instances").
+func checkTaskFilter(structure, operation string) error {
+	switch {
+	case structure != "" && operation != "":
+		_, err := LookupTask(structure, operation)
+		return err
+	case structure != "":
+		if _, ok := LookupStructure(structure); ok {
+			return nil
+		}
+		_, err := LookupTask(structure, "") // its error lists the structures
+		return err
+	}
+	var ops []string
+	for _, n := range taskOrder {
+		if op := tasks[n].Operation; !slices.Contains(ops, op) {
+			ops = append(ops, op)
+		}
+	}
+	if slices.Contains(ops, operation) {
+		return nil
+	}
+	slices.Sort(ops)
+	return fmt.Errorf("dsr: unknown operation %q (expected one of %s)", operation, strings.Join(ops, ", "))
 }

@@ -207,8 +207,7 @@ func BackendChoice(config string) (compute.Backend, Choice, error) {
 		return nil, c, err
 	}
 	if name, rest, _ := strings.Cut(cfg, ":"); name == "xla" {
-		// Never let go-xla try to download plugins (unreachable at many sites).
-		os.Setenv("GOMLX_NO_AUTO_INSTALL", "1")
+		// go-xla never downloads plugins (backend_xla.go turns that off).
 		if plugin, _, _ := strings.Cut(rest, ","); strings.HasPrefix(plugin, "/") && c.Kind == "xla-cuda" {
 			cudaEnvironment(plugin)
 		}
