@@ -58,8 +58,7 @@ func demo(args []string) error {
 		}
 		*out = filepath.Join(dir, "demo")
 	}
-	// Everything is checked before the first step writes anything (the
-	// output directory last: checking it creates it).
+	// Everything is checked before the first step writes anything.
 	if err := nn.CheckBackend(*backend, true); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}

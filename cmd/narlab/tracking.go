@@ -57,8 +57,9 @@ func addTrackingFlags(fs *flag.FlagSet, defaultExperiment, offline string) track
 // check is checkTracking of the command's flags.
 func (t trackingFlags) check(cmd string) error { return checkTracking(cmd, t.tracking, t.noMLflow) }
 
-// off reports whether the run is not to be logged.
-func (t trackingFlags) off() bool { return *t.noMLflow || *t.tracking == "none" }
+// off reports whether the run is not to be logged (after check, which
+// turns --tracking none into --no-mlflow).
+func (t trackingFlags) off() bool { return *t.noMLflow }
 
 // logOneRun starts the command's MLflow run (name, note and tags in opts),
 // logs it with log, ends it and prints its address on standard error. Its

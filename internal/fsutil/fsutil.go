@@ -116,12 +116,20 @@ func CheckCreatableDir(dir string) error {
 		}
 		d = parent
 	}
-	f, err := os.CreateTemp(d, ".narlab-writable-*")
-	if err != nil {
+	if err := probeWritable(d); err != nil {
 		if d != filepath.Clean(dir) {
 			return fmt.Errorf("output directory %s cannot be created in %s: %w", dir, d, err)
 		}
 		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+	}
+	return nil
+}
+
+// probeWritable creates and removes a file in dir.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".narlab-writable-*")
+	if err != nil {
+		return err
 	}
 	name := f.Name()
 	f.Close()
@@ -135,11 +143,8 @@ func CheckWritableDir(dir string) error {
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return fmt.Errorf("output directory %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".narlab-writable-*")
-	if err != nil {
+	if err := probeWritable(dir); err != nil {
 		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
 	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
+	return nil
 }
