@@ -539,7 +539,7 @@ func clrsGenerate(args []string) error {
 	type job struct {
 		name, split string
 		set         clrs.Split
-		trajs       []*clrs.Trajectory
+		file        *clrs.SplitFile
 		err         error
 	}
 	jobs := make(chan job, 1)
@@ -558,10 +558,7 @@ func clrsGenerate(args []string) error {
 					if *workers > 0 {
 						opts = append(opts, clrs.Workers(*workers))
 					}
-					var s *clrs.Sampler
-					if s, j.err = clrs.NewSplitSampler(name, sp, opts...); j.err == nil {
-						j.trajs = s.Trajectories()
-					}
+					j.file, j.err = clrs.SampleSplitFile(name, sp, opts...)
 					sampled += j.set.NumSamples
 				}
 				select {
@@ -601,19 +598,13 @@ func clrsGenerate(args []string) error {
 		go func() {
 			defer func() { <-writers }()
 			file := fmt.Sprintf("%s_%s.npz", j.name, j.split)
-			// Streamed: the padded hint arrays of the biggest test splits
-			// would take gigabytes in memory.
-			if err := clrs.SaveTrajectoriesNPZ(filepath.Join(*out, file), j.trajs, npzOpts...); err != nil {
+			if err := j.file.SaveNPZ(filepath.Join(*out, file), npzOpts...); err != nil {
 				failed.Store(true)
 				res <- written{err: err}
 				return
 			}
-			steps := 0
-			for _, t := range j.trajs {
-				steps = max(steps, t.Length)
-			}
 			res <- written{file: manifestFile{File: file, Algorithm: j.name, Split: j.split, NumSamples: j.set.NumSamples,
-				Length: j.set.Length, Seed: j.set.Seed, MaxSteps: steps}}
+				Length: j.set.Length, Seed: j.set.Seed, MaxSteps: j.file.MaxSteps()}}
 		}()
 	}
 	var writeErr error

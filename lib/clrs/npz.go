@@ -66,17 +66,28 @@ func WriteNPZ(w io.Writer, f *Feedback, opts ...NPZOption) error {
 // step from the trajectories. Use it for large datasets (the CLRS-30 test
 // split of quickselect holds gigabytes of padded hints).
 func WriteTrajectoriesNPZ(w io.Writer, trajs []*Trajectory, opts ...NPZOption) error {
+	members, err := trajectoryMembers(trajs, nil)
+	if err != nil {
+		return err
+	}
+	return writeMembers(w, members, npzConfigOf(opts))
+}
+
+// trajectoryMembers lists the arrays of Batch(trajs, 0). Hints are
+// streamed from the trajectories, or rebuilt from deltas when the
+// trajectories' hints were moved there.
+func trajectoryMembers(trajs []*Trajectory, deltas *hintDeltas) ([]npzMember, error) {
 	if len(trajs) == 0 {
-		return fmt.Errorf("clrs: WriteTrajectoriesNPZ needs at least one trajectory")
+		return nil, fmt.Errorf("clrs: WriteTrajectoriesNPZ needs at least one trajectory")
 	}
 	first := trajs[0]
 	B, T := len(trajs), 0
 	for b, t := range trajs {
 		if t.Algorithm != first.Algorithm {
-			return fmt.Errorf("clrs: cannot batch %s with %s", t.Algorithm, first.Algorithm)
+			return nil, fmt.Errorf("clrs: cannot batch %s with %s", t.Algorithm, first.Algorithm)
 		}
 		if len(t.Inputs) != len(first.Inputs) || len(t.Hints) != len(first.Hints) || len(t.Outputs) != len(first.Outputs) {
-			return fmt.Errorf("clrs: %s: sample %d has different probes from sample 0", first.Algorithm, b)
+			return nil, fmt.Errorf("clrs: %s: sample %d has different probes from sample 0", first.Algorithm, b)
 		}
 		T = max(T, t.Length)
 	}
@@ -107,33 +118,34 @@ func WriteTrajectoriesNPZ(w io.Writer, trajs []*Trajectory, opts ...NPZOption) e
 		return nil
 	}
 	if err := addIO("input/", func(t *Trajectory) []DataPoint { return t.Inputs }); err != nil {
-		return err
+		return nil, err
+	}
+	lengths := make([]int, B)
+	for b, t := range trajs {
+		lengths[b] = t.Length
 	}
 	for i, h := range first.Hints {
 		inner := h.Shape[1:]
 		per := shapeSize(inner)
 		for b, t := range trajs {
 			if th := t.Hints[i]; th.Name != h.Name || !slices.Equal(th.Shape[1:], inner) {
-				return fmt.Errorf("clrs: %s: hint %s has shape %v in sample %d but %v in sample 0", first.Algorithm, h.Name, th.Shape, b, h.Shape)
+				return nil, fmt.Errorf("clrs: %s: hint %s has shape %v in sample %d but %v in sample 0", first.Algorithm, h.Name, th.Shape, b, h.Shape)
 			}
 		}
-		members = append(members, npzMember{
-			name: "hint/" + h.Name, dtype: Float64, shape: append([]int{T, B}, inner...),
-			emit: func(st *stager) error {
-				return st.putSteps(T, len(trajs), per, func(b int) (data []float64, steps int) {
-					return trajs[b].Hints[i].Data, trajs[b].Length
-				})
-			}})
+		emit := func(st *stager) error {
+			return st.putSteps(T, len(trajs), per, func(b int) (data []float64, steps int) {
+				return trajs[b].Hints[i].Data, trajs[b].Length
+			})
+		}
+		if deltas != nil {
+			emit = func(st *stager) error { return st.putDeltas(deltas, i, T, per, lengths) }
+		}
+		members = append(members, npzMember{name: "hint/" + h.Name, dtype: Float64, shape: append([]int{T, B}, inner...), emit: emit})
 	}
 	if err := addIO("output/", func(t *Trajectory) []DataPoint { return t.Outputs }); err != nil {
-		return err
+		return nil, err
 	}
-	lengths := make([]int, B)
-	for b, t := range trajs {
-		lengths[b] = t.Length
-	}
-	members = append(members, lengthsMember(lengths))
-	return writeMembers(w, members, npzConfigOf(opts))
+	return append(members, lengthsMember(lengths)), nil
 }
 
 // npzMember is one array of an archive: its name, dtype, shape, and a

@@ -173,7 +173,8 @@ func (r *recorder) checkStep() {
 
 // slot extends hint idx by size zeros and returns them for filling. The
 // buffer only ever grows and is never handed out before finish, so the
-// slots past its length are still the zeros make gave them: no clearing.
+// slots past its length are still the zeros zeroFloats gave them: no
+// clearing. A buffer outgrown is recycled (see floatpool.go).
 func (r *recorder) slot(idx, size int) []float64 {
 	h := &r.hints[idx]
 	if h.size < 0 {
@@ -183,8 +184,9 @@ func (r *recorder) slot(idx, size int) []float64 {
 	}
 	start := len(h.data)
 	if cap(h.data)-start < size {
-		grown := make([]float64, start, 2*cap(h.data)+max(r.expect, 8)*size)
+		grown := zeroFloats(2*cap(h.data) + max(r.expect, 8)*size)[:start]
 		copy(grown, h.data)
+		recycleFloats(h.data)
 		h.data = grown
 	}
 	h.data = h.data[:start+size]

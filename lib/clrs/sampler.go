@@ -140,6 +140,29 @@ func Progress(fn func(done, total int)) Option {
 
 // NewSampler builds a sampler for an algorithm.
 func NewSampler(algo string, opts ...Option) (*Sampler, error) {
+	s, err := newSampler(algo, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.num >= 0 {
+		s.data, err = s.generate(s.num, s.progress, nil)
+		if err != nil {
+			return nil, err
+		}
+	} else if s.track {
+		burn, err := s.generate(1000, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range burn {
+			s.maxSteps = max(s.maxSteps, t.Length)
+		}
+	}
+	return s, nil
+}
+
+// newSampler builds a sampler that has generated nothing yet.
+func newSampler(algo string, opts []Option) (*Sampler, error) {
 	def, err := lookup(algo)
 	if err != nil {
 		return nil, err
@@ -158,20 +181,6 @@ func NewSampler(algo string, opts ...Option) (*Sampler, error) {
 		def: def, length: cfg.length, seed: cfg.seed, kw: kw, decimals: cfg.decimals,
 		num: cfg.num, track: cfg.track, workers: cfg.workers, progress: cfg.progress,
 		rng: nprand.New(cfg.seed),
-	}
-	if s.num >= 0 {
-		s.data, err = s.generate(s.num, s.progress)
-		if err != nil {
-			return nil, err
-		}
-	} else if s.track {
-		burn, err := s.generate(1000, nil)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range burn {
-			s.maxSteps = max(s.maxSteps, t.Length)
-		}
 	}
 	return s, nil
 }
@@ -200,7 +209,7 @@ func (s *Sampler) Params() map[string]any {
 // Sample draws one fresh input from the random stream and runs the
 // algorithm on it.
 func (s *Sampler) Sample() (*Trajectory, error) {
-	ts, err := s.generate(1, nil)
+	ts, err := s.generate(1, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +255,7 @@ func (s *Sampler) Next(batchSize int) (*Feedback, error) {
 		}
 		return Batch(picked, steps)
 	}
-	ts, err := s.generate(batchSize, nil)
+	ts, err := s.generate(batchSize, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +274,9 @@ func (s *Sampler) Next(batchSize int) (*Feedback, error) {
 }
 
 // generate draws n inputs in order, then runs the algorithm on them with
-// up to s.workers goroutines.
-func (s *Sampler) generate(n int, progress func(done, total int)) ([]*Trajectory, error) {
+// up to s.workers goroutines. With deltas, each sample's hints are moved
+// there by the goroutine that ran it.
+func (s *Sampler) generate(n int, progress func(done, total int), deltas *hintDeltas) ([]*Trajectory, error) {
 	args := make([]Args, n)
 	d := &draw{rng: s.rng, length: s.length, kw: s.kw, decimals: s.decimals}
 	for i := range args {
@@ -282,6 +292,9 @@ func (s *Sampler) generate(n int, progress func(done, total int)) ([]*Trajectory
 	if workers <= 1 {
 		for i := range args {
 			out[i], errs[i] = s.def.run(args[i])
+			if deltas != nil && errs[i] == nil {
+				deltas.add(i, out[i])
+			}
 			if progress != nil {
 				progress(i+1, n)
 			}
@@ -301,6 +314,9 @@ func (s *Sampler) generate(n int, progress func(done, total int)) ([]*Trajectory
 				defer wg.Done()
 				for i := range next {
 					out[i], errs[i] = s.def.run(args[i])
+					if deltas != nil && errs[i] == nil {
+						deltas.add(i, out[i])
+					}
 					if progress != nil {
 						mu.Lock()
 						done++

@@ -1,0 +1,84 @@
+package clrs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// SplitFile is the CLRS-30 split of one algorithm, sampled to be written
+// once as an .npz archive: the same arrays, byte for byte, as
+// SaveTrajectoriesNPZ of NewSplitSampler(algo, split).Trajectories(), made
+// with less work. Each sample's hints are kept as the values that change
+// from step to step (a tenth of their dense size in the CLRS-30 train
+// split) and rebuilt, one step of the whole batch at a time, in the
+// layout of the archive. `narlab clrs generate` writes every file this
+// way.
+type SplitFile struct {
+	Algorithm string
+	Split     Split
+	trajs     []*Trajectory // inputs and outputs; their hints are in deltas
+	deltas    *hintDeltas
+	written   bool
+}
+
+// SampleSplitFile samples an official CLRS-30 split of one algorithm for
+// writing. Options are those of NewSplitSampler (Workers, Progress).
+func SampleSplitFile(algo, split string, opts ...Option) (*SplitFile, error) {
+	set, err := CLRS30Split(algo, split)
+	if err != nil {
+		return nil, err
+	}
+	base := []Option{Length(set.Length), Seed(set.Seed), NumSamples(set.NumSamples)}
+	s, err := newSampler(algo, append(base, opts...))
+	if err != nil {
+		return nil, err
+	}
+	deltas := newHintDeltas(set.NumSamples)
+	trajs, err := s.generate(set.NumSamples, s.progress, deltas)
+	if err != nil {
+		return nil, err
+	}
+	return &SplitFile{Algorithm: algo, Split: set, trajs: trajs, deltas: deltas}, nil
+}
+
+// Len is the number of samples.
+func (f *SplitFile) Len() int { return len(f.trajs) }
+
+// MaxSteps is the number of hint steps of the longest sample (T of the
+// hint arrays).
+func (f *SplitFile) MaxSteps() int {
+	T := 0
+	for _, t := range f.trajs {
+		T = max(T, t.Length)
+	}
+	return T
+}
+
+// ErrSplitFileWritten is returned when a SplitFile is written a second
+// time: writing releases its hints.
+var ErrSplitFileWritten = errors.New("clrs: a SplitFile is written once (writing releases its hints); sample it again")
+
+// WriteNPZ writes the split as an .npz archive (see WriteNPZ for the
+// arrays and options). It can be called once.
+func (f *SplitFile) WriteNPZ(w io.Writer, opts ...NPZOption) error {
+	if f.written {
+		return ErrSplitFileWritten
+	}
+	f.written = true
+	members, err := trajectoryMembers(f.trajs, f.deltas)
+	if err != nil {
+		return fmt.Errorf("clrs: %s %s split: %w", f.Algorithm, f.Split.Name, err)
+	}
+	err = writeMembers(w, members, npzConfigOf(opts))
+	f.trajs, f.deltas = nil, nil
+	return err
+}
+
+// SaveNPZ is WriteNPZ into a file, written atomically like SaveNPZ's.
+func (f *SplitFile) SaveNPZ(path string, opts ...NPZOption) error {
+	if f.written {
+		return ErrSplitFileWritten
+	}
+	return saveAtomic(path, func(w io.Writer) error { return f.WriteNPZ(w, opts...) })
+}
