@@ -151,3 +151,26 @@ func BenchmarkWriteTrainSplit(b *testing.B) {
 type counter struct{ n int64 }
 
 func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkSplitFiles samples and writes the 30 files of the CLRS-30
+// train split as `narlab clrs generate` does (SampleSplitFile, then
+// WriteNPZ, deflated, into a byte counter), one file after the other:
+// what generating costs without a disk. Run:
+//
+//	go test -run '^$' -bench SplitFiles -benchtime 3x ./lib/clrs
+func BenchmarkSplitFiles(b *testing.B) {
+	var c counter
+	for b.Loop() {
+		c = counter{}
+		for _, algo := range CLRS30() {
+			f, err := SampleSplitFile(algo, "train")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := f.WriteNPZ(&c, Compressed()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(c.n)/1e6, "MB")
+}

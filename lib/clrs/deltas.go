@@ -1,6 +1,7 @@
 package clrs
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"unsafe"
@@ -17,26 +18,31 @@ import (
 // one [B, …] block, the layout of the .npz array ([T, B, …]), and hands
 // the block to the archive as it is.
 type hintDeltas struct {
-	samples []sampleDeltas
+	samples [][]uint64 // each sample's stream of changes
+	// The writer reads the streams hint after hint: next[b] is where
+	// sample b's changes of hint nextHint start.
+	next     []int
+	nextHint int
 }
 
-// sampleDeltas are the changes of one sample's hints, hint by hint and,
-// within a hint, step by step. With H hints of L steps, idx[:H*L] are
-// ends: the changes of hint i at step s are k in [ends[i*L+s-1],
-// ends[i*L+s]) (from 0 for the first), each setting value idx[H*L+k] of
-// the step to vals[k].
-type sampleDeltas struct {
-	idx  []uint32
-	vals []float64
-}
+// A sample's stream holds its hints one after the other, each as its
+// steps in order, and each step as a header word, count | pos₀<<32, then
+// the count new values (as float64 bits) and the positions pos₁… packed
+// two to a word: the changes a step makes to the one before (to zeros
+// for the first). One stream per sample, read front to back, keeps the
+// writer's reads of 1,000 samples' changes to one cache line at a time
+// each.
 
-func newHintDeltas(B int) *hintDeltas { return &hintDeltas{samples: make([]sampleDeltas, B)} }
+func newHintDeltas(B int) *hintDeltas {
+	return &hintDeltas{samples: make([][]uint64, B), next: make([]int, B)}
+}
 
 // deltaScratch collects one sample's changes before they are copied into
-// allocations of their exact size.
+// a stream of its exact size.
 type deltaScratch struct {
-	ends, pos []uint32
-	vals      []float64
+	stream []uint64
+	pos    []uint32
+	vals   []uint64
 }
 
 var deltaScratches = sync.Pool{New: func() any { return new(deltaScratch) }}
@@ -47,7 +53,7 @@ var deltaScratches = sync.Pool{New: func() any { return new(deltaScratch) }}
 func (d *hintDeltas) add(b int, t *Trajectory) {
 	L := t.Length
 	sc := deltaScratches.Get().(*deltaScratch)
-	sc.ends, sc.pos, sc.vals = sc.ends[:0], sc.pos[:0], sc.vals[:0]
+	sc.stream = sc.stream[:0]
 	for i := range t.Hints {
 		h := &t.Hints[i]
 		per := shapeSize(h.Shape[1:])
@@ -55,22 +61,38 @@ func (d *hintDeltas) add(b int, t *Trajectory) {
 			panic("clrs: hint " + h.Name + " of " + t.Algorithm + " does not hold its steps")
 		}
 		for s := range L {
+			sc.pos, sc.vals = sc.pos[:0], sc.vals[:0]
 			row := h.Data[s*per : (s+1)*per]
 			if s == 0 {
 				sc.diff(row, nil)
 			} else {
 				sc.diff(row, h.Data[(s-1)*per:s*per])
 			}
-			sc.ends = append(sc.ends, uint32(len(sc.pos)))
+			sc.emit()
 		}
 		recycleFloats(h.Data)
 		h.Data = nil
 	}
-	idx := make([]uint32, len(sc.ends)+len(sc.pos))
-	copy(idx, sc.ends)
-	copy(idx[len(sc.ends):], sc.pos)
-	d.samples[b] = sampleDeltas{idx: idx, vals: append([]float64(nil), sc.vals...)}
+	d.samples[b] = append([]uint64(nil), sc.stream...)
 	deltaScratches.Put(sc)
+}
+
+// emit appends one step's changes to the stream.
+func (sc *deltaScratch) emit() {
+	n := len(sc.pos)
+	if n == 0 {
+		sc.stream = append(sc.stream, 0)
+		return
+	}
+	sc.stream = append(sc.stream, uint64(n)|uint64(sc.pos[0])<<32)
+	sc.stream = append(sc.stream, sc.vals...)
+	for k := 1; k < n; k += 2 {
+		w := uint64(sc.pos[k])
+		if k+1 < n {
+			w |= uint64(sc.pos[k+1]) << 32
+		}
+		sc.stream = append(sc.stream, w)
+	}
 }
 
 // diff appends the values of row that differ, bit for bit, from prev
@@ -108,42 +130,46 @@ func (sc *deltaScratch) diffFrom(r, q []uint64, lo, hi int) {
 		}
 		if r[j] != old {
 			sc.pos = append(sc.pos, uint32(j))
-			sc.vals = append(sc.vals, math.Float64frombits(r[j]))
+			sc.vals = append(sc.vals, r[j])
 		}
 	}
 }
 
 // putDeltas stages hint i of the batch, [T, B, per], from its deltas:
 // one [B, per] block holds step s of every sample (zeros past a sample's
-// length) and is staged as it is, then brought to step s+1.
+// length) and is staged as it is, then brought to step s+1. Hints are
+// staged in order, each once.
 func (st *stager) putDeltas(d *hintDeltas, i, T, per int, lengths []int) error {
-	B := len(d.samples)
-	block := zeroFloats(B * per)
-	defer recycleFloats(block)
-	next := make([]int, B) // each sample's next change of hint i
-	for b := range d.samples {
-		if i > 0 {
-			next[b] = int(d.samples[b].idx[i*lengths[b]-1])
-		}
+	if i != d.nextHint {
+		return fmt.Errorf("clrs: hint %d of a SplitFile staged after hint %d", i, d.nextHint-1)
 	}
+	d.nextHint++
+	block := zeroFloats(len(d.samples) * per)
+	defer recycleFloats(block)
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(block))), 8*len(block))
 	for s := range T {
-		for b := range d.samples {
+		for b, stream := range d.samples {
 			L := lengths[b]
 			row := block[b*per : (b+1)*per]
-			if s == L {
-				clear(row)
-			}
 			if s >= L {
+				if s == L {
+					clear(row)
+				}
 				continue
 			}
-			sd := &d.samples[b]
-			end := int(sd.idx[i*L+s])
-			pos := sd.idx[len(sd.idx)-len(sd.vals):]
-			for k := next[b]; k < end; k++ {
-				row[pos[k]] = sd.vals[k]
+			c := d.next[b]
+			head := stream[c]
+			c++
+			if n := int(uint32(head)); n > 0 {
+				vals := stream[c : c+n]
+				row[head>>32] = math.Float64frombits(vals[0])
+				packed := stream[c+n : c+n+n/2]
+				for k := 1; k < n; k++ {
+					row[uint32(packed[(k-1)/2]>>(32*((k-1)&1)))] = math.Float64frombits(vals[k])
+				}
+				c += n + n/2
 			}
-			next[b] = end
+			d.next[b] = c
 		}
 		if !st.rawFloat64() {
 			if err := st.put(block); err != nil {

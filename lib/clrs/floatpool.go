@@ -12,7 +12,7 @@ import (
 // pages from the kernel (a page fault, and the kernel clearing the page,
 // for every 4 KiB), is what the pools are for.
 const (
-	minPoolShift = 10 // 1,024 float64s: smaller buffers are left to the allocator
+	minPoolShift = 6 // 64 float64s: smaller buffers are left to the allocator
 	maxPoolShift = 30
 )
 
