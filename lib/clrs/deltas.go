@@ -17,33 +17,68 @@ import (
 // never leave the cache. The writer rebuilds each hint step by step in
 // one [B, …] block, the layout of the .npz array ([T, B, …]), and hands
 // the block to the archive as it is.
+//
+// A sample's stream holds its hints one after the other, each as its
+// steps in order, and each step as a header word (the number of changes)
+// followed, for every two changes, by a word holding both positions and
+// the two new values (float64 bits): the changes a step makes to the one
+// before (to zeros for the first). One stream per sample, read front to
+// back, keeps the writer's reads of 1,000 samples' changes to one cache
+// line at a time each. Streams are carved from large chunks that are
+// reused once the batch is written.
 type hintDeltas struct {
 	samples [][]uint64 // each sample's stream of changes
 	// The writer reads the streams hint after hint: next[b] is where
 	// sample b's changes of hint nextHint start.
 	next     []int
 	nextHint int
+
+	mu     sync.Mutex
+	chunks []*[]uint64 // where the streams are; the last one is being filled
 }
 
-// A sample's stream holds its hints one after the other, each as its
-// steps in order, and each step as a header word, count | pos₀<<32, then
-// the count new values (as float64 bits) and the positions pos₁… packed
-// two to a word: the changes a step makes to the one before (to zeros
-// for the first). One stream per sample, read front to back, keeps the
-// writer's reads of 1,000 samples' changes to one cache line at a time
-// each.
+// streamChunkWords is the size of the chunks streams are carved from
+// (1 MiB).
+const streamChunkWords = 1 << 17
+
+var streamChunks = sync.Pool{New: func() any { c := make([]uint64, 0, streamChunkWords); return &c }}
 
 func newHintDeltas(B int) *hintDeltas {
 	return &hintDeltas{samples: make([][]uint64, B), next: make([]int, B)}
 }
 
-// deltaScratch collects one sample's changes before they are copied into
-// a stream of its exact size.
-type deltaScratch struct {
-	stream []uint64
-	pos    []uint32
-	vals   []uint64
+// store copies a stream into the chunks and returns the copy.
+func (d *hintDeltas) store(stream []uint64) []uint64 {
+	if len(stream) > streamChunkWords/4 {
+		return append([]uint64(nil), stream...)
+	}
+	d.mu.Lock()
+	var c *[]uint64
+	if n := len(d.chunks); n > 0 && cap(*d.chunks[n-1])-len(*d.chunks[n-1]) >= len(stream) {
+		c = d.chunks[n-1]
+	} else {
+		c = streamChunks.Get().(*[]uint64)
+		*c = (*c)[:0]
+		d.chunks = append(d.chunks, c)
+	}
+	start := len(*c)
+	*c = append(*c, stream...)
+	out := (*c)[start:len(*c):len(*c)]
+	d.mu.Unlock()
+	return out
 }
+
+// release hands the chunks back; the streams must not be used afterwards.
+func (d *hintDeltas) release() {
+	for _, c := range d.chunks {
+		streamChunks.Put(c)
+	}
+	d.chunks, d.samples = nil, nil
+}
+
+// deltaScratch is where one sample's stream is built before store copies
+// it at its exact size.
+type deltaScratch struct{ stream []uint64 }
 
 var deltaScratches = sync.Pool{New: func() any { return new(deltaScratch) }}
 
@@ -61,42 +96,22 @@ func (d *hintDeltas) add(b int, t *Trajectory) {
 			panic("clrs: hint " + h.Name + " of " + t.Algorithm + " does not hold its steps")
 		}
 		for s := range L {
-			sc.pos, sc.vals = sc.pos[:0], sc.vals[:0]
-			row := h.Data[s*per : (s+1)*per]
 			if s == 0 {
-				sc.diff(row, nil)
+				sc.diff(h.Data[:per], nil)
 			} else {
-				sc.diff(row, h.Data[(s-1)*per:s*per])
+				sc.diff(h.Data[s*per:(s+1)*per], h.Data[(s-1)*per:s*per])
 			}
-			sc.emit()
 		}
 		recycleFloats(h.Data)
 		h.Data = nil
 	}
-	d.samples[b] = append([]uint64(nil), sc.stream...)
+	d.samples[b] = d.store(sc.stream)
 	deltaScratches.Put(sc)
 }
 
-// emit appends one step's changes to the stream.
-func (sc *deltaScratch) emit() {
-	n := len(sc.pos)
-	if n == 0 {
-		sc.stream = append(sc.stream, 0)
-		return
-	}
-	sc.stream = append(sc.stream, uint64(n)|uint64(sc.pos[0])<<32)
-	sc.stream = append(sc.stream, sc.vals...)
-	for k := 1; k < n; k += 2 {
-		w := uint64(sc.pos[k])
-		if k+1 < n {
-			w |= uint64(sc.pos[k+1]) << 32
-		}
-		sc.stream = append(sc.stream, w)
-	}
-}
-
-// diff appends the values of row that differ, bit for bit, from prev
-// (nil: from zeros). Most do not: four are compared at once.
+// diff appends to the stream one step: the values of row that differ,
+// bit for bit, from prev (nil: from zeros). Most do not: four are
+// compared at once.
 func (sc *deltaScratch) diff(row, prev []float64) {
 	n := len(row)
 	r := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(row))), n)
@@ -104,35 +119,43 @@ func (sc *deltaScratch) diff(row, prev []float64) {
 	if prev != nil {
 		q = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(prev))), n)
 	}
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		a := r[j : j+4 : j+4]
-		var x uint64
-		if q != nil {
-			c := q[j : j+4 : j+4]
-			x = (a[0] ^ c[0]) | (a[1] ^ c[1]) | (a[2] ^ c[2]) | (a[3] ^ c[3])
-		} else {
-			x = a[0] | a[1] | a[2] | a[3]
+	head := len(sc.stream)
+	sc.stream = append(sc.stream, 0)
+	count := 0
+	for j := 0; j < n; {
+		if j+4 <= n {
+			a := r[j : j+4 : j+4]
+			var x uint64
+			if q != nil {
+				c := q[j : j+4 : j+4]
+				x = (a[0] ^ c[0]) | (a[1] ^ c[1]) | (a[2] ^ c[2]) | (a[3] ^ c[3])
+			} else {
+				x = a[0] | a[1] | a[2] | a[3]
+			}
+			if x == 0 {
+				j += 4
+				continue
+			}
 		}
-		if x != 0 {
-			sc.diffFrom(r, q, j, j+4)
+		end := min(j+4, n)
+		for ; j < end; j++ {
+			var old uint64
+			if q != nil {
+				old = q[j]
+			}
+			if r[j] == old {
+				continue
+			}
+			if count&1 == 0 {
+				sc.stream = append(sc.stream, uint64(j), r[j])
+			} else {
+				sc.stream[len(sc.stream)-2] |= uint64(j) << 32
+				sc.stream = append(sc.stream, r[j])
+			}
+			count++
 		}
 	}
-	sc.diffFrom(r, q, j, n)
-}
-
-// diffFrom appends the differences of r from q (nil: zeros) in [lo, hi).
-func (sc *deltaScratch) diffFrom(r, q []uint64, lo, hi int) {
-	for j := lo; j < hi; j++ {
-		var old uint64
-		if q != nil {
-			old = q[j]
-		}
-		if r[j] != old {
-			sc.pos = append(sc.pos, uint32(j))
-			sc.vals = append(sc.vals, r[j])
-		}
-	}
+	sc.stream[head] = uint64(count)
 }
 
 // putDeltas stages hint i of the batch, [T, B, per], from its deltas:
@@ -158,16 +181,18 @@ func (st *stager) putDeltas(d *hintDeltas, i, T, per int, lengths []int) error {
 				continue
 			}
 			c := d.next[b]
-			head := stream[c]
+			n := int(stream[c])
 			c++
-			if n := int(uint32(head)); n > 0 {
-				vals := stream[c : c+n]
-				row[head>>32] = math.Float64frombits(vals[0])
-				packed := stream[c+n : c+n+n/2]
-				for k := 1; k < n; k++ {
-					row[uint32(packed[(k-1)/2]>>(32*((k-1)&1)))] = math.Float64frombits(vals[k])
-				}
-				c += n + n/2
+			// Pairs of changes: positions, then values.
+			for ; n >= 2; n -= 2 {
+				w := stream[c : c+3 : c+3]
+				row[uint32(w[0])] = math.Float64frombits(w[1])
+				row[w[0]>>32] = math.Float64frombits(w[2])
+				c += 3
+			}
+			if n == 1 {
+				row[uint32(stream[c])] = math.Float64frombits(stream[c+1])
+				c += 2
 			}
 			d.next[b] = c
 		}

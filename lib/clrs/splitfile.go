@@ -71,6 +71,7 @@ func (f *SplitFile) WriteNPZ(w io.Writer, opts ...NPZOption) error {
 		return fmt.Errorf("clrs: %s %s split: %w", f.Algorithm, f.Split.Name, err)
 	}
 	err = writeMembers(w, members, npzConfigOf(opts))
+	f.deltas.release()
 	f.trajs, f.deltas = nil, nil
 	return err
 }
