@@ -262,3 +262,71 @@ func TestOffsetsPast4GiB(t *testing.T) {
 		t.Fatalf("round trip differs at %d", firstDiff(got, data))
 	}
 }
+
+// TestFlush checks, with compress/flate's inflater, that a stream flushed
+// part way (at word boundaries and not) still decodes to what was
+// written, and that flushed streams that are not closed can be followed
+// by others: their concatenation decodes to the concatenated data.
+func TestFlush(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := hintLike(rng, 3*chunkSize/8)
+	cuts := []int{0, 8, 13, chunkSize / 2, chunkSize + 5, len(data) - 3, len(data)}
+	t.Run("one stream", func(t *testing.T) {
+		var buf bytes.Buffer
+		w := NewWriter(&buf)
+		prev := 0
+		for _, c := range cuts {
+			if _, err := w.Write(data[prev:c]); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			prev = c
+			// What is out so far decodes to what was written.
+			r := flate.NewReader(bytes.NewReader(buf.Bytes()))
+			got := make([]byte, c)
+			if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, data[:c]) {
+				t.Fatalf("after Flush at %d: %v, first difference at %d", c, err, firstDiff(got, data[:c]))
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := inflate(t, buf.Bytes()); !bytes.Equal(got, data) {
+			t.Errorf("closed stream: first difference at %d", firstDiff(got, data))
+		}
+	})
+	t.Run("concatenated streams", func(t *testing.T) {
+		var all bytes.Buffer
+		prev := 0
+		for k, c := range cuts {
+			var part bytes.Buffer
+			w := NewWriter(&part)
+			if _, err := w.Write(data[prev:c]); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if k == len(cuts)-1 {
+				err = w.Close()
+			} else {
+				err = w.Flush()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			all.Write(part.Bytes())
+			prev = c
+		}
+		if got := inflate(t, all.Bytes()); !bytes.Equal(got, data) {
+			t.Errorf("first difference at %d of %d", firstDiff(got, data), len(data))
+		}
+	})
+	t.Run("after close", func(t *testing.T) {
+		w := NewWriter(io.Discard)
+		w.Close()
+		if err := w.Flush(); err != ErrClosed {
+			t.Errorf("Flush after Close: %v, want ErrClosed", err)
+		}
+	})
+}
