@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,7 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/narlab/narlab/internal/progress"
@@ -534,86 +535,80 @@ func clrsGenerate(args []string) error {
 	sampled := 0 // samples of the files before the current one
 	m := manifest{Generator: "narlab clrs generate", Compressed: *compress, Files: []manifestFile{}}
 	start := time.Now()
-	// Sampling the next file overlaps writing the current one: the
-	// samplers use every CPU, the writer one.
-	type job struct {
-		name, split string
-		set         clrs.Split
-		file        *clrs.SplitFile
-		err         error
+	type file struct{ name, split string }
+	var files []file
+	for _, sp := range splits {
+		for _, name := range names {
+			files = append(files, file{name, sp})
+		}
 	}
-	jobs := make(chan job, 1)
-	stop := make(chan struct{})
-	defer close(stop)
+	// One goroutine samples the files, the largest first by a small
+	// estimate (its samplers use every CPU), while one writer per CPU
+	// writes them (deflating costs about as much as sampling). Writers take
+	// the sampled file with the most bytes first: the last files written
+	// are small, and every CPU stays busy to the end. Entries join the
+	// manifest in the order of --algos and --split.
+	q := newWriteQueue(max(4, 2*runtime.GOMAXPROCS(0)))
+	var jobErr error
+	order, err := largestFirst(len(files), func(i int) (int64, error) { return estimateSplitBytes(files[i].name, files[i].split) })
+	if err != nil {
+		return err
+	}
 	go func() {
-		defer close(jobs)
-		for _, sp := range splits {
-			for _, name := range names {
-				j := job{name: name, split: sp}
-				j.set, j.err = clrs.CLRS30Split(name, sp)
-				if j.err == nil {
-					label := fmt.Sprintf("%s/%s", name, sp)
-					base := sampled
-					opts := []clrs.Option{clrs.Progress(func(done, total int) { bar.Update(base+done, label) })}
-					if *workers > 0 {
-						opts = append(opts, clrs.Workers(*workers))
-					}
-					j.file, j.err = clrs.SampleSplitFile(name, sp, opts...)
-					sampled += j.set.NumSamples
-				}
-				select {
-				case jobs <- j:
-				case <-stop:
-					return
-				}
-				if j.err != nil {
-					return
-				}
+		defer q.close()
+		for _, i := range order {
+			f := files[i]
+			set, err := clrs.CLRS30Split(f.name, f.split)
+			if err != nil {
+				jobErr = err
+				return
+			}
+			label := fmt.Sprintf("%s/%s", f.name, f.split)
+			base := sampled
+			opts := []clrs.Option{clrs.Progress(func(done, total int) { bar.Update(base+done, label) })}
+			if *workers > 0 {
+				opts = append(opts, clrs.Workers(*workers))
+			}
+			sf, err := clrs.SampleSplitFile(f.name, f.split, opts...)
+			if err != nil {
+				jobErr = err
+				return
+			}
+			sampled += set.NumSamples
+			if !q.push(i, sf) {
+				return
 			}
 		}
 	}()
-	// Several files are written at once (one writer per CPU): deflating
-	// (or, stored, the system time of writing gigabytes) costs about as
-	// much as sampling, and runs beside the samplers. Entries join the
-	// manifest in order.
-	type written struct {
-		file manifestFile
-		err  error
-	}
-	var results []chan written
-	writers := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var jobErr error
-	var failed atomic.Bool // a writer failed: sample nothing more
-	for j := range jobs {
-		if j.err != nil {
-			jobErr = j.err
-			break
-		}
-		if failed.Load() {
-			break
-		}
-		res := make(chan written, 1)
-		results = append(results, res)
-		writers <- struct{}{}
+	written := make([]*manifestFile, len(files))
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for w := range errs {
+		wg.Add(1)
 		go func() {
-			defer func() { <-writers }()
-			file := fmt.Sprintf("%s_%s.npz", j.name, j.split)
-			if err := j.file.SaveNPZ(filepath.Join(*out, file), npzOpts...); err != nil {
-				failed.Store(true)
-				res <- written{err: err}
-				return
+			defer wg.Done()
+			for {
+				i, sf, ok := q.pop()
+				if !ok {
+					return
+				}
+				name := fmt.Sprintf("%s_%s.npz", files[i].name, files[i].split)
+				if err := sf.SaveNPZ(filepath.Join(*out, name), npzOpts...); err != nil {
+					errs[w] = err
+					q.fail()
+					return
+				}
+				written[i] = &manifestFile{File: name, Algorithm: sf.Algorithm, Split: sf.Split.Name, NumSamples: sf.Split.NumSamples,
+					Length: sf.Split.Length, Seed: sf.Split.Seed, MaxSteps: sf.MaxSteps()}
 			}
-			res <- written{file: manifestFile{File: file, Algorithm: j.name, Split: j.split, NumSamples: j.set.NumSamples,
-				Length: j.set.Length, Seed: j.set.Seed, MaxSteps: j.file.MaxSteps()}}
 		}()
 	}
-	var writeErr error
-	for _, res := range results {
-		w := <-res
-		if w.err != nil && writeErr == nil {
-			writeErr = w.err
+	wg.Wait()
+	writeErr := errors.Join(errs...)
+	for _, f := range written {
+		if f != nil {
+			m.Files = append(m.Files, *f)
 		}
-		m.Files = append(m.Files, w.file)
 	}
 	if err := errors.Join(jobErr, writeErr); err != nil {
 		return err
@@ -651,4 +646,114 @@ func writeJSONAtomic(path string, v any) error {
 		return err
 	}
 	return writeFileAtomic(path, append(data, '\n'))
+}
+
+// largestFirst orders n items by decreasing size (the first among
+// equals first).
+func largestFirst(n int, size func(i int) (int64, error)) ([]int, error) {
+	sizes := make([]int64, n)
+	order := make([]int, n)
+	for i := range n {
+		var err error
+		if sizes[i], err = size(i); err != nil {
+			return nil, err
+		}
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	return order, nil
+}
+
+// estimateSplitBytes guesses the size of an algorithm's split file from
+// four samples drawn apart from it (another seed), the longest standing
+// for every sample: the files are sampled largest first, so that the
+// last ones to be written are small and every CPU stays busy to the end.
+func estimateSplitBytes(algo, split string) (int64, error) {
+	set, err := clrs.CLRS30Split(algo, split)
+	if err != nil {
+		return 0, err
+	}
+	s, err := clrs.NewSampler(algo, clrs.Length(set.Length), clrs.Seed(set.Seed+1000), clrs.NumSamples(4), clrs.Workers(1))
+	if err != nil {
+		return 0, err
+	}
+	var per int64
+	for _, t := range s.Trajectories() {
+		var n int64
+		for _, list := range [][]clrs.DataPoint{t.Inputs, t.Hints, t.Outputs} {
+			for _, d := range list {
+				n += int64(len(d.Data))
+			}
+		}
+		per = max(per, n)
+	}
+	return 8 * per * int64(set.NumSamples), nil
+}
+
+// writeQueue hands sampled files to writers, the one with the most bytes
+// first. push waits while limit files are waiting.
+type writeQueue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	limit   int
+	waiting map[int]*clrs.SplitFile
+	closed  bool // nothing more will be pushed
+	failed  bool // a writer failed: nothing more is written
+}
+
+func newWriteQueue(limit int) *writeQueue {
+	q := &writeQueue{limit: limit, waiting: map[int]*clrs.SplitFile{}}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// push queues file i; it reports false if writing has failed.
+func (q *writeQueue) push(i int, f *clrs.SplitFile) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.waiting) >= q.limit && !q.failed {
+		q.cond.Wait()
+	}
+	if q.failed {
+		return false
+	}
+	q.waiting[i] = f
+	q.cond.Broadcast()
+	return true
+}
+
+// pop takes the waiting file with the most bytes (the lowest index among
+// equals), waiting for one; ok is false when there is none left to write.
+func (q *writeQueue) pop() (i int, f *clrs.SplitFile, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.waiting) == 0 && !q.closed && !q.failed {
+		q.cond.Wait()
+	}
+	if q.failed || len(q.waiting) == 0 {
+		return 0, nil, false
+	}
+	i = -1
+	for j, g := range q.waiting {
+		if i < 0 || g.Bytes() > f.Bytes() || (g.Bytes() == f.Bytes() && j < i) {
+			i, f = j, g
+		}
+	}
+	delete(q.waiting, i)
+	q.cond.Broadcast()
+	return i, f, true
+}
+
+func (q *writeQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+func (q *writeQueue) fail() {
+	q.mu.Lock()
+	q.failed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/narlab/narlab/lib/clrs"
 )
@@ -173,5 +176,75 @@ func TestClrsGenerateWritesEveryFileInOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLargestFirst(t *testing.T) {
+	for _, tc := range []struct {
+		sizes []int64
+		want  []int
+	}{
+		{nil, []int{}},
+		{[]int64{5}, []int{0}},
+		{[]int64{1, 3, 2}, []int{1, 2, 0}},
+		{[]int64{2, 7, 2, 7}, []int{1, 3, 0, 2}}, // equals keep their order
+	} {
+		got, err := largestFirst(len(tc.sizes), func(i int) (int64, error) { return tc.sizes[i], nil })
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("largestFirst(%v) = %v, %v; want %v", tc.sizes, got, err, tc.want)
+		}
+	}
+	if _, err := largestFirst(2, func(int) (int64, error) { return 0, errors.New("no estimate") }); err == nil {
+		t.Error("largestFirst passed over a failed estimate")
+	}
+}
+
+// TestWriteQueueTakesLargestFirst checks that writers take the waiting
+// file with the most bytes, that push waits while the queue is full, and
+// that a failure stops both sides.
+func TestWriteQueueTakesLargestFirst(t *testing.T) {
+	var files []*clrs.SplitFile
+	for _, algo := range []string{"minimum", "floyd_warshall", "bfs"} {
+		f, err := clrs.SampleSplitFile(algo, "val")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	q := newWriteQueue(3)
+	for i, f := range files {
+		if !q.push(i, f) {
+			t.Fatal("push refused")
+		}
+	}
+	pushed := make(chan bool)
+	go func() { pushed <- q.push(3, files[0]) }()
+	select {
+	case <-pushed:
+		t.Fatal("push into a full queue did not wait")
+	case <-time.After(50 * time.Millisecond):
+	}
+	var got []string
+	for range 2 {
+		_, f, ok := q.pop()
+		if !ok {
+			t.Fatal("pop found nothing")
+		}
+		got = append(got, f.Algorithm)
+	}
+	if !<-pushed {
+		t.Fatal("push refused once there was room")
+	}
+	bySize := slices.Clone(files)
+	slices.SortFunc(bySize, func(a, b *clrs.SplitFile) int { return int(b.Bytes() - a.Bytes()) })
+	if want := []string{bySize[0].Algorithm, bySize[1].Algorithm}; !slices.Equal(got, want) {
+		t.Errorf("taken %v, want %v (the most bytes first)", got, want)
+	}
+	q.fail()
+	if _, _, ok := q.pop(); ok {
+		t.Error("pop after a failure handed out a file")
+	}
+	if q.push(4, files[0]) {
+		t.Error("push after a failure was accepted")
 	}
 }

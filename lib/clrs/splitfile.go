@@ -19,6 +19,9 @@ type SplitFile struct {
 	Split     Split
 	trajs     []*Trajectory // inputs and outputs; their hints are in deltas
 	deltas    *hintDeltas
+	samples   int
+	maxSteps  int
+	bytes     int64
 	written   bool
 }
 
@@ -39,20 +42,43 @@ func SampleSplitFile(algo, split string, opts ...Option) (*SplitFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SplitFile{Algorithm: algo, Split: set, trajs: trajs, deltas: deltas}, nil
+	f := &SplitFile{Algorithm: algo, Split: set, trajs: trajs, deltas: deltas, samples: len(trajs)}
+	for _, t := range trajs {
+		f.maxSteps = max(f.maxSteps, t.Length)
+	}
+	f.bytes = f.arrayBytes()
+	return f, nil
 }
 
 // Len is the number of samples.
-func (f *SplitFile) Len() int { return len(f.trajs) }
+func (f *SplitFile) Len() int { return f.samples }
 
 // MaxSteps is the number of hint steps of the longest sample (T of the
 // hint arrays).
-func (f *SplitFile) MaxSteps() int {
-	T := 0
-	for _, t := range f.trajs {
-		T = max(T, t.Length)
+func (f *SplitFile) MaxSteps() int { return f.maxSteps }
+
+// Bytes is the size of the file's arrays, as .npy data (what writing it
+// checksums and deflates; the hints are most of it).
+func (f *SplitFile) Bytes() int64 { return f.bytes }
+
+func (f *SplitFile) arrayBytes() int64 {
+	var n int64
+	T := int64(f.maxSteps)
+	for i, t := range f.trajs {
+		for _, d := range t.Inputs {
+			n += int64(shapeSize(d.Shape))
+		}
+		for _, d := range t.Outputs {
+			n += int64(shapeSize(d.Shape))
+		}
+		if i == 0 {
+			for _, h := range t.Hints {
+				n += T * int64(len(f.trajs)) * int64(shapeSize(h.Shape[1:]))
+			}
+		}
+		n++ // its length
 	}
-	return T
+	return 8 * n
 }
 
 // ErrSplitFileWritten is returned when a SplitFile is written a second
