@@ -554,7 +554,9 @@ func clrsGenerate(args []string) error {
 	if err != nil {
 		return err
 	}
+	sampling := make(chan struct{}) // closed when the sampler is done
 	go func() {
+		defer close(sampling)
 		defer q.close()
 		for _, i := range order {
 			f := files[i]
@@ -604,6 +606,7 @@ func clrsGenerate(args []string) error {
 		}()
 	}
 	wg.Wait()
+	<-sampling // after a failed write, it stops at the end of its file
 	writeErr := errors.Join(errs...)
 	for _, f := range written {
 		if f != nil {
