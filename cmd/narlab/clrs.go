@@ -652,15 +652,31 @@ func writeJSONAtomic(path string, v any) error {
 }
 
 // largestFirst orders n items by decreasing size (the first among
-// equals first).
+// equals first), computing the sizes on every CPU.
 func largestFirst(n int, size func(i int) (int64, error)) ([]int, error) {
 	sizes := make([]int64, n)
-	order := make([]int, n)
+	errs := make([]error, n)
+	next := make(chan int, n)
 	for i := range n {
-		var err error
-		if sizes[i], err = size(i); err != nil {
-			return nil, err
-		}
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sizes[i], errs[i] = size(i)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	order := make([]int, n)
+	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })

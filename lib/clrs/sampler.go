@@ -277,46 +277,54 @@ func (s *Sampler) Next(batchSize int) (*Feedback, error) {
 // up to s.workers goroutines. With deltas, each sample's hints are moved
 // there by the goroutine that ran it.
 func (s *Sampler) generate(n int, progress func(done, total int), deltas *hintDeltas) ([]*Trajectory, error) {
-	args := make([]Args, n)
 	d := &draw{rng: s.rng, length: s.length, kw: s.kw, decimals: s.decimals}
-	for i := range args {
+	drawOne := func() (Args, error) {
 		a, err := s.def.sampler.draw(d)
 		if err != nil {
 			return nil, fmt.Errorf("clrs: %s sampler: %w", s.def.name, err)
 		}
-		args[i] = d.truncate(a)
+		return d.truncate(a), nil
 	}
 	out := make([]*Trajectory, n)
 	errs := make([]error, n)
+	runOne := func(i int, a Args) {
+		out[i], errs[i] = s.def.run(a)
+		if deltas != nil && errs[i] == nil {
+			deltas.add(i, out[i])
+		}
+	}
 	workers := min(s.workers, n)
 	if workers <= 1 {
+		args := make([]Args, n)
 		for i := range args {
-			out[i], errs[i] = s.def.run(args[i])
-			if deltas != nil && errs[i] == nil {
-				deltas.add(i, out[i])
+			var err error
+			if args[i], err = drawOne(); err != nil {
+				return nil, err
 			}
+		}
+		for i, a := range args {
+			runOne(i, a)
 			if progress != nil {
 				progress(i+1, n)
 			}
 		}
 	} else {
+		// The inputs are drawn in order, here, while the workers run the
+		// algorithm on those already drawn.
+		type drawn struct {
+			i int
+			a Args
+		}
+		next := make(chan drawn, n)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		done := 0
-		next := make(chan int, n)
-		for i := range n {
-			next <- i
-		}
-		close(next)
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := range next {
-					out[i], errs[i] = s.def.run(args[i])
-					if deltas != nil && errs[i] == nil {
-						deltas.add(i, out[i])
-					}
+				for x := range next {
+					runOne(x.i, x.a)
 					if progress != nil {
 						mu.Lock()
 						done++
@@ -326,7 +334,20 @@ func (s *Sampler) generate(n int, progress func(done, total int), deltas *hintDe
 				}
 			}()
 		}
+		var drawErr error
+		for i := range n {
+			a, err := drawOne()
+			if err != nil {
+				drawErr = err
+				break
+			}
+			next <- drawn{i, a}
+		}
+		close(next)
 		wg.Wait()
+		if drawErr != nil {
+			return nil, drawErr
+		}
 	}
 	for i, err := range errs {
 		if err != nil {
