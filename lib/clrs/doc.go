@@ -35,4 +35,13 @@
 // to the longest trajectory, and each trajectory's length. CLRS30Split
 // gives the official split settings; WriteNPZ exports a feedback for numpy,
 // and WriteReferenceJSON prints it in the reference's JSON layout.
+//
+// # Writing datasets
+//
+// WriteTrajectoriesNPZ streams trajectories into an .npz archive without
+// building the padded hint arrays. SampleSplitFile samples an official
+// split for writing only (what `narlab clrs generate` does): each sample's
+// hints are kept as the values that change from step to step, about a
+// tenth of their dense size, and SaveNPZ rebuilds them step by step in the
+// archive's layout; the bytes are those of WriteTrajectoriesNPZ.
 package clrs

@@ -76,3 +76,25 @@ func ExampleNewSplitSampler() {
 	// Output:
 	// val split: 32 trajectories, key shape [32 16]
 }
+
+// SampleSplitFile samples an official CLRS-30 split for writing; SaveNPZ
+// writes it once, deflated here, as `narlab clrs generate` does.
+func ExampleSampleSplitFile() {
+	f, err := clrs.SampleSplitFile("bfs", "val")
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "clrs")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := f.SaveNPZ(filepath.Join(dir, "bfs_val.npz"), clrs.Compressed()); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s %s: %d samples, hints of %d steps, %d bytes of arrays\n", f.Algorithm, f.Split.Name, f.Len(), f.MaxSteps(), f.Bytes())
+	fmt.Println(f.SaveNPZ(filepath.Join(dir, "again.npz")) == clrs.ErrSplitFileWritten)
+	// Output:
+	// bfs val: 32 samples, hints of 7 steps, 200960 bytes of arrays
+	// true
+}

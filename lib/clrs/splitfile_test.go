@@ -1,8 +1,11 @@
 package clrs
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,9 +57,35 @@ func TestSplitFileMatchesTrajectoriesNPZ(t *testing.T) {
 				if !bytes.Equal(got.Bytes(), want.Bytes()) {
 					t.Errorf("compressed=%v: %d bytes, unlike WriteTrajectoriesNPZ's %d", compressed, got.Len(), want.Len())
 				}
+				if n := arrayBytes(t, want.Bytes()); f.Bytes() != n {
+					t.Errorf("Bytes() = %d, the archive's arrays hold %d", f.Bytes(), n)
+				}
 			}
 		})
 	}
+}
+
+// arrayBytes is the size of an archive's arrays, past each .npy header,
+// as archive/zip reads them.
+func arrayBytes(t *testing.T, archive []byte) int64 {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, f := range zr.File {
+		r, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		n += int64(len(data) - 10 - int(binary.LittleEndian.Uint16(data[8:10])))
+	}
+	return n
 }
 
 func maxLength(trajs []*Trajectory) int {
