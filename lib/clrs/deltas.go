@@ -19,10 +19,12 @@ import (
 // the block to the archive as it is.
 //
 // A sample's stream holds its hints one after the other, each as its
-// steps in order, and each step as a header word (the number of changes)
-// followed, for every two changes, by a word holding both positions and
-// the two new values (float64 bits): the changes a step makes to the one
-// before (to zeros for the first). One stream per sample, read front to
+// steps in order, and each step as a header word (the number of changes,
+// and in its high half the number of following steps that change
+// nothing, which have no header of their own) followed, for every two
+// changes, by a word holding both positions and the two new values
+// (float64 bits): the changes a step makes to the one before (to zeros
+// for the first). One stream per sample, read front to
 // back, keeps the writer's reads of 1,000 samples' changes to one cache
 // line at a time each. Streams are carved from large chunks that are
 // reused once the batch is written.
@@ -31,6 +33,7 @@ type hintDeltas struct {
 	// The writer reads the streams hint after hint: next[b] is where
 	// sample b's changes of hint nextHint start.
 	next     []int
+	skip     []int // steps left that sample b's last header says repeat the one before
 	nextHint int
 
 	mu     sync.Mutex
@@ -44,7 +47,7 @@ const streamChunkWords = 1 << 17
 var streamChunks = sync.Pool{New: func() any { c := make([]uint64, 0, streamChunkWords); return &c }}
 
 func newHintDeltas(B int) *hintDeltas {
-	return &hintDeltas{samples: make([][]uint64, B), next: make([]int, B)}
+	return &hintDeltas{samples: make([][]uint64, B), next: make([]int, B), skip: make([]int, B)}
 }
 
 // store copies a stream into the chunks and returns the copy.
@@ -95,11 +98,20 @@ func (d *hintDeltas) add(b int, t *Trajectory) {
 		if len(h.Data) != L*per {
 			panic("clrs: hint " + h.Name + " of " + t.Algorithm + " does not hold its steps")
 		}
+		last := -1 // this hint's last header
 		for s := range L {
+			head := len(sc.stream)
 			if s == 0 {
 				sc.diff(h.Data[:per], nil)
 			} else {
 				sc.diff(h.Data[s*per:(s+1)*per], h.Data[(s-1)*per:s*per])
+			}
+			if sc.stream[head] == 0 && last >= 0 {
+				// Nothing changed: one more step the last header skips.
+				sc.stream = sc.stream[:head]
+				sc.stream[last] += 1 << 32
+			} else {
+				last = head
 			}
 		}
 		recycleFloats(h.Data)
@@ -180,8 +192,13 @@ func (st *stager) putDeltas(d *hintDeltas, i, T, per int, lengths []int) error {
 				}
 				continue
 			}
+			if d.skip[b] > 0 {
+				d.skip[b]--
+				continue
+			}
 			c := d.next[b]
-			n := int(stream[c])
+			n := int(uint32(stream[c]))
+			d.skip[b] = int(stream[c] >> 32)
 			c++
 			// Pairs of changes: positions, then values.
 			for ; n >= 2; n -= 2 {
