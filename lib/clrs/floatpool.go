@@ -3,6 +3,7 @@ package clrs
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 )
 
 // Float buffers of 8 KiB and more are recycled through pools of buffers
@@ -17,6 +18,10 @@ const (
 )
 
 var zeroPools [maxPoolShift + 1]sync.Pool
+
+// recycling counts the SplitFiles being sampled: while there are any,
+// recorders take their buffers from the pools (see recorder.slot).
+var recycling atomic.Int32
 
 // zeroFloats returns n zeros. Buffers of at least 1<<minPoolShift values
 // have a power-of-two capacity, with zeros up to it, and may come from a

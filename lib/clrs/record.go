@@ -173,8 +173,10 @@ func (r *recorder) checkStep() {
 
 // slot extends hint idx by size zeros and returns them for filling. The
 // buffer only ever grows and is never handed out before finish, so the
-// slots past its length are still the zeros zeroFloats gave them: no
-// clearing. A buffer outgrown is recycled (see floatpool.go).
+// slots past its length are still zeros: no clearing. While a SplitFile
+// is being sampled, buffers come from the pools of floatpool.go and an
+// outgrown one goes back (SplitFile recycles the rest); otherwise they are
+// left to the allocator, which is cheaper when nothing is recycled.
 func (r *recorder) slot(idx, size int) []float64 {
 	h := &r.hints[idx]
 	if h.size < 0 {
@@ -184,10 +186,17 @@ func (r *recorder) slot(idx, size int) []float64 {
 	}
 	start := len(h.data)
 	if cap(h.data)-start < size {
-		grown := zeroFloats(2*cap(h.data) + max(r.expect, 8)*size)[:start]
-		copy(grown, h.data)
-		recycleFloats(h.data)
-		h.data = grown
+		n := 2*cap(h.data) + max(r.expect, 8)*size
+		if recycling.Load() > 0 {
+			grown := zeroFloats(n)[:start]
+			copy(grown, h.data)
+			recycleFloats(h.data)
+			h.data = grown
+		} else {
+			grown := make([]float64, start, n)
+			copy(grown, h.data)
+			h.data = grown
+		}
 	}
 	h.data = h.data[:start+size]
 	return h.data[start:]

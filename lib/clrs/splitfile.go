@@ -38,7 +38,9 @@ func SampleSplitFile(algo, split string, opts ...Option) (*SplitFile, error) {
 		return nil, err
 	}
 	deltas := newHintDeltas(set.NumSamples)
+	recycling.Add(1)
 	trajs, err := s.generate(set.NumSamples, s.progress, deltas)
+	recycling.Add(-1)
 	if err != nil {
 		return nil, err
 	}
