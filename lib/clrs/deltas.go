@@ -181,6 +181,10 @@ func (st *stager) putDeltas(d *hintDeltas, i, T, per int, lengths []int) error {
 	d.nextHint++
 	block := zeroFloats(len(d.samples) * per)
 	defer recycleFloats(block)
+	// Written once whole: memory new from the allocator that is read
+	// before it is written maps the kernel's page of zeros, and writing it
+	// later would copy the page and flush the other cores' TLBs.
+	clear(block)
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(block))), 8*len(block))
 	for s := range T {
 		for b, stream := range d.samples {

@@ -6,12 +6,13 @@ import (
 	"sync/atomic"
 )
 
-// Float buffers of 8 KiB and more are recycled through pools of buffers
-// that hold only zeros, one pool per power-of-two capacity. Generating a
-// split allocates gigabytes of hint values that live only until their file
-// is written; taking them from memory already mapped, instead of fresh
-// pages from the kernel (a page fault, and the kernel clearing the page,
-// for every 4 KiB), is what the pools are for.
+// Float buffers of 512 bytes and more are recycled through pools of
+// buffers that hold only zeros, one pool per power-of-two capacity.
+// Sampling a split for writing (SplitFile) records 2 GB of dense hints
+// for the CLRS-30 train split, each sample's kept only until it is turned
+// into deltas: taking them from the pool keeps them in the cache of the
+// core that records them, instead of fresh memory (a page fault, and the
+// kernel clearing the page, every 4 KiB).
 const (
 	minPoolShift = 6 // 64 float64s: smaller buffers are left to the allocator
 	maxPoolShift = 30
@@ -40,37 +41,12 @@ func zeroFloats(n int) []float64 {
 	return make([]float64, n, 1<<k)
 }
 
-// zeroBlock is zeroFloats for a buffer that will be read where it was
-// never written (the padding of a hint block). A buffer new from the
-// allocator may still be untouched memory, which the kernel maps to its
-// shared page of zeros when read; writing it later, on its next use from
-// the pool, would then fault and copy every such page, and flush the
-// other cores' TLBs. Clearing it once now gives it pages of its own.
-func zeroBlock(n int) []float64 {
-	if n >= 1<<minPoolShift {
-		if k := bits.Len(uint(n - 1)); k <= maxPoolShift {
-			if p, ok := zeroPools[k].Get().(*[]float64); ok {
-				return (*p)[:n]
-			}
-			buf := make([]float64, 1<<k)
-			clear(buf)
-			return buf[:n]
-		}
-	}
-	return make([]float64, n)
-}
-
 // recycleFloats clears buf and hands it back to its pool. Values past
 // len(buf), up to its capacity, must be zeros already, and nothing may use
 // buf afterwards. Buffers that zeroFloats did not make are left to the
 // garbage collector.
 func recycleFloats(buf []float64) {
 	clear(buf)
-	recycleZeroFloats(buf)
-}
-
-// recycleZeroFloats is recycleFloats of a buffer known to hold only zeros.
-func recycleZeroFloats(buf []float64) {
 	c := cap(buf)
 	if c < 1<<minPoolShift || c&(c-1) != 0 || c > 1<<maxPoolShift {
 		return
