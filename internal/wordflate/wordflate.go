@@ -58,7 +58,6 @@ type Writer struct {
 	bw           bitWriter
 	err          error
 	closed       bool
-	blockOpen    bool // a fixed-code block has been started
 }
 
 // NewWriter returns a Writer compressing into w.
@@ -80,14 +79,7 @@ func (z *Writer) Reset(w io.Writer) {
 	clear(z.words)
 	clear(z.pairs)
 	*z = Writer{w: w, buf: z.buf[:0], words: z.words, pairs: z.pairs, bw: bitWriter{out: z.bw.out[:0]}}
-}
-
-// openBlock starts a block of fixed Huffman codes unless one is open.
-func (z *Writer) openBlock() {
-	if !z.blockOpen {
-		z.bw.put(2, 3) // BFINAL 0, BTYPE 01 (fixed Huffman codes)
-		z.blockOpen = true
-	}
+	z.bw.put(2, 3) // BFINAL 0, BTYPE 01 (fixed Huffman codes)
 }
 
 // ErrClosed is returned by Write after Close.
@@ -123,49 +115,17 @@ func (z *Writer) Close() error {
 	if z.err != nil {
 		return z.err
 	}
-	z.encodeAll()
+	end := z.done + (len(z.buf)-z.done)&^7
+	z.encode(end)
+	for _, c := range z.buf[end:] {
+		z.bw.literal(c)
+	}
 	z.bw.put(0, 7) // end of block (code 256 is seven zero bits)
 	z.bw.put(3, 3) // BFINAL 1, BTYPE 01: an empty last block
 	z.bw.put(0, 7)
 	z.bw.align()
 	z.flushOut()
 	return z.err
-}
-
-// Flush encodes everything written so far, ends the block with an empty
-// stored block, so that the output ends on a byte boundary, and writes
-// the output out: zlib's Z_SYNC_FLUSH, as compress/flate's Flush. What is
-// written next starts a new block. A flushed stream that is never closed
-// can be followed by any other DEFLATE stream: their concatenation decodes
-// to the concatenation of their data (how several parts of one array are
-// deflated at once).
-func (z *Writer) Flush() error {
-	if z.closed {
-		return ErrClosed
-	}
-	if z.err != nil {
-		return z.err
-	}
-	z.encodeAll()
-	z.bw.put(0, 7) // end of block
-	z.bw.put(0, 3) // BFINAL 0, BTYPE 00: a stored block,
-	z.bw.align()
-	z.bw.out = append(z.bw.out, 0, 0, 0xff, 0xff) // of length 0
-	z.blockOpen = false
-	z.flushOut()
-	return z.err
-}
-
-// encodeAll codes every byte written: the whole words, then what is left
-// as literals.
-func (z *Writer) encodeAll() {
-	z.openBlock()
-	end := z.done + (len(z.buf)-z.done)&^7
-	z.encode(end)
-	for _, c := range z.buf[end:] {
-		z.bw.literal(c)
-	}
-	z.done = len(z.buf)
 }
 
 // encodeAndSlide encodes the whole words of the pending input and keeps
@@ -192,7 +152,6 @@ func (z *Writer) flushOut() {
 
 // encode codes buf[z.done:end] (whole words) as matches and literals.
 func (z *Writer) encode(end int) {
-	z.openBlock()
 	buf, bw := z.buf, &z.bw
 	if len(buf) < 8 {
 		return
