@@ -114,9 +114,10 @@ func BenchmarkWriteNPZ(b *testing.B) {
 }
 
 // BenchmarkWriteTrainSplit writes all 30 files of the CLRS-30 train split
-// (sampled once, beforehand) as .npz on one goroutine, stored and
-// deflated, into a byte counter: the writers' share of `narlab clrs
-// generate --split train`. Run:
+// (sampled once, beforehand) with WriteTrajectoriesNPZ on one goroutine,
+// stored and deflated, into a byte counter: the writer of trajectories
+// held in memory (`narlab clrs generate` samples SplitFiles instead; see
+// BenchmarkSplitFiles). Run:
 //
 //	go test -run '^$' -bench WriteTrainSplit -benchtime 3x ./lib/clrs
 func BenchmarkWriteTrainSplit(b *testing.B) {
