@@ -560,11 +560,6 @@ func clrsGenerate(args []string) error {
 		defer q.close()
 		for _, i := range order {
 			f := files[i]
-			set, err := clrs.CLRS30Split(f.name, f.split)
-			if err != nil {
-				jobErr = err
-				return
-			}
 			label := fmt.Sprintf("%s/%s", f.name, f.split)
 			base := sampled
 			opts := []clrs.Option{clrs.Progress(func(done, total int) { bar.Update(base+done, label) })}
@@ -576,7 +571,7 @@ func clrsGenerate(args []string) error {
 				jobErr = err
 				return
 			}
-			sampled += set.NumSamples
+			sampled += sf.Len()
 			if !q.push(i, sf) {
 				return
 			}

@@ -187,16 +187,18 @@ func (r *recorder) slot(idx, size int) []float64 {
 	start := len(h.data)
 	if cap(h.data)-start < size {
 		n := 2*cap(h.data) + max(r.expect, 8)*size
-		if recycling.Load() > 0 {
-			grown := zeroFloats(n)[:start]
-			copy(grown, h.data)
-			recycleFloats(h.data)
-			h.data = grown
+		pooled := recycling.Load() > 0
+		var grown []float64
+		if pooled {
+			grown = zeroFloats(n)[:start]
 		} else {
-			grown := make([]float64, start, n)
-			copy(grown, h.data)
-			h.data = grown
+			grown = make([]float64, start, n)
 		}
+		copy(grown, h.data)
+		if pooled {
+			recycleFloats(h.data)
+		}
+		h.data = grown
 	}
 	h.data = h.data[:start+size]
 	return h.data[start:]
