@@ -159,19 +159,53 @@ func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return le
 // what generating costs without a disk. Run:
 //
 //	go test -run '^$' -bench SplitFiles -benchtime 3x ./lib/clrs
+//
+// It also reports what the deltas hold: the share of hint values (within
+// the samples' lengths) that differ from the step before, and the size
+// of the streams of changes.
 func BenchmarkSplitFiles(b *testing.B) {
 	var c counter
+	var changed, values, words int64
 	for b.Loop() {
 		c = counter{}
+		changed, values, words = 0, 0, 0
 		for _, algo := range CLRS30() {
 			f, err := SampleSplitFile(algo, "train")
 			if err != nil {
 				b.Fatal(err)
 			}
+			ch, v, w := deltaStats(f)
+			changed, values, words = changed+ch, values+v, words+w
 			if err := f.WriteNPZ(&c, Compressed()); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 	b.ReportMetric(float64(c.n)/1e6, "MB")
+	b.ReportMetric(100*float64(changed)/float64(values), "%changed")
+	b.ReportMetric(float64(8*words)/1e6, "MB_of_changes")
+}
+
+// deltaStats walks a SplitFile's streams: the values changed from the
+// step before, the hint values within the samples' lengths, and the
+// streams' words.
+func deltaStats(f *SplitFile) (changed, values, words int64) {
+	for b, stream := range f.deltas.samples {
+		t := f.trajs[b]
+		c := 0
+		for _, h := range t.Hints {
+			values += int64(t.Length * shapeSize(h.Shape[1:]))
+			for s := 0; s < t.Length; {
+				n, skip := int(uint32(stream[c])), int(stream[c]>>32)
+				changed += int64(n)
+				c += 1 + 3*(n/2) + 2*(n%2)
+				s += 1 + skip
+			}
+		}
+		if c != len(stream) {
+			panic("deltaStats: the stream is not where its headers say")
+		}
+		words += int64(len(stream))
+	}
+	return changed, values, words
 }
