@@ -158,6 +158,8 @@ func (z *Writer) encode(end int) {
 	}
 	at := unsafe.Pointer(unsafe.SliceData(buf))
 	p := z.done
+	// The fields read in the loop, in locals (registers).
+	pairs, words, base, lastDist := z.pairs[:1<<hashBits], z.words[:1<<hashBits], z.base, z.lastDist
 	for p+8 <= end {
 		w := load(at, p)
 		// The word before: runs of one value, compared 256 bytes at a time
@@ -174,7 +176,7 @@ func (z *Writer) encode(end int) {
 			continue
 		}
 		// The distance of the last match: rows that repeat.
-		if d := z.lastDist; d > 8 && p >= d && w == load(at, p-d) {
+		if d := lastDist; d > 8 && p >= d && w == load(at, p-d) {
 			n := extend(at, p, end, d)
 			bw.match(n, d)
 			p += n
@@ -185,27 +187,27 @@ func (z *Writer) encode(end int) {
 		// candidate is used only if it lies in the window and holds the
 		// same words, so a stale or wrapped entry costs a miss, never a
 		// wrong match.
-		pos := uint32(z.base + int64(p))
+		pos := uint32(base + int64(p))
 		if p+16 <= end {
 			w2 := load(at, p+8)
 			h2 := ((w ^ bits.RotateLeft64(w2, 29)) * 0x9E3779B97F4A7C15) >> (64 - hashBits)
-			d := int(pos - z.pairs[h2])
-			z.pairs[h2] = pos
+			d := int(pos - pairs[h2])
+			pairs[h2] = pos
 			if d >= 8 && d <= windowSize && d <= p && w == load(at, p-d) && w2 == load(at, p-d+8) {
 				n := extend(at, p, end, d)
 				bw.match(n, d)
-				z.lastDist = d
+				lastDist = d
 				p += n
 				continue
 			}
 		}
 		h := (w * 0x9E3779B97F4A7C15) >> (64 - hashBits)
-		d := int(pos - z.words[h])
-		z.words[h] = pos
+		d := int(pos - words[h])
+		words[h] = pos
 		if d >= 8 && d <= windowSize && d <= p && w == load(at, p-d) {
 			n := extend(at, p, end, d)
 			bw.match(n, d)
-			z.lastDist = d
+			lastDist = d
 			p += n
 			continue
 		}
@@ -213,6 +215,7 @@ func (z *Writer) encode(end int) {
 		p += 8
 	}
 	z.done = p
+	z.lastDist = lastDist
 }
 
 // load reads the 8 bytes at offset i of the buffer at (in the machine's
