@@ -220,6 +220,21 @@ func TestBadInputLeavesNothing(t *testing.T) {
 		{"prompts, unknown task", func(o string) []string {
 			return []string{"graphs", "prompts", "--tasks", "nope", "--out", filepath.Join(o, "p.jsonl")}
 		}},
+		{"generate, an algorithm listed twice", func(o string) []string {
+			return []string{"clrs", "generate", "--out", o, "--split", "val", "--algos", "bfs,dfs,bfs"}
+		}},
+		{"prompts, one encoding by code and by name", func(o string) []string {
+			return []string{"graphs", "prompts", "--encoding", "E0,edge-erdos", "--out", filepath.Join(o, "p.jsonl")}
+		}},
+		{"prompts, a task by name and by category", func(o string) []string {
+			return []string{"graphs", "prompts", "--tasks", "easy,node_number", "--out", filepath.Join(o, "p.jsonl")}
+		}},
+		{"clrstext generate, a seed listed twice", func(o string) []string {
+			return []string{"clrstext", "generate", "--split", "test", "--seeds", "3,3", "--out", filepath.Join(o, "t.jsonl")}
+		}},
+		{"sweep run, a value of --vary listed twice", func(o string) []string {
+			return []string{"sweep", "run", "--dir", o, "--algos", "bfs", "--processors", "mpnn", "--vary", "hidden=64,64"}
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "_"), "new")

@@ -95,16 +95,25 @@ func graphsTruth(args []string) error {
 // maxPrompts bounds one `graphs prompts` run: 5 million prompts.
 const maxPrompts = 5_000_000
 
-func parseList[T any](s string, all []T, parse func(string) (T, error)) ([]T, error) {
+// parseList parses a comma-separated list of encodings or syntaxes ("all":
+// every one). Two items that name the same value (E0 and edge-st) are
+// refused: the prompts would be written twice.
+func parseList[T comparable](flagName, s string, all []T, parse func(string) (T, error)) ([]T, error) {
 	if s == "all" {
 		return all, nil
 	}
 	var out []T
+	named := map[T]string{}
 	for _, p := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(p))
+		p = strings.TrimSpace(p)
+		v, err := parse(p)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--%s: %w", flagName, err)
 		}
+		if first, twice := named[v]; twice {
+			return nil, fmt.Errorf("--%s %q: %s and %s are both %v; list each once", flagName, s, first, p, v)
+		}
+		named[v] = p
 		out = append(out, v)
 	}
 	return out, nil
@@ -138,10 +147,10 @@ func graphsPrompts(args []string) error {
 	if spec.Tasks, err = graphtext.ParseTasks(*tasks); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
-	if spec.Encodings, err = parseList(*encs, graphtext.Encodings(), graphtext.ParseEncoding); err != nil {
+	if spec.Encodings, err = parseList("encoding", *encs, graphtext.Encodings(), graphtext.ParseEncoding); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
-	if spec.Syntaxes, err = parseList(*syns, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
+	if spec.Syntaxes, err = parseList("syntax", *syns, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
 	if *relabel < 0 || *seeds < 1 || *count < 1 || *maxNodes < 5 {

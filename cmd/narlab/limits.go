@@ -234,6 +234,9 @@ func checkFlag(cmd string, f *flag.Flag) error {
 	if err := checkNotEmpty(cmd, f); err != nil {
 		return err
 	}
+	if err := checkListFlag(cmd, f); err != nil {
+		return err
+	}
 	v, kind, ok := numeric(f)
 	if !ok {
 		return nil
@@ -279,6 +282,65 @@ func checkNotEmpty(cmd string, f *flag.Flag) error {
 		def = ": " + f.DefValue
 	}
 	return fmt.Errorf("--%s \"\": empty value; expected: %s (leave the flag out for the default%s)", f.Name, strings.TrimSuffix(f.Usage, "."), def)
+}
+
+// listFlags are the flags that take a comma-separated list whose items
+// each select something once (algorithms, tasks, encodings, seeds, …),
+// keyed "COMMAND --FLAG". train --train-lengths is not one: its lengths
+// are cycled in order, so a repeated length weighs it.
+var listFlags = map[string]bool{
+	"clrs generate --algos":     true,
+	"clrstext generate --algos": true,
+	"clrstext generate --seeds": true,
+	"graphs prompts --tasks":    true,
+	"graphs prompts --encoding": true,
+	"graphs prompts --syntax":   true,
+	"llm run --algorithms":      true,
+	"llm run --lengths":         true,
+	"llm run --tasks":           true,
+	"llm run --encodings":       true,
+	"llm run --syntaxes":        true,
+	"llm run --structures":      true,
+	"llm run --categories":      true,
+	"llm run --levels":          true,
+	"sweep run --algos":         true,
+	"sweep run --processors":    true,
+	"sweep run --seeds":         true,
+}
+
+// checkListFlag refuses an empty item ("bfs,,dfs", "bfs,") or an item
+// given twice (letter case aside) in a list flag: a repeated item would
+// do its work twice and write duplicate rows, files or runs.
+func checkListFlag(cmd string, f *flag.Flag) error {
+	if !listFlags[cmd+" --"+canonicalName(f)] {
+		return nil
+	}
+	v := f.Value.String()
+	if strings.TrimSpace(v) == "" {
+		return nil // checkNotEmpty's
+	}
+	if err := checkListItems(v); err != nil {
+		return fmt.Errorf("--%s %q: %w; expected: %s", f.Name, v, err, strings.TrimSuffix(f.Usage, "."))
+	}
+	return nil
+}
+
+// checkListItems reports the first empty item of a comma-separated list,
+// or the first item given twice (letter case aside).
+func checkListItems(list string) error {
+	seen := map[string]bool{}
+	for i, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return fmt.Errorf("item %d is empty", i+1)
+		}
+		key := strings.ToLower(item)
+		if seen[key] {
+			return fmt.Errorf("%s is listed twice", item)
+		}
+		seen[key] = true
+	}
+	return nil
 }
 
 // accepted describes a flag's range for messages.

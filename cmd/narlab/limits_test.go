@@ -62,6 +62,53 @@ func TestEveryNumericFlagHasABound(t *testing.T) {
 			t.Errorf("flagBounds names %q, which no command has", key)
 		}
 	}
+	for key := range listFlags {
+		if !seenAll[key] {
+			t.Errorf("listFlags names %q, which no command has", key)
+		}
+	}
+}
+
+// TestCheckListFlag checks that a list flag refuses empty items and items
+// given twice (in one value or across repeats of a repeatable list), and
+// that other flags and well-formed lists pass.
+func TestCheckListFlag(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		args []string
+		err  string // "" for no error
+	}{
+		{"clrs generate", []string{"--algos", "bfs,dfs"}, ""},
+		{"clrs generate", []string{"--algos", " bfs , dfs "}, ""},
+		{"clrs generate", []string{"--algos", "all"}, ""},
+		{"clrs generate", []string{"--algos", "bfs,bfs"}, `--algos "bfs,bfs": bfs is listed twice; expected: algorithms`},
+		{"clrs generate", []string{"--algos", "bfs, BFS"}, "BFS is listed twice"},
+		{"clrs generate", []string{"--algos", "bfs,,dfs"}, `--algos "bfs,,dfs": item 2 is empty`},
+		{"clrs generate", []string{"--algos", "bfs,"}, "item 2 is empty"},
+		{"clrs generate", []string{"--algos", ",bfs"}, "item 1 is empty"},
+		{"clrstext generate", []string{"--seeds", "3,14,3"}, "3 is listed twice"},
+		{"sweep run", []string{"--seeds", "1", "--seeds", "2"}, ""},
+		{"sweep run", []string{"--seeds", "1,2", "--seeds", "2"}, "2 is listed twice"},
+		{"sweep run", []string{"--seeds", "1,,2"}, "item 2 is empty"},
+		// not a list flag: a repeated length weighs it
+		{"train", []string{"--train-lengths", "16,16,4"}, ""},
+	}
+	for _, tc := range tests {
+		fs := flag.NewFlagSet(tc.cmd, flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.String("algos", "all", "algorithms")
+		fs.String("train-lengths", "4,7", "lengths")
+		if tc.cmd == "sweep run" {
+			var seeds listFlag
+			fs.Var(&seeds, "seeds", "seeds")
+		} else {
+			fs.String("seeds", "", "seeds")
+		}
+		_, err := parseFlags(fs, tc.args)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s %v: err = %v, want %q", tc.cmd, tc.args, err, tc.err)
+		}
+	}
 }
 
 func TestCheckFlag(t *testing.T) {
@@ -97,7 +144,7 @@ func TestCheckFlag(t *testing.T) {
 	}
 }
 
-// limitsDoc renders docs/limits.md from flagBounds and fileFlags.
+// limitsDoc renders docs/limits.md from flagBounds, fileFlags and listFlags.
 func limitsDoc() string {
 	var b strings.Builder
 	b.WriteString(`# Limits on what a user can give narlab
@@ -154,6 +201,19 @@ elements per dimension. Regenerate this file with
 	sort.Strings(keys)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", k, names[fileFlags[k]])
+	}
+	b.WriteString("\nLists (comma-separated) are checked the same way: an empty item (`bfs,,dfs`, `bfs,`) or an item given twice\n" +
+		"(letter case aside; for encodings and syntaxes also a code and a name of the same one, and for graph tasks a task\n" +
+		"and its category) is an error naming it, since it would do the work twice and write duplicate rows, files or\n" +
+		"runs. `train --train-lengths` is not such a list: its lengths are cycled in order, so repeating one weighs it.\n\n" +
+		"| command and flag |\n|---|\n")
+	keys = keys[:0]
+	for k := range listFlags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| `%s` |\n", k)
 	}
 	return b.String()
 }

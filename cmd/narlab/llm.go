@@ -249,11 +249,11 @@ Options:`)
 		if o.Tasks, err = graphtext.ParseTasks(t); err != nil {
 			return fmt.Errorf("llm run: --tasks: %w", err)
 		}
-		if o.Encodings, err = parseList(*encodings, graphtext.Encodings(), graphtext.ParseEncoding); err != nil {
-			return fmt.Errorf("llm run: --encodings: %w", err)
+		if o.Encodings, err = parseList("encodings", *encodings, graphtext.Encodings(), graphtext.ParseEncoding); err != nil {
+			return fmt.Errorf("llm run: %w", err)
 		}
-		if o.Syntaxes, err = parseList(*syntaxes, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
-			return fmt.Errorf("llm run: --syntaxes: %w", err)
+		if o.Syntaxes, err = parseList("syntaxes", *syntaxes, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
+			return fmt.Errorf("llm run: %w", err)
 		}
 		cfg.Graphs = o
 	case llmeval.Spectral:

@@ -34,9 +34,7 @@ type listFlag []string
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error {
 	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			*l = append(*l, v)
-		}
+		*l = append(*l, strings.TrimSpace(v)) // empty items are refused by checkListFlag
 	}
 	return nil
 }
@@ -129,6 +127,9 @@ func sweepRun(args []string) error {
 			}
 			if s.Vary == nil {
 				s.Vary = map[string][]string{}
+			}
+			if err := checkListItems(v); err != nil {
+				return fmt.Errorf("sweep run: --vary %q: %w; want flag=v1,v2 with distinct values", kv, err)
 			}
 			var l listFlag
 			l.Set(v)

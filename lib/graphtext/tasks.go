@@ -94,12 +94,22 @@ func LookupTask(name string) (*Task, error) {
 
 // ParseTasks parses a comma-separated task list; "all" (or empty) means
 // every task, and a category name (easy, medium, hard, challenging) means
-// its tasks.
+// its tasks. A task selected twice (named twice, or by name and by its
+// category) is an error: its prompts would be made twice.
 func ParseTasks(list string) ([]*Task, error) {
 	if list == "" || list == "all" {
 		return Tasks(), nil
 	}
 	var out []*Task
+	by := map[*Task]string{} // the item that selected each task
+	add := func(t *Task, item string) error {
+		if first, twice := by[t]; twice {
+			return fmt.Errorf("graphtext: task %s is selected twice, by %q and by %q; list it once", t.Name, first, item)
+		}
+		by[t] = item
+		out = append(out, t)
+		return nil
+	}
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		found := false
@@ -108,7 +118,9 @@ func ParseTasks(list string) ([]*Task, error) {
 				found = true
 				for _, t := range taskList {
 					if t.Category == c {
-						out = append(out, t)
+						if err := add(t, name); err != nil {
+							return nil, err
+						}
 					}
 				}
 			}
@@ -120,7 +132,9 @@ func ParseTasks(list string) ([]*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		if err := add(t, name); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

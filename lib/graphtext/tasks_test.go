@@ -324,6 +324,32 @@ func TestTaskCheckErrors(t *testing.T) {
 	}
 }
 
+// TestParseTasksRefusesATaskTwice checks that a task selected twice, by
+// name or by name and category, is an error naming both items, and that
+// distinct selections still parse.
+func TestParseTasksRefusesATaskTwice(t *testing.T) {
+	for _, c := range []struct {
+		list string
+		want string // "" for no error
+		n    int
+	}{
+		{"diameter,node_number", "", 2},
+		{"easy,medium", "", 26},
+		{"diameter,diameter", `task diameter is selected twice, by "diameter" and by "diameter"`, 0},
+		{"easy,node_number", `task node_number is selected twice, by "easy" and by "node_number"`, 0},
+		{"node_number,Easy", `task node_number is selected twice, by "node_number" and by "Easy"`, 0},
+		{"hard,HARD", "is selected twice", 0},
+	} {
+		ts, err := ParseTasks(c.list)
+		switch {
+		case c.want == "" && (err != nil || len(ts) != c.n):
+			t.Errorf("ParseTasks(%q) = %d tasks, %v; want %d", c.list, len(ts), err, c.n)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("ParseTasks(%q) error = %v; want it to say %q", c.list, err, c.want)
+		}
+	}
+}
+
 // TestTasksTable checks the task table against §2.1 of the notes: 49 tasks,
 // 15/11/17/6 per category, in Table 6 order.
 func TestTasksTable(t *testing.T) {
