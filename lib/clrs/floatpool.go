@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Float buffers of 512 bytes and more are recycled through pools of
@@ -35,8 +36,8 @@ func zeroFloats(n int) []float64 {
 	if k > maxPoolShift {
 		return make([]float64, n)
 	}
-	if p, ok := zeroPools[k].Get().(*[]float64); ok {
-		return (*p)[:n]
+	if p, ok := zeroPools[k].Get().(*float64); ok {
+		return unsafe.Slice(p, 1<<k)[:n]
 	}
 	return make([]float64, n, 1<<k)
 }
@@ -51,6 +52,7 @@ func recycleFloats(buf []float64) {
 	if c < 1<<minPoolShift || c&(c-1) != 0 || c > 1<<maxPoolShift {
 		return
 	}
-	buf = buf[:0]
-	zeroPools[bits.Len(uint(c-1))].Put(&buf)
+	// The pool holds the first element's address (a pointer, which an
+	// interface holds without allocating); the capacity is the pool's.
+	zeroPools[bits.Len(uint(c-1))].Put(unsafe.SliceData(buf[:1]))
 }

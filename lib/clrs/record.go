@@ -34,6 +34,16 @@ func newRecorder(algo string, n int) *recorder {
 		panic("clrs: no spec for " + algo)
 	}
 	r := &recorder{algo: algo, n: n, expect: n + 1}
+	var counts [Hint + 1]int
+	for _, p := range spec {
+		counts[p.Stage]++
+	}
+	// Inputs and outputs share one allocation (the three-index slices keep
+	// their appends apart).
+	io := make([]DataPoint, 0, counts[Input]+counts[Output])
+	r.inputs = io[0:0:counts[Input]]
+	r.outputs = io[counts[Input]:counts[Input]:cap(io)]
+	r.hints = make([]hintBuffer, 0, counts[Hint])
 	for _, p := range spec {
 		switch p.Stage {
 		case Input:
@@ -47,29 +57,37 @@ func newRecorder(algo string, n int) *recorder {
 	return r
 }
 
-// shapeFor is the per-sample shape of a probe holding size values.
-func (r *recorder) shapeFor(p Probe, size int) []int {
-	var base []int
+// appendShape appends to dst the per-sample shape of a probe holding size
+// values: n for a node probe, n, n for an edge probe, then the number of
+// values per node or edge (categories) when there is more than one.
+func (r *recorder) appendShape(dst []int, p Probe, size int) []int {
+	start := len(dst)
 	switch p.Location {
 	case Node:
-		base = []int{r.n}
+		dst = append(dst, r.n)
 	case Edge:
-		base = []int{r.n, r.n}
+		dst = append(dst, r.n, r.n)
 	}
-	per := shapeSize(base)
+	per := shapeSize(dst[start:])
 	if size != per {
 		if per == 0 || size%per != 0 {
 			panic(fmt.Sprintf("clrs: %s: probe %s got %d values, not a multiple of %d", r.algo, p.Name, size, per))
 		}
-		base = append(base, size/per)
+		dst = append(dst, size/per)
 	}
-	return base
+	return dst
 }
 
 // squeeze drops every axis of length 1, as numpy.squeeze does for the
-// reference's inputs and outputs.
+// reference's inputs and outputs, into a new slice of the exact length.
 func squeeze(shape []int) []int {
-	out := shape[:0:0]
+	n := 0
+	for _, d := range shape {
+		if d != 1 {
+			n++
+		}
+	}
+	out := make([]int, 0, n)
 	for _, d := range shape {
 		if d != 1 {
 			out = append(out, d)
@@ -97,7 +115,8 @@ func (r *recorder) setIO(stage Stage, name string, vals []float64, dt DType) {
 		panic(fmt.Sprintf("clrs: %s: %s probe %s pushed twice", r.algo, stage, name))
 	}
 	d.Data = vals
-	d.Shape = squeeze(r.shapeFor(d.Probe, len(vals)))
+	var dims [3]int
+	d.Shape = squeeze(r.appendShape(dims[:0], d.Probe, len(vals)))
 	d.DType = dt
 }
 
@@ -245,8 +264,11 @@ func (r *recorder) finish(args Args) *Trajectory {
 	}
 	t := &Trajectory{Algorithm: r.algo, Args: args, Inputs: r.inputs, Outputs: r.outputs, Length: r.steps}
 	t.Hints = make([]DataPoint, len(r.hints))
+	dims := make([]int, 0, 4*len(r.hints)) // every hint's shape: T and at most three per-sample axes
 	for i, h := range r.hints {
-		shape := append([]int{r.steps}, r.shapeFor(h.probe, h.size)...)
+		start := len(dims)
+		dims = r.appendShape(append(dims, r.steps), h.probe, h.size)
+		shape := dims[start:len(dims):len(dims)]
 		t.Hints[i] = DataPoint{Probe: h.probe, Array: Array{Shape: shape, Data: h.data, DType: Float64}}
 	}
 	return t

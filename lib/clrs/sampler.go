@@ -529,17 +529,15 @@ func truncFloat(x float64, k int) float64 {
 // erGraph is the reference's _random_er_graph.
 func (d *draw) erGraph(n int, p float64, directed, acyclic, weighted bool, low, high float64) Matrix {
 	m := NewMatrix(n)
-	for i, v := range d.rng.BernoulliMatrix(p, n, n) {
-		m.Data[i] = float64(v)
-	}
+	d.rng.BernoulliFill(p, m.Data)
 	if !directed {
-		sym := NewMatrix(n)
+		// m ∘ mᵀ, in place: the product is the same both ways.
 		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				sym.Data[i*n+j] = m.Data[i*n+j] * m.Data[j*n+i]
+			for j := i; j < n; j++ {
+				v := m.Data[i*n+j] * m.Data[j*n+i]
+				m.Data[i*n+j], m.Data[j*n+i] = v, v
 			}
 		}
-		m = sym
 	} else if acyclic {
 		for i := 0; i < n; i++ {
 			for j := 0; j <= i; j++ {
@@ -554,13 +552,13 @@ func (d *draw) erGraph(n int, p float64, directed, acyclic, weighted bool, low, 
 	}
 	w := d.rng.UniformN(low, high, n*n)
 	if !directed {
-		sym := make([]float64, n*n)
+		// sqrt(w ∘ wᵀ + 0.001), in place: the product is the same both ways.
 		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				sym[i*n+j] = math.Sqrt(float64(w[i*n+j]*w[j*n+i]) + 1e-3)
+			for j := i; j < n; j++ {
+				v := math.Sqrt(w[i*n+j]*w[j*n+i] + 1e-3)
+				w[i*n+j], w[j*n+i] = v, v
 			}
 		}
-		w = sym
 	}
 	for i := range m.Data {
 		m.Data[i] *= w[i]

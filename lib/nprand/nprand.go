@@ -264,6 +264,15 @@ func (s *State) BernoulliMatrix(p float64, rows, cols int) []int {
 	return out
 }
 
+// BernoulliFill fills out with the draws of BernoulliMatrix(p, 1,
+// len(out)), as 0 and 1, consuming the same randomness.
+func (s *State) BernoulliFill(p float64, out []float64) {
+	d := newBinomialDraw(1, p)
+	for i := range out {
+		out[i] = float64(d.draw(s))
+	}
+}
+
 // Permutation returns numpy's permutation(n): arange(n) shuffled in place by
 // Fisher–Yates from the last element down.
 func (s *State) Permutation(n int) []int {

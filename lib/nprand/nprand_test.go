@@ -134,3 +134,27 @@ func BenchmarkUniform(b *testing.B) {
 		s.Uniform(0, 1)
 	}
 }
+
+// TestBernoulliFillMatchesBernoulli checks that BernoulliFill draws what
+// successive Bernoulli calls and BernoulliMatrix draw from the same state
+// (both checked against numpy above), and leaves the state where they do.
+func TestBernoulliFillMatchesBernoulli(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		p    float64
+		n    int
+	}{{0, 0.5, 256}, {7, 0.1, 100}, {42, 0.9, 33}, {1, 0, 10}, {1, 1, 10}} {
+		fill, one, matrix := New(c.seed), New(c.seed), New(c.seed)
+		got := make([]float64, c.n)
+		fill.BernoulliFill(c.p, got)
+		want := matrix.BernoulliMatrix(c.p, 1, c.n)
+		for i := range got {
+			if v := one.Bernoulli(c.p); got[i] != float64(v) || want[i] != v {
+				t.Fatalf("seed %d p %v: draw %d: BernoulliFill %v, Bernoulli %d, BernoulliMatrix %d", c.seed, c.p, i, got[i], v, want[i])
+			}
+		}
+		if a, b := fill.Uint32(), one.Uint32(); a != b {
+			t.Errorf("seed %d p %v: the state after BernoulliFill differs (next draw %d, want %d)", c.seed, c.p, a, b)
+		}
+	}
+}
