@@ -91,58 +91,73 @@ var deltaScratches = sync.Pool{New: func() any { return new(deltaScratch) }}
 func (d *hintDeltas) add(b int, t *Trajectory) {
 	L := t.Length
 	sc := deltaScratches.Get().(*deltaScratch)
-	sc.stream = sc.stream[:0]
+	stream := sc.stream[:0]
 	for i := range t.Hints {
 		h := &t.Hints[i]
 		per := shapeSize(h.Shape[1:])
 		if len(h.Data) != L*per {
 			panic("clrs: hint " + h.Name + " of " + t.Algorithm + " does not hold its steps")
 		}
-		last := -1 // this hint's last header
-		for s := range L {
-			head := len(sc.stream)
-			if s == 0 {
-				sc.diff(h.Data[:per], nil)
-			} else {
-				sc.diff(h.Data[s*per:(s+1)*per], h.Data[(s-1)*per:s*per])
-			}
-			if sc.stream[head] == 0 && last >= 0 {
+		data := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(h.Data))), len(h.Data))
+		last := len(stream) // this hint's last header: the first step always has one
+		stream = appendChanges(stream, data[:per], nil, 0)
+		for s := 1; s < L; s++ {
+			row, prev := data[s*per:(s+1)*per], data[(s-1)*per:s*per]
+			j := firstChange(row, prev)
+			if j == per {
 				// Nothing changed: one more step the last header skips.
-				sc.stream = sc.stream[:head]
-				sc.stream[last] += 1 << 32
-			} else {
-				last = head
+				stream[last] += 1 << 32
+				continue
 			}
+			last = len(stream)
+			stream = appendChanges(stream, row, prev, j)
 		}
 		recycleFloats(h.Data)
 		h.Data = nil
 	}
-	d.samples[b] = d.store(sc.stream)
+	sc.stream = stream
+	d.samples[b] = d.store(stream)
 	deltaScratches.Put(sc)
 }
 
-// diff appends to the stream one step: the values of row that differ,
-// bit for bit, from prev (nil: from zeros). Most do not: four are
-// compared at once.
-func (sc *deltaScratch) diff(row, prev []float64) {
+// firstChange returns the first index at which row differs from prev, or
+// len(row) when none does (most steps: four are compared at once).
+func firstChange(row, prev []uint64) int {
 	n := len(row)
-	r := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(row))), n)
-	var q []uint64
-	if prev != nil {
-		q = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(prev))), n)
+	prev = prev[:n]
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		if (row[j]^prev[j])|(row[j+1]^prev[j+1])|(row[j+2]^prev[j+2])|(row[j+3]^prev[j+3]) != 0 {
+			break
+		}
 	}
-	head := len(sc.stream)
-	sc.stream = append(sc.stream, 0)
+	for ; j < n; j++ {
+		if row[j] != prev[j] {
+			return j
+		}
+	}
+	return n
+}
+
+// appendChanges appends one step to the stream: a header holding the
+// number of changes, then the values of row that differ from prev (nil:
+// from zeros) two at a time, their positions packed in one word. Values
+// before index from are known to be unchanged.
+func appendChanges(stream, row, prev []uint64, from int) []uint64 {
+	head := len(stream)
+	stream = append(stream, 0)
 	count := 0
-	for j := 0; j < n; {
+	n := len(row)
+	if prev != nil {
+		prev = prev[:n]
+	}
+	for j := from; j < n; {
 		if j+4 <= n {
-			a := r[j : j+4 : j+4]
 			var x uint64
-			if q != nil {
-				c := q[j : j+4 : j+4]
-				x = (a[0] ^ c[0]) | (a[1] ^ c[1]) | (a[2] ^ c[2]) | (a[3] ^ c[3])
+			if prev != nil {
+				x = (row[j] ^ prev[j]) | (row[j+1] ^ prev[j+1]) | (row[j+2] ^ prev[j+2]) | (row[j+3] ^ prev[j+3])
 			} else {
-				x = a[0] | a[1] | a[2] | a[3]
+				x = row[j] | row[j+1] | row[j+2] | row[j+3]
 			}
 			if x == 0 {
 				j += 4
@@ -152,22 +167,23 @@ func (sc *deltaScratch) diff(row, prev []float64) {
 		end := min(j+4, n)
 		for ; j < end; j++ {
 			var old uint64
-			if q != nil {
-				old = q[j]
+			if prev != nil {
+				old = prev[j]
 			}
-			if r[j] == old {
+			if row[j] == old {
 				continue
 			}
 			if count&1 == 0 {
-				sc.stream = append(sc.stream, uint64(j), r[j])
+				stream = append(stream, uint64(j), row[j])
 			} else {
-				sc.stream[len(sc.stream)-2] |= uint64(j) << 32
-				sc.stream = append(sc.stream, r[j])
+				stream[len(stream)-2] |= uint64(j) << 32
+				stream = append(stream, row[j])
 			}
 			count++
 		}
 	}
-	sc.stream[head] = uint64(count)
+	stream[head] = uint64(count)
+	return stream
 }
 
 // putDeltas stages hint i of the batch, [T, B, per], from its deltas:
