@@ -195,7 +195,7 @@ func (st *stager) putDeltas(d *hintDeltas, i, T, per int, lengths []int) error {
 		return fmt.Errorf("clrs: hint %d of a SplitFile staged after hint %d", i, d.nextHint-1)
 	}
 	d.nextHint++
-	block := zeroFloats(len(d.samples) * per)
+	block := pooledFloats(len(d.samples) * per)
 	defer recycleFloats(block)
 	// Written once whole: memory new from the allocator that is read
 	// before it is written maps the kernel's page of zeros, and writing it

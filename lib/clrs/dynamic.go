@@ -186,8 +186,8 @@ func LCSLength(x, y []int) (*Trajectory, error) {
 		copy(prev, c)
 		r.step()
 		r.pushInts(hPred, pred)
-		fillLCSArrows(r.slot(hB, N*N*(lcsBlank+1)), b, n, m)
-		cs := r.slot(hC, N*N)
+		fillLCSArrows(r.zeroSlot(hB, N*N*(lcsBlank+1)), b, n, m)
+		cs := r.zeroSlot(hC, N*N)
 		for i := 0; i < n; i++ {
 			copy(cs[i*N+n:i*N+N], prev[i*m:(i+1)*m])
 		}

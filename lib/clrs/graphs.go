@@ -187,7 +187,7 @@ func graphArgs(A Matrix, src int) Args {
 // pushDFSColor pushes a white/grey/black state as a categorical hint of 3
 // classes per node.
 func (r *recorder) pushDFSColor(idx int, color []int) {
-	s := r.slot(idx, 3*len(color))
+	s := r.zeroSlot(idx, 3*len(color))
 	for i, c := range color {
 		s[3*i+c] = 1
 	}

@@ -190,12 +190,12 @@ func (r *recorder) checkStep() {
 	}
 }
 
-// slot extends hint idx by size zeros and returns them for filling. The
-// buffer only ever grows and is never handed out before finish, so the
-// slots past its length are still zeros: no clearing. While a SplitFile
-// is being sampled, buffers come from the pools of floatpool.go and an
-// outgrown one goes back (SplitFile recycles the rest); otherwise they are
-// left to the allocator, which is cheaper when nothing is recycled.
+// slot extends hint idx by size values and returns them for filling: the
+// caller writes every one (zeroSlot is for callers that set only some).
+// While a SplitFile is being sampled, buffers come from the pools of
+// floatpool.go, holding old values, and an outgrown one goes back
+// (SplitFile recycles the rest); otherwise they are left to the
+// allocator, which is cheaper when nothing is recycled.
 func (r *recorder) slot(idx, size int) []float64 {
 	h := &r.hints[idx]
 	if h.size < 0 {
@@ -209,7 +209,7 @@ func (r *recorder) slot(idx, size int) []float64 {
 		pooled := recycling.Load() > 0
 		var grown []float64
 		if pooled {
-			grown = zeroFloats(n)[:start]
+			grown = pooledFloats(n)[:start]
 		} else {
 			grown = make([]float64, start, n)
 		}
@@ -221,6 +221,13 @@ func (r *recorder) slot(idx, size int) []float64 {
 	}
 	h.data = h.data[:start+size]
 	return h.data[start:]
+}
+
+// zeroSlot is slot with the values cleared, for filling only some.
+func (r *recorder) zeroSlot(idx, size int) []float64 {
+	s := r.slot(idx, size)
+	clear(s)
+	return s
 }
 
 // pushVals pushes float values to hint idx.
@@ -235,7 +242,7 @@ func (r *recorder) pushInts(idx int, vals []int) {
 }
 
 // pushOneHot pushes a one-hot vector of size n with a 1 at position i.
-func (r *recorder) pushOneHot(idx, i, n int) { r.slot(idx, n)[i] = 1 }
+func (r *recorder) pushOneHot(idx, i, n int) { r.zeroSlot(idx, n)[i] = 1 }
 
 // pushScalar pushes a single value (graph scalar or mask).
 func (r *recorder) pushScalar(idx int, v float64) { r.slot(idx, 1)[0] = v }
