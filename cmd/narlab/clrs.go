@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/narlab/narlab/internal/fsutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -496,7 +497,10 @@ func clrsGenerate(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--out is required")
 	}
-	var npzOpts []clrs.NPZOption
+	// The output directory is synced once, after the last file (below),
+	// not after each of them: a directory sync costs as much as a small
+	// file's, and --split all writes 90 files.
+	npzOpts := []clrs.NPZOption{clrs.SkipDirSync()}
 	if *compress {
 		npzOpts = append(npzOpts, clrs.Compressed())
 	}
@@ -601,7 +605,8 @@ func clrsGenerate(args []string) error {
 		}()
 	}
 	wg.Wait()
-	<-sampling // after a failed write, it stops at the end of its file
+	<-sampling           // after a failed write, it stops at the end of its file
+	fsutil.SyncDir(*out) // the renames of the files written, durable whether or not the manifest follows
 	writeErr := errors.Join(errs...)
 	for _, f := range written {
 		if f != nil {

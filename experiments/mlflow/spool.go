@@ -172,7 +172,7 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 		s.release()
 		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
 	}
-	syncDir(dir)
+	fsutil.SyncDir(dir)
 	return s, nil
 }
 
@@ -451,7 +451,7 @@ func (s *Spool) appendArtifact(artifactPath string, data []byte, src string) (in
 	if err != nil {
 		return 0, fmt.Errorf("mlflow: spooling artifact %s: %w", artifactPath, err)
 	}
-	syncDir(filepath.Join(s.dir, artifactsDir))
+	fsutil.SyncDir(filepath.Join(s.dir, artifactsDir))
 	return s.append(record{Op: opArtifact, Path: artifactPath, File: artifactsDir + "/" + name})
 }
 
@@ -633,14 +633,6 @@ func (r *recordReader) Close() error { return r.f.Close() }
 // the umask) atomically.
 func writeFileAtomic(name string, data []byte) error {
 	return fsutil.WriteFile(name, data, fsutil.DataMode)
-}
-
-// syncDir fsyncs a directory so that new entries in it are durable.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }
 
 // SpoolStatus summarizes a spool for `narlab mlflow status`.

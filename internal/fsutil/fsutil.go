@@ -46,10 +46,26 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	})
 }
 
+// WriteOption changes how Write makes its file durable.
+type WriteOption func(*writeConfig)
+
+type writeConfig struct{ skipDirSync bool }
+
+// SkipDirSync leaves the directory unsynced after the rename: the caller
+// writing many files into one directory syncs it once (SyncDir) after the
+// last, instead of once per file. Each file is still synced before it is
+// renamed, so none is ever seen half-written; until the directory is
+// synced, a crash may lose the renames.
+func SkipDirSync() WriteOption { return func(c *writeConfig) { c.skipDirSync = true } }
+
 // Write is WriteFile for content produced by a function: write streams
 // into the temporary file, and nothing appears at path unless it returns
 // nil. Use it for large outputs that should not be built in memory.
-func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
+func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ...WriteOption) (err error) {
+	var cfg writeConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
@@ -79,13 +95,15 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err er
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	syncDir(dir)
+	if !cfg.skipDirSync {
+		SyncDir(dir)
+	}
 	return nil
 }
 
-// syncDir makes a rename in dir durable; errors are ignored because some
-// file systems do not support syncing a directory.
-func syncDir(dir string) {
+// SyncDir makes the entries created or renamed in dir durable; errors are
+// ignored because some file systems do not support syncing a directory.
+func SyncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()

@@ -30,26 +30,37 @@ func TestWriteFileModesHonourUmask(t *testing.T) {
 }
 
 func TestWriteFailureLeavesNothing(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "out.txt")
-	if err := WriteFile(p, []byte("old"), DataMode); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	err := Write(p, DataMode, func(w io.Writer) error {
-		io.WriteString(w, "half")
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want boom", err)
-	}
-	b, _ := os.ReadFile(p)
-	if string(b) != "old" {
-		t.Errorf("file = %q after a failed write, want the old content", b)
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Errorf("directory holds %d entries after a failed write, want 1 (temporary file left behind)", len(ents))
+	for _, tc := range []struct {
+		name string
+		opts []WriteOption
+	}{{"default", nil}, {"SkipDirSync", []WriteOption{SkipDirSync()}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "out.txt")
+			if err := Write(p, DataMode, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }, tc.opts...); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != "old" {
+				t.Fatalf("file = %q after a write, want %q", b, "old")
+			}
+			boom := errors.New("boom")
+			err := Write(p, DataMode, func(w io.Writer) error {
+				io.WriteString(w, "half")
+				return boom
+			}, tc.opts...)
+			if !errors.Is(err, boom) {
+				t.Fatalf("err = %v, want boom", err)
+			}
+			b, _ := os.ReadFile(p)
+			if string(b) != "old" {
+				t.Errorf("file = %q after a failed write, want the old content", b)
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1 {
+				t.Errorf("directory holds %d entries after a failed write, want 1 (temporary file left behind)", len(ents))
+			}
+			SyncDir(dir)
+		})
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 // NPZOption configures how .npz archives are written.
 type NPZOption func(*npzConfig)
 
-type npzConfig struct{ compress bool }
+type npzConfig struct{ compress, skipDirSync bool }
 
 // Compressed deflates every array (zip method 8, which numpy.load reads
 // as it reads numpy.savez_compressed's files) with wordflate, an encoder
@@ -31,6 +31,12 @@ type npzConfig struct{ compress bool }
 // checksums and copying included (BenchmarkWriteNPZ). Without it arrays
 // are stored as numpy.savez stores them.
 func Compressed() NPZOption { return func(c *npzConfig) { c.compress = true } }
+
+// SkipDirSync makes the SaveNPZ functions leave the directory unsynced
+// after renaming the file into place (fsutil.SkipDirSync): a caller
+// saving many archives into one directory syncs it once after the last
+// (fsutil.SyncDir). Writers ignore it.
+func SkipDirSync() NPZOption { return func(c *npzConfig) { c.skipDirSync = true } }
 
 func npzConfigOf(opts []NPZOption) npzConfig {
 	var c npzConfig
@@ -415,23 +421,27 @@ func (st *stager) putSteps(T, B, per int, sample func(b int) (data []float64, st
 // temporary file renamed into place, mode 0644 less the umask), so an
 // interrupted run never leaves a half-written file.
 func SaveNPZ(path string, f *Feedback, opts ...NPZOption) error {
-	return saveAtomic(path, func(w io.Writer) error { return WriteNPZ(w, f, opts...) })
+	return saveAtomic(path, opts, func(w io.Writer) error { return WriteNPZ(w, f, opts...) })
 }
 
 // SaveTrajectoriesNPZ is SaveNPZ of Batch(trajs, 0), streamed with
 // WriteTrajectoriesNPZ.
 func SaveTrajectoriesNPZ(path string, trajs []*Trajectory, opts ...NPZOption) error {
-	return saveAtomic(path, func(w io.Writer) error { return WriteTrajectoriesNPZ(w, trajs, opts...) })
+	return saveAtomic(path, opts, func(w io.Writer) error { return WriteTrajectoriesNPZ(w, trajs, opts...) })
 }
 
-func saveAtomic(path string, write func(io.Writer) error) error {
+func saveAtomic(path string, opts []NPZOption, write func(io.Writer) error) error {
+	var wopts []fsutil.WriteOption
+	if npzConfigOf(opts).skipDirSync {
+		wopts = append(wopts, fsutil.SkipDirSync())
+	}
 	err := fsutil.Write(path, fsutil.DataMode, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if err := write(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
-	})
+	}, wopts...)
 	if err != nil {
 		return fmt.Errorf("clrs: %w", err)
 	}

@@ -109,5 +109,5 @@ func (f *SplitFile) SaveNPZ(path string, opts ...NPZOption) error {
 	if f.written {
 		return ErrSplitFileWritten
 	}
-	return saveAtomic(path, func(w io.Writer) error { return f.WriteNPZ(w, opts...) })
+	return saveAtomic(path, opts, func(w io.Writer) error { return f.WriteNPZ(w, opts...) })
 }
