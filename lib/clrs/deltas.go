@@ -3,6 +3,7 @@ package clrs
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -80,8 +81,8 @@ func (d *hintDeltas) release() {
 }
 
 // deltaScratch is where one sample's stream is built before store copies
-// it at its exact size.
-type deltaScratch struct{ stream []uint64 }
+// it at its exact size, and the mask of the words a hint's steps change.
+type deltaScratch struct{ stream, mask []uint64 }
 
 var deltaScratches = sync.Pool{New: func() any { return new(deltaScratch) }}
 
@@ -100,17 +101,32 @@ func (d *hintDeltas) add(b int, t *Trajectory) {
 		}
 		data := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(h.Data))), len(h.Data))
 		last := len(stream) // this hint's last header: the first step always has one
-		stream = appendChanges(stream, data[:per], nil, 0)
+		stream = appendChanges(stream, data[:per])
+		// Every later step against the one before, in one pass: bit k of
+		// the mask is set when word per+k differs from word k.
+		m := (L - 1) * per
+		if words := (m + 63) / 64; cap(sc.mask) < words {
+			sc.mask = make([]uint64, words)
+		}
+		mask := sc.mask
+		diffMask(data[per:], data[:m], mask)
 		for s := 1; s < L; s++ {
-			row, prev := data[s*per:(s+1)*per], data[(s-1)*per:s*per]
-			j := firstChange(row, prev)
-			if j == per {
+			lo, hi := (s-1)*per, s*per
+			k := nextBit(mask, lo, hi)
+			if k == hi {
 				// Nothing changed: one more step the last header skips.
 				stream[last] += 1 << 32
 				continue
 			}
 			last = len(stream)
-			stream = appendChanges(stream, row, prev, j)
+			stream = append(stream, 0)
+			row := data[s*per : (s+1)*per]
+			count := 0
+			for ; k < hi; k = nextBit(mask, k+1, hi) {
+				stream = appendChange(stream, count, k-lo, row[k-lo])
+				count++
+			}
+			stream[last] = uint64(count)
 		}
 		recycleFloats(h.Data)
 		h.Data = nil
@@ -120,70 +136,63 @@ func (d *hintDeltas) add(b int, t *Trajectory) {
 	deltaScratches.Put(sc)
 }
 
-// firstChange returns the first index at which row differs from prev, or
-// len(row) when none does (most steps: four are compared at once).
-func firstChange(row, prev []uint64) int {
-	n := len(row)
-	prev = prev[:n]
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		if (row[j]^prev[j])|(row[j+1]^prev[j+1])|(row[j+2]^prev[j+2])|(row[j+3]^prev[j+3]) != 0 {
-			break
+// diffMaskGo is diffMask in Go, for the words from index from on.
+func diffMaskGo(a, b, mask []uint64, from int) {
+	b = b[:len(a)]
+	for k := from; k < len(a); k++ {
+		bit := uint64(1) << (k & 63)
+		if a[k] != b[k] {
+			mask[k>>6] |= bit
+		} else {
+			mask[k>>6] &^= bit
 		}
 	}
-	for ; j < n; j++ {
-		if row[j] != prev[j] {
-			return j
-		}
-	}
-	return n
 }
 
-// appendChanges appends one step to the stream: a header holding the
-// number of changes, then the values of row that differ from prev (nil:
-// from zeros) two at a time, their positions packed in one word. Values
-// before index from are known to be unchanged.
-func appendChanges(stream, row, prev []uint64, from int) []uint64 {
+// nextBit returns the first set bit of mask in [from, to), or to.
+func nextBit(mask []uint64, from, to int) int {
+	for from < to {
+		if w := mask[from>>6] >> (from & 63); w != 0 {
+			return min(from+bits.TrailingZeros64(w), to)
+		}
+		from = (from | 63) + 1
+	}
+	return to
+}
+
+// appendChanges appends a hint's first step to the stream: a header
+// holding the number of values that are not zero, then those values two
+// at a time, their positions packed in one word.
+func appendChanges(stream, row []uint64) []uint64 {
 	head := len(stream)
 	stream = append(stream, 0)
 	count := 0
 	n := len(row)
-	if prev != nil {
-		prev = prev[:n]
-	}
-	for j := from; j < n; {
-		if j+4 <= n {
-			var x uint64
-			if prev != nil {
-				x = (row[j] ^ prev[j]) | (row[j+1] ^ prev[j+1]) | (row[j+2] ^ prev[j+2]) | (row[j+3] ^ prev[j+3])
-			} else {
-				x = row[j] | row[j+1] | row[j+2] | row[j+3]
-			}
-			if x == 0 {
-				j += 4
-				continue
-			}
+	for j := 0; j < n; {
+		if j+4 <= n && row[j]|row[j+1]|row[j+2]|row[j+3] == 0 {
+			j += 4
+			continue
 		}
-		end := min(j+4, n)
-		for ; j < end; j++ {
-			var old uint64
-			if prev != nil {
-				old = prev[j]
+		for end := min(j+4, n); j < end; j++ {
+			if row[j] != 0 {
+				stream = appendChange(stream, count, j, row[j])
+				count++
 			}
-			if row[j] == old {
-				continue
-			}
-			if count&1 == 0 {
-				stream = append(stream, uint64(j), row[j])
-			} else {
-				stream[len(stream)-2] |= uint64(j) << 32
-				stream = append(stream, row[j])
-			}
-			count++
 		}
 	}
 	stream[head] = uint64(count)
 	return stream
+}
+
+// appendChange appends the count-th change of a step (position j, new
+// value v): an even one starts a pair of changes (a word of positions,
+// then the values), an odd one completes it.
+func appendChange(stream []uint64, count, j int, v uint64) []uint64 {
+	if count&1 == 0 {
+		return append(stream, uint64(j), v)
+	}
+	stream[len(stream)-2] |= uint64(j) << 32
+	return append(stream, v)
 }
 
 // putDeltas stages hint i of the batch, [T, B, per], from its deltas:
