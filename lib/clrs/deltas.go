@@ -101,7 +101,7 @@ func (d *hintDeltas) add(b int, t *Trajectory) {
 		}
 		data := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(h.Data))), len(h.Data))
 		last := len(stream) // this hint's last header: the first step always has one
-		stream = appendChanges(stream, data[:per])
+		stream = appendFirstStep(stream, data[:per])
 		// Every later step against the one before, in one pass: bit k of
 		// the mask is set when word per+k differs from word k.
 		m := (L - 1) * per
@@ -160,10 +160,10 @@ func nextBit(mask []uint64, from, to int) int {
 	return to
 }
 
-// appendChanges appends a hint's first step to the stream: a header
+// appendFirstStep appends a hint's first step to the stream: a header
 // holding the number of values that are not zero, then those values two
 // at a time, their positions packed in one word.
-func appendChanges(stream, row []uint64) []uint64 {
+func appendFirstStep(stream, row []uint64) []uint64 {
 	head := len(stream)
 	stream = append(stream, 0)
 	count := 0
