@@ -22,7 +22,6 @@
 package wordflate
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -162,15 +161,18 @@ func (z *Writer) encode(end int) {
 	pairs, words, base, lastDist := z.pairs[:1<<hashBits], z.words[:1<<hashBits], z.base, z.lastDist
 	for p+8 <= end {
 		w := load(at, p)
-		// The word before: runs of one value, compared 256 bytes at a time
-		// while they last.
+		// The word before: runs of one value. Every word of the run is w,
+		// compared four at a time, then one at a time (inline: a call per
+		// run to compare 256 bytes cost more than it saved).
 		if p >= 8 && w == load(at, p-8) {
-			if p+maxMatch <= end && bytes.Equal(buf[p:p+maxMatch], buf[p-8:p+maxMatch-8]) {
-				bw.put(fullRun.bits, fullRun.n)
-				p += maxMatch
-				continue
+			n := 8
+			for n+32 <= maxMatch && p+n+32 <= end &&
+				(load(at, p+n)^w)|(load(at, p+n+8)^w)|(load(at, p+n+16)^w)|(load(at, p+n+24)^w) == 0 {
+				n += 32
 			}
-			n := extend(at, p, end, 8)
+			for n < maxMatch && p+n+8 <= end && load(at, p+n) == w {
+				n += 8
+			}
 			bw.match(n, 8)
 			p += n
 			continue
@@ -303,12 +305,6 @@ var (
 	wordDistCodes [windowSize/8 + 1]code
 )
 
-// fullRun is a match of maxMatch bytes at distance 8, the code of long runs.
-var fullRun struct {
-	bits uint64
-	n    uint
-}
-
 func init() {
 	for c := range 256 {
 		litCodes[c] = fixedLitLen(c)
@@ -334,8 +330,6 @@ func init() {
 		v, n := distCode(8 * i)
 		wordDistCodes[i] = code{bits: uint32(v), n: uint8(n)}
 	}
-	l, d := wordLenCodes[maxMatch/8], wordDistCodes[1]
-	fullRun.bits, fullRun.n = uint64(l.bits)|uint64(d.bits)<<l.n, uint(l.n+d.n)
 }
 
 // fixedLitLen is the fixed Huffman code of literal/length symbol s
