@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -486,7 +487,7 @@ func clrsGenerate(args []string) error {
 	fs := newFlags("clrs generate")
 	split := fs.String("split", "all", "split to write: train, val, test or all")
 	algos := fs.String("algos", "all", "comma-separated algorithms, or all (the 30 of CLRS-30)")
-	out := fs.String("out", "", "output directory (files ALGO_SPLIT.npz and manifest.json)")
+	out := fs.String("out", "", "output directory (files ALGO_SPLIT.npz and manifest.json, put in place together once all are written; an interrupted or failed run leaves none)")
 	workers := fs.Int("workers", 0, "goroutines running the algorithms (0: all CPUs)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	compress := fs.Bool("compress", true, "deflate the arrays (zip method 8, read by numpy.load like numpy.savez_compressed's files: the train split is 14x smaller and written faster than stored); --compress=false stores them as numpy.savez does")
@@ -497,10 +498,18 @@ func clrsGenerate(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--out is required")
 	}
-	// The output directory is synced once, after the last file (below),
-	// not after each of them: a directory sync costs as much as a small
-	// file's, and --split all writes 90 files.
-	npzOpts := []clrs.NPZOption{clrs.SkipDirSync()}
+	// The files are committed together at the end (fsutil.Batch): one
+	// journal commit for all of them instead of two per file, which cost
+	// 5 % of the time here. Until then the paths keep what they held.
+	_, statErr := os.Stat(*out)
+	outExisted := statErr == nil
+	var batch fsutil.Batch
+	// SIGINT or SIGTERM stops the sampler and the writers after their
+	// current file; the batch is then aborted: nothing is left.
+	ctx := commandContext()
+	npzOpts := []clrs.NPZOption{clrs.SaveWith(func(path string, write func(io.Writer) error) error {
+		return batch.Write(path, fsutil.DataMode, write)
+	})}
 	if *compress {
 		npzOpts = append(npzOpts, clrs.Compressed())
 	}
@@ -563,6 +572,10 @@ func clrsGenerate(args []string) error {
 		defer close(sampling)
 		defer q.close()
 		for _, i := range order {
+			if ctx.Err() != nil {
+				jobErr = context.Cause(ctx) // interrupted: the batch is aborted below
+				return
+			}
 			f := files[i]
 			label := fmt.Sprintf("%s/%s", f.name, f.split)
 			base := sampled
@@ -590,7 +603,7 @@ func clrsGenerate(args []string) error {
 			defer wg.Done()
 			for {
 				i, sf, ok := q.pop()
-				if !ok {
+				if !ok || ctx.Err() != nil {
 					return
 				}
 				name := fmt.Sprintf("%s_%s.npz", files[i].name, files[i].split)
@@ -605,9 +618,16 @@ func clrsGenerate(args []string) error {
 		}()
 	}
 	wg.Wait()
-	<-sampling           // after a failed write, it stops at the end of its file
-	fsutil.SyncDir(*out) // the renames of the files written, durable whether or not the manifest follows
+	<-sampling // after a failed write, it stops at the end of its file
 	writeErr := errors.Join(errs...)
+	if jobErr != nil || writeErr != nil {
+		batch.Abort()
+		if !outExisted {
+			os.Remove(*out) // the directory this run made, if nothing else is in it
+		}
+	} else if err := batch.Commit(); err != nil {
+		writeErr = err
+	}
 	for _, f := range written {
 		if f != nil {
 			m.Files = append(m.Files, *f)

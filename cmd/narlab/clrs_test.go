@@ -179,6 +179,70 @@ func TestClrsGenerateWritesEveryFileInOrder(t *testing.T) {
 	}
 }
 
+// TestClrsGenerateInterruptLeavesNothing interrupts `clrs generate` once
+// it has written files into its batch: it exits 130 (after SIGINT) and
+// leaves neither a file nor a temporary file, nor the output directory it
+// made; over an existing directory, the files there are untouched.
+func TestClrsGenerateInterruptLeavesNothing(t *testing.T) {
+	bin := narlabCLI(t)
+	for _, existing := range []bool{false, true} {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "out")
+		keep := filepath.Join(out, "bfs_train.npz")
+		if existing {
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(keep, []byte("an older file"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(bin, "clrs", "generate", "--split", "all", "--compress=false", "--out", out, "--quiet")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the first temporary file: the batch holds written files.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			ents, _ := os.ReadDir(out)
+			if slices.ContainsFunc(ents, func(e os.DirEntry) bool { return strings.Contains(e.Name(), ".tmp-") }) {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("no file written within 60 s:\n%s", stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("existing=%v: exit %v after SIGINT, want status 130:\n%s", existing, err, stderr.String())
+		}
+		ents, err := os.ReadDir(out)
+		switch {
+		case !existing && err == nil:
+			names := []string{}
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("the interrupted run left its output directory, holding %v", names)
+		case existing:
+			if len(ents) != 1 {
+				t.Errorf("the interrupted run left %d entries in the existing directory, want only the older file", len(ents))
+			}
+			if b, _ := os.ReadFile(keep); string(b) != "an older file" {
+				t.Errorf("the older file now holds %d bytes, want it untouched", len(b))
+			}
+		}
+	}
+}
+
 func TestLargestFirst(t *testing.T) {
 	for _, tc := range []struct {
 		sizes []int64

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -46,59 +47,133 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	})
 }
 
-// WriteOption changes how Write makes its file durable.
-type WriteOption func(*writeConfig)
-
-type writeConfig struct{ skipDirSync bool }
-
-// SkipDirSync leaves the directory unsynced after the rename: the caller
-// writing many files into one directory syncs it once (SyncDir) after the
-// last, instead of once per file. Each file is still synced before it is
-// renamed, so none is ever seen half-written; until the directory is
-// synced, a crash may lose the renames.
-func SkipDirSync() WriteOption { return func(c *writeConfig) { c.skipDirSync = true } }
-
 // Write is WriteFile for content produced by a function: write streams
 // into the temporary file, and nothing appears at path unless it returns
 // nil. Use it for large outputs that should not be built in memory.
-func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ...WriteOption) (err error) {
-	var cfg writeConfig
-	for _, o := range opts {
-		o(&cfg)
+func Write(path string, perm os.FileMode, write func(w io.Writer) error) error {
+	tmp, err := writeTemp(path, perm, write)
+	if err != nil {
+		return err
 	}
+	if err := syncAndRename(tmp, path); err != nil {
+		return err
+	}
+	SyncDir(filepath.Dir(path))
+	return nil
+}
+
+// writeTemp writes a file's content to a new temporary file beside path
+// (parent directories created), gives it mode perm less the umask and
+// returns it open; on failure nothing is left behind.
+func writeTemp(path string, perm os.FileMode, write func(w io.Writer) error) (tmp *os.File, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
-		return fmt.Errorf("create directory for %s: %w", path, err)
+		return nil, fmt.Errorf("create directory for %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = write(tmp); err == nil {
+		err = tmp.Chmod(perm &^ umask)
 	}
-	if err = tmp.Chmod(perm &^ umask); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	return tmp, nil
+}
+
+// syncAndRename syncs and closes a temporary file and renames it over
+// path; on failure the temporary file is removed.
+func syncAndRename(tmp *os.File, path string) error {
+	err := tmp.Sync()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
+		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if !cfg.skipDirSync {
-		SyncDir(dir)
 	}
 	return nil
+}
+
+// Batch writes many files atomically together, for commands that write
+// dozens of files in a row: each file's sync before its rename, and its
+// directory's after it, is a journal commit that costs as much as writing
+// a small file, and the kernel runs it on the cores the command uses.
+// Write puts a file's content in a temporary file beside its path and
+// asks the kernel to start writing it to disk; Commit syncs all of them
+// at once, renames each into place and syncs each directory once. Until
+// Commit returns, every path keeps what it held (a crash leaves the
+// temporary files, named .NAME.tmp-*); Abort removes them. Each file is
+// held open until then. A Batch is safe for concurrent use.
+type Batch struct {
+	mu      sync.Mutex
+	pending []pendingFile
+}
+
+type pendingFile struct {
+	tmp  *os.File
+	path string
+}
+
+// Write writes path's content into the batch (see Write).
+func (b *Batch) Write(path string, perm os.FileMode, write func(w io.Writer) error) error {
+	tmp, err := writeTemp(path, perm, write)
+	if err != nil {
+		return err
+	}
+	startWriteback(tmp)
+	b.mu.Lock()
+	b.pending = append(b.pending, pendingFile{tmp, path})
+	b.mu.Unlock()
+	return nil
+}
+
+// Commit syncs every file written to the batch (concurrently, so that the
+// file system commits them together), renames each over its path and
+// syncs their directories. It returns the errors of the files that could
+// not be committed; those are removed, the others are in place.
+func (b *Batch) Commit() error {
+	b.mu.Lock()
+	pending := b.pending
+	b.pending = nil
+	b.mu.Unlock()
+	errs := make([]error, len(pending))
+	var wg sync.WaitGroup
+	for i, p := range pending {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = syncAndRename(p.tmp, p.path)
+		}()
+	}
+	wg.Wait()
+	dirs := map[string]bool{}
+	for _, p := range pending {
+		if d := filepath.Dir(p.path); !dirs[d] {
+			dirs[d] = true
+			SyncDir(d)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Abort removes the files written to the batch since the last Commit.
+func (b *Batch) Abort() {
+	b.mu.Lock()
+	pending := b.pending
+	b.pending = nil
+	b.mu.Unlock()
+	for _, p := range pending {
+		p.tmp.Close()
+		os.Remove(p.tmp.Name())
+	}
 }
 
 // SyncDir makes the entries created or renamed in dir durable; errors are

@@ -30,36 +30,90 @@ func TestWriteFileModesHonourUmask(t *testing.T) {
 }
 
 func TestWriteFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	if err := WriteFile(p, []byte("old"), DataMode); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := Write(p, DataMode, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != "old" {
+		t.Errorf("file = %q after a failed write, want the old content", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("directory holds %d entries after a failed write, want 1 (temporary file left behind)", len(ents))
+	}
+}
+
+// TestBatch writes files through a Batch and checks what a reader sees
+// before and after Commit or Abort: the old contents until Commit, then
+// the new ones with their modes, and no temporary file left; a failed
+// write and an aborted batch leave nothing.
+func TestBatch(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		opts []WriteOption
-	}{{"default", nil}, {"SkipDirSync", []WriteOption{SkipDirSync()}}} {
+		name   string
+		commit bool
+	}{{"commit", true}, {"abort", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			p := filepath.Join(dir, "out.txt")
-			if err := Write(p, DataMode, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }, tc.opts...); err != nil {
+			old := filepath.Join(dir, "a.txt")
+			if err := WriteFile(old, []byte("old"), DataMode); err != nil {
 				t.Fatal(err)
 			}
-			if b, _ := os.ReadFile(p); string(b) != "old" {
-				t.Fatalf("file = %q after a write, want %q", b, "old")
+			files := map[string]string{old: "new a", filepath.Join(dir, "b.txt"): "b", filepath.Join(dir, "sub", "c.txt"): "c"}
+			var b Batch
+			for p, content := range files {
+				if err := b.Write(p, DataMode, func(w io.Writer) error { _, err := io.WriteString(w, content); return err }); err != nil {
+					t.Fatal(err)
+				}
 			}
 			boom := errors.New("boom")
-			err := Write(p, DataMode, func(w io.Writer) error {
-				io.WriteString(w, "half")
-				return boom
-			}, tc.opts...)
-			if !errors.Is(err, boom) {
-				t.Fatalf("err = %v, want boom", err)
+			if err := b.Write(filepath.Join(dir, "d.txt"), DataMode, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); !errors.Is(err, boom) {
+				t.Fatalf("failed write: err = %v, want boom", err)
 			}
-			b, _ := os.ReadFile(p)
-			if string(b) != "old" {
-				t.Errorf("file = %q after a failed write, want the old content", b)
+			if got, _ := os.ReadFile(old); string(got) != "old" {
+				t.Errorf("before Commit, %s = %q, want the old content", old, got)
 			}
-			ents, _ := os.ReadDir(dir)
-			if len(ents) != 1 {
-				t.Errorf("directory holds %d entries after a failed write, want 1 (temporary file left behind)", len(ents))
+			if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
+				t.Errorf("before Commit, b.txt exists")
 			}
-			SyncDir(dir)
+			if tc.commit {
+				if err := b.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				b.Abort()
+			}
+			for p, content := range files {
+				got, err := os.ReadFile(p)
+				switch {
+				case tc.commit && string(got) != content:
+					t.Errorf("after Commit, %s = %q (%v), want %q", p, got, err, content)
+				case !tc.commit && p == old && string(got) != "old":
+					t.Errorf("after Abort, %s = %q, want the old content", p, got)
+				case !tc.commit && p != old && err == nil:
+					t.Errorf("after Abort, %s exists", p)
+				}
+				if st, err := os.Stat(p); tc.commit && err == nil && st.Mode().Perm() != DataMode&^Umask() {
+					t.Errorf("%s: mode %v, want %v", p, st.Mode().Perm(), DataMode&^Umask())
+				}
+			}
+			for _, d := range []string{dir, filepath.Join(dir, "sub")} {
+				ents, _ := os.ReadDir(d)
+				for _, e := range ents {
+					if strings.Contains(e.Name(), ".tmp-") {
+						t.Errorf("%s left behind in %s", e.Name(), d)
+					}
+				}
+			}
 		})
 	}
 }

@@ -22,7 +22,10 @@ import (
 // NPZOption configures how .npz archives are written.
 type NPZOption func(*npzConfig)
 
-type npzConfig struct{ compress, skipDirSync bool }
+type npzConfig struct {
+	compress bool
+	save     func(path string, write func(io.Writer) error) error
+}
 
 // Compressed deflates every array (zip method 8, which numpy.load reads
 // as it reads numpy.savez_compressed's files) with wordflate, an encoder
@@ -32,11 +35,13 @@ type npzConfig struct{ compress, skipDirSync bool }
 // are stored as numpy.savez stores them.
 func Compressed() NPZOption { return func(c *npzConfig) { c.compress = true } }
 
-// SkipDirSync makes the SaveNPZ functions leave the directory unsynced
-// after renaming the file into place (fsutil.SkipDirSync): a caller
-// saving many archives into one directory syncs it once after the last
-// (fsutil.SyncDir). Writers ignore it.
-func SkipDirSync() NPZOption { return func(c *npzConfig) { c.skipDirSync = true } }
+// SaveWith makes the SaveNPZ functions hand the archive to save (a path,
+// and a function writing the archive's bytes) instead of writing the file
+// atomically themselves: for a caller that commits many files together.
+// Writers ignore it.
+func SaveWith(save func(path string, write func(io.Writer) error) error) NPZOption {
+	return func(c *npzConfig) { c.save = save }
+}
 
 func npzConfigOf(opts []NPZOption) npzConfig {
 	var c npzConfig
@@ -431,17 +436,19 @@ func SaveTrajectoriesNPZ(path string, trajs []*Trajectory, opts ...NPZOption) er
 }
 
 func saveAtomic(path string, opts []NPZOption, write func(io.Writer) error) error {
-	var wopts []fsutil.WriteOption
-	if npzConfigOf(opts).skipDirSync {
-		wopts = append(wopts, fsutil.SkipDirSync())
+	save := npzConfigOf(opts).save
+	if save == nil {
+		save = func(path string, write func(io.Writer) error) error {
+			return fsutil.Write(path, fsutil.DataMode, write)
+		}
 	}
-	err := fsutil.Write(path, fsutil.DataMode, func(w io.Writer) error {
+	err := save(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if err := write(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
-	}, wopts...)
+	})
 	if err != nil {
 		return fmt.Errorf("clrs: %w", err)
 	}
