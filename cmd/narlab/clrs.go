@@ -620,27 +620,35 @@ func clrsGenerate(args []string) error {
 	wg.Wait()
 	<-sampling // after a failed write, it stops at the end of its file
 	writeErr := errors.Join(errs...)
-	if jobErr != nil || writeErr != nil {
+	if err := errors.Join(jobErr, writeErr); err != nil {
 		batch.Abort()
 		if !outExisted {
 			os.Remove(*out) // the directory this run made, if nothing else is in it
 		}
-	} else if err := batch.Commit(); err != nil {
-		writeErr = err
+		return err
 	}
 	for _, f := range written {
 		if f != nil {
 			m.Files = append(m.Files, *f)
 		}
 	}
-	if err := errors.Join(jobErr, writeErr); err != nil {
+	m.Seconds = time.Since(start).Seconds()
+	// The manifest is committed with the files: all appear together.
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = batch.Write(filepath.Join(*out, "manifest.json"), fsutil.DataMode, func(w io.Writer) error {
+			_, err := w.Write(append(data, '\n'))
+			return err
+		})
+	}
+	if err != nil {
+		batch.Abort()
+		return err
+	}
+	if err := batch.Commit(); err != nil {
 		return err
 	}
 	bar.Done()
-	m.Seconds = time.Since(start).Seconds()
-	if err := writeJSONAtomic(filepath.Join(*out, "manifest.json"), m); err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), *out, m.Seconds)
 	return nil
 }
@@ -660,15 +668,6 @@ type manifestFile struct {
 	Length     int    `json:"length"`
 	Seed       int64  `json:"seed"`
 	MaxSteps   int    `json:"max_steps"`
-}
-
-// writeJSONAtomic writes v as indented JSON through writeFileAtomic.
-func writeJSONAtomic(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append(data, '\n'))
 }
 
 // largestFirst orders n items by decreasing size (the first among
