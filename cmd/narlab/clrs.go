@@ -9,7 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/narlab/narlab/internal/fsutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nprand"
