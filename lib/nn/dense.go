@@ -4,12 +4,14 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
 // Dense is a linear layer over the last axis of x, x·W (+ b), with the
 // variables of layers.Dense (scope "dense", "weights" [in,out], "biases"
 // [out]) but no regularizers or activation: x is flattened to a matrix,
-// multiplied and reshaped back.
+// multiplied and reshaped back. Weights start as haiku's Linear weights
+// (weightInitializer), biases at zero.
 //
 // Under gomlx v0.26 this layer also carried its own gradient (two matrix
 // products) because gomlx differentiated a matrix product through an
@@ -35,9 +37,11 @@ func Dense(scope *model.Scope, x *Node, useBias bool, out int) *Node {
 // order on first use.
 func denseVariables(scope *model.Scope, g *Graph, weights shapes.Shape, useBias bool) (w, b *Node) {
 	scope = scope.At("dense")
-	w = scope.VariableWithShape("weights", weights).NodeValue(g)
+	w = scope.WithInitializer(weightInitializer(scope, scope.Scope()+"/weights")).
+		VariableWithShape("weights", weights).NodeValue(g)
 	if useBias {
-		b = scope.VariableWithShape("biases", shapes.Make(weights.DType, weights.Dimensions[1])).NodeValue(g)
+		b = scope.WithInitializer(initializer.Zero).
+			VariableWithShape("biases", shapes.Make(weights.DType, weights.Dimensions[1])).NodeValue(g)
 	}
 	return w, b
 }

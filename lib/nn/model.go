@@ -1,10 +1,8 @@
 package nn
 
 import (
-	"math"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/layers/norm"
@@ -51,177 +49,6 @@ const layerNormEpsilon = 1e-5
 var HintModes = []string{"encoded_decoded", "decoded_only", "none"}
 
 const bigNeg = -1e9
-
-// graphInputs are the nodes the model is built from, in exec order.
-type graphInputs struct {
-	inputs, hints, outputs []*Node
-	adj                    *Node // [B,N,N] processor adjacency (1 = edge i→j, identity included)
-	outStep                *Node // [S,B] one-hot of the step whose outputs count
-	hintValid              *Node // [T,B] 1 where step t < length
-}
-
-func splitInputs(spec modelSpec, in []*Node) graphInputs {
-	ni, nh, no := len(spec.inputs), len(spec.hints), len(spec.outputs)
-	return graphInputs{
-		inputs: in[:ni], hints: in[ni : ni+nh], outputs: in[ni+nh : ni+nh+no],
-		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2],
-	}
-}
-
-// encoderInput reshapes a probe's layout tensor (no time axis) into its
-// encoder's feature layout: node [B,N,F], edge [B,N,N,F], graph [B,F].
-func encoderInput(l probeLayout, x *Node) *Node {
-	if l.classes > 0 {
-		return x // categorical: the class axis is the feature axis
-	}
-	return InsertAxes(x, -1)
-}
-
-// forward unrolls the model over the hint steps and returns the output
-// logits (in their probes' layouts, read at each sample's last step) and
-// the summed hint loss (nil when hints are not decoded).
-func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs []*Node, hintLoss *Node) {
-	H := m.cfg.Hidden
-	B, N := gi.adj.Shape().Dimensions[0], gi.adj.Shape().Dimensions[1]
-	g := gi.adj.Graph()
-	S := gi.outStep.Shape().Dimensions[0]
-	encodeHints := m.cfg.HintMode == "encoded_decoded"
-	decodeHints := m.cfg.HintMode != "none"
-	// Teacher forcing: per step and sample, feed the ground-truth hint with
-	// probability TeacherForcing, drawn from the model's random state (so a
-	// checkpoint carries where the draws are).
-	var teacher *Node // [T,B]
-	if training && encodeHints && m.cfg.TeacherForcing > 0 {
-		u := scope.Store().RandomUniform(g, gi.hintValid.Shape())
-		teacher = ConvertDType(LessThan(u, ConstAs(u, m.cfg.TeacherForcing)), u.DType())
-	}
-
-	// Encoders of the inputs (constant over the steps). Edge encodings stay
-	// factored (edgeLatents): each is a linear map of a few raw fields.
-	nodeIn := Zeros(g, shapeF32(B, N, H))
-	edgeIn := noEdges(B, N, H)
-	graphIn := Zeros(g, shapeF32(B, H))
-	add := func(l probeLayout, x *Node, name string, nodeF *(*Node), edgeF *edgeLatents, graphF *(*Node)) {
-		if l.enc == clrs.Edge {
-			if kind(l.Type) == clrs.Pointer && l.Location == clrs.Edge {
-				// One-hot [B,i,j,k]: mean over i of enc1 plus mean over j of
-				// enc2, each a map of one feature, so the means of the
-				// one-hot rows are the fields.
-				w1, b1 := denseVariables(scope.At("%s", name).At("1"), g, shapeF32(1, H), true)
-				w2, b2 := denseVariables(scope.At("%s", name).At("2"), g, shapeF32(1, H), true)
-				*edgeF = edgeF.withField(InsertAxes(ReduceMean(x, 1), -1), w1, b1).
-					withField(InsertAxes(ReduceMean(x, 2), -1), w2, b2)
-				return
-			}
-			sc := scope.At("%s", name)
-			if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
-				// The reference's encoder_init xavier_on_scalars.
-				sc = sc.WithInitializer(truncatedNormal(scope.Store(), 1/math.Sqrt(float64(H))))
-			}
-			field := encoderInput(l, x)
-			w, b := denseVariables(sc, g, shapeF32(field.Shape().Dimensions[3], H), true)
-			*edgeF = edgeF.withField(field, w, b)
-			return
-		}
-		sc := scope.At("%s", name)
-		if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
-			sc = sc.WithInitializer(truncatedNormal(scope.Store(), 1/math.Sqrt(float64(H))))
-		}
-		e := Dense(sc, encoderInput(l, x), true, H)
-		if l.enc == clrs.Node {
-			*nodeF = Add(*nodeF, e)
-		} else {
-			*graphF = Add(*graphF, e)
-		}
-	}
-	for i, l := range m.spec.inputs {
-		add(l, gi.inputs[i], "enc_input_"+l.Name, &nodeIn, &edgeIn, &graphIn)
-	}
-
-	hidden := Zeros(g, shapeF32(B, N, H))
-	// Hint fed to step s: ground truth at s = 0.
-	fed := make([]*Node, len(m.spec.hints))
-	for i := range m.spec.hints {
-		fed[i] = stepOf(gi.hints[i], 0)
-	}
-	// What each step's output decoders would read; the outputs are decoded
-	// once, from each sample's last step (selected below).
-	var stepH, stepG, stepAdj []*Node
-	var stepE []edgeLatents
-	hintSums := make([]*Node, len(m.spec.hints))
-	hintCounts := make([]*Node, len(m.spec.hints))
-	for s := 0; s < S; s++ {
-		nodeF, edgeF, graphF := nodeIn, edgeIn, graphIn
-		if encodeHints {
-			for i, l := range m.spec.hints {
-				add(l, fed[i], "enc_hint_"+l.Name, &nodeF, &edgeF, &graphF)
-			}
-		}
-		adj := gi.adj
-		if encodeHints {
-			adj = hintAdjacency(adj, m.spec.hints, fed)
-		}
-		next, triEdges := m.process(scope.At("processor"), nodeF, edgeF, graphF, hidden, adj)
-		hT := Concatenate([]*Node{nodeF, hidden, next}, -1) // [B,N,3H]
-		eT := edgeF
-		if triEdges != nil {
-			eT = edgeF.withExtra(triEdges)
-		}
-		hidden = next
-		stepH, stepE, stepG, stepAdj = append(stepH, hT), append(stepE, eT), append(stepG, graphF), append(stepAdj, adj)
-
-		if decodeHints && s+1 < gi.hints[0].Shape().Dimensions[0] {
-			valid := stepOf(gi.hintValid, s+1) // [B]
-			for i, l := range m.spec.hints {
-				logits := m.decode(scope.At("dec_hint_%s", l.Name), l, hT, eT, graphF, adj, training)
-				truth := stepOf(gi.hints[i], s+1)
-				// The reference normalises each hint's loss once over all
-				// steps (losses.hint_loss): sums and counts accumulate.
-				sum, count := probeLoss(l, logits, truth, valid, true)
-				if hintSums[i] == nil {
-					hintSums[i], hintCounts[i] = sum, count
-				} else {
-					hintSums[i], hintCounts[i] = Add(hintSums[i], sum), Add(hintCounts[i], count)
-				}
-				if encodeHints {
-					hard := m.cfg.HintRepred == "hard" || (m.cfg.HintRepred == "hard_on_eval" && !training)
-					fedNext := repredict(l, logits, hard)
-					if teacher != nil {
-						tf := broadcastSample(stepOf(teacher, s+1), truth)
-						fedNext = Add(Mul(tf, truth), Mul(OneMinus(tf), fedNext))
-					}
-					fed[i] = fedNext
-				}
-			}
-		}
-	}
-	for i := range hintSums {
-		if hintSums[i] == nil {
-			continue
-		}
-		li := Div(hintSums[i], Max(hintCounts[i], OnesLike(hintCounts[i])))
-		if hintLoss == nil {
-			hintLoss = li
-		} else {
-			hintLoss = Add(hintLoss, li)
-		}
-	}
-	// Outputs at each sample's last step: the reference decodes the
-	// outputs at every step and keeps the last; decoding them once from the
-	// latents of each sample's last step (a one-hot selection, exact) is
-	// the same function at 1/S of the cost.
-	lastH, lastG, lastAdj := selectStep(stepH, gi.outStep), selectStep(stepG, gi.outStep), selectStep(stepAdj, gi.outStep)
-	lastE := selectEdges(stepE, gi.outStep)
-	for _, l := range m.spec.outputs {
-		acc := m.decode(scope.At("dec_output_%s", l.Name), l, lastH, lastE, lastG, lastAdj, training)
-		if !training && l.Type == clrs.PermutationPointer {
-			// Hard post-processing (evaluation): 50 Sinkhorn steps.
-			acc = logSinkhorn(acc, 50, 0.1, nil)
-		}
-		outs = append(outs, acc)
-	}
-	return outs, hintLoss
-}
 
 // hintAdjacency adds to the inputs' adjacency [B,N,N] the edges of the
 // hints fed at this step, as the reference does for encoded hints: node
@@ -547,28 +374,6 @@ func probeLoss(l probeLayout, logits, truth, w *Node, hint bool) (sum, count *No
 	default: // categorical hints: rows holding a positive
 		has := ReduceMax(positive, -1)
 		return ReduceAllSum(Mul(Mul(wr, has), ce)), ReduceAllSum(Mul(wr, has))
-	}
-}
-
-// truncatedNormal is haiku's default initialiser of Linear weights:
-// a normal of standard deviation stddev (1/√fan_in when 0) truncated to
-// two standard deviations (redrawn there, then clipped); biases (rank ≤
-// 1) start at zero.
-func truncatedNormal(store *model.Store, stddev float64) model.VariableInitializer {
-	return func(g *Graph, shape shapes.Shape) *Node {
-		if shape.Rank() <= 1 {
-			return Zeros(g, shape)
-		}
-		sd := stddev
-		if sd == 0 {
-			sd = 1 / math.Sqrt(float64(max(1, shape.Dimensions[0])))
-		}
-		x := store.RandomNormal(g, shape)
-		for i := 0; i < 4; i++ {
-			redraw := store.RandomNormal(g, shape)
-			x = Where(GreaterThan(Abs(x), ConstAs(x, 2)), redraw, x)
-		}
-		return MulScalar(ClipScalar(x, -2, 2), sd)
 	}
 }
 

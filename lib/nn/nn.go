@@ -50,6 +50,14 @@ type Config struct {
 	// reference's enforce_pred_as_input; clrs.PredAsInputAlgorithms).
 	PredAsInput bool  `json:"enforce_pred_as_input"`
 	Seed        int64 `json:"seed"` // initialisation, Gumbel noise and teacher-forcing draws
+	// StepLoop is how the algorithm's steps are run (one of
+	// StepLoopModes): "auto" (the default, also when empty) loops over
+	// one compiled step except for batches of at most UnrollMaxSteps
+	// steps, which are unrolled; "loop" and "unroll" force one way. Both
+	// compute the same function (up to floating-point rounding); the
+	// loop's compile time and memory do not grow with the trajectory's
+	// length.
+	StepLoop string `json:"step_loop,omitempty"`
 }
 
 // HintRepredModes are the hint re-prediction modes New accepts.
@@ -85,6 +93,9 @@ func (c Config) validate() error {
 	if c.GradClip < 0 || math.IsNaN(c.GradClip) {
 		return fmt.Errorf("nn: gradient clipping norm %v; want 0 (none) or a positive number", c.GradClip)
 	}
+	if c.StepLoop != "" && !slices.Contains(StepLoopModes, c.StepLoop) {
+		return fmt.Errorf("nn: unknown step-loop mode %q (want one of %v)", c.StepLoop, StepLoopModes)
+	}
 	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
 		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
 	}
@@ -118,8 +129,9 @@ type Model struct {
 	spec    modelSpec
 	backend compute.Backend
 	store   *model.Store
-	trainFn *model.Exec
+	trainFn *model.Exec // unrolled programs
 	predFn  *model.Exec
+	loop    *loopPrograms
 }
 
 // New builds a model for cfg.Algorithm on a backend (see [Backend]). The
@@ -144,19 +156,22 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.StepLoop == "" {
+		cfg.StepLoop = StepLoopAuto
+	}
 	m := &Model{cfg: cfg, spec: spec, backend: backend, store: model.NewStore()}
 	if err := m.store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
 	}
+	m.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		g := in[0].Graph()
-		scope = scope.WithInitializer(truncatedNormal(scope.Store(), 0))
 		scope.Store().SetTraining(g, true)
 		gi := splitInputs(m.spec, in)
 		outs, hintLoss := m.forward(scope, gi, true)
-		loss := m.outputLoss(outs, gi)
+		loss := m.outputLoss(outs, gi.outputs)
 		if hintLoss != nil {
 			loss = Add(loss, hintLoss)
 		}
@@ -171,13 +186,15 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
 	m.predFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
-		scope = scope.WithInitializer(truncatedNormal(scope.Store(), 0))
 		gi := splitInputs(m.spec, in)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
+	}
+	if m.loop, err = m.newLoopPrograms(opt.(gradientUpdater)); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -205,8 +222,9 @@ func (m *Model) Close() {
 	}
 	m.trainFn.Finalize()
 	m.predFn.Finalize()
+	m.loop.finalize()
 	m.store.Finalize()
-	m.trainFn, m.predFn, m.store = nil, nil, nil
+	m.trainFn, m.predFn, m.loop, m.store = nil, nil, nil, nil
 }
 
 // Step returns the number of training steps taken (restored from a
@@ -218,11 +236,14 @@ func (m *Model) Step() int64 {
 	return optimizer.GetGlobalStep(m.store)
 }
 
-func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
-	ones := OnesLike(Squeeze(Slice(gi.hintValid, AxisRange(0, 1)), 0)) // [B]
+// outputLoss is the sum of the output probes' losses, each averaged as
+// probeLoss says.
+func (m *Model) outputLoss(outs, truth []*Node) *Node {
+	B := truth[0].Shape().Dimensions[0]
+	ones := Ones(truth[0].Graph(), shapeF32(B))
 	var loss *Node
 	for i, l := range m.spec.outputs {
-		sum, count := probeLoss(l, outs[i], gi.outputs[i], ones, false)
+		sum, count := probeLoss(l, outs[i], truth[i], ones, false)
 		li := Div(sum, Max(count, OnesLike(count)))
 		if loss == nil {
 			loss = li
@@ -235,8 +256,95 @@ func (m *Model) outputLoss(outs []*Node, gi graphInputs) *Node {
 
 func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dims...) }
 
-// tensorsOf lays a feedback out as the model's input tensors.
-func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
+// batchTensors is a feedback laid out as the model's tensors: the inputs
+// and outputs [B,…] in their layouts, the processor adjacency [B,N,N],
+// and the hints [T,B,…], per-step validity [T,B] and one-hot of each
+// sample's last processor step [S,B] as flat data, from which the unrolled
+// programs take whole tensors and the step loop one step at a time.
+type batchTensors struct {
+	B, N, T, S      int
+	inputs, outputs []*tensors.Tensor
+	adj             *tensors.Tensor
+	hints           [][]float32 // [T,B,…] per hint
+	hintDims        [][]int     // per hint, without T
+	valid, outStep  []float32   // [T,B], [S,B]
+	stepCache       map[[2]int]*tensors.Tensor
+}
+
+// newHint is a new tensor of hint i at step t (zeros for t ≥ T: a step
+// with nothing to predict, weighted 0).
+func (bd *batchTensors) newHint(i, t int) *tensors.Tensor {
+	size := len(bd.hints[i]) / bd.T
+	if t >= bd.T {
+		return zeros(bd.hintDims[i]...)
+	}
+	return tensors.FromFlatDataAndDimensions(slices.Clone(bd.hints[i][t*size:(t+1)*size]), bd.hintDims[i]...)
+}
+
+// hintAt is hint i at step t, shared: it must not be donated.
+func (bd *batchTensors) hintAt(i, t int) *tensors.Tensor {
+	return bd.cached(i, t, func() *tensors.Tensor { return bd.newHint(i, t) })
+}
+
+// validAt is [B]: 1 where step t is within the sample's trajectory.
+func (bd *batchTensors) validAt(t int) *tensors.Tensor {
+	return bd.cached(-1, t, func() *tensors.Tensor {
+		if t >= bd.T {
+			return zeros(bd.B)
+		}
+		return tensors.FromFlatDataAndDimensions(slices.Clone(bd.valid[t*bd.B:(t+1)*bd.B]), bd.B)
+	})
+}
+
+// outStepAt is [B]: 1 for the samples whose last processor step is s.
+func (bd *batchTensors) outStepAt(s int) *tensors.Tensor {
+	return bd.cached(-2, s, func() *tensors.Tensor {
+		return tensors.FromFlatDataAndDimensions(slices.Clone(bd.outStep[s*bd.B:(s+1)*bd.B]), bd.B)
+	})
+}
+
+func (bd *batchTensors) cached(i, t int, make func() *tensors.Tensor) *tensors.Tensor {
+	if bd.stepCache == nil {
+		bd.stepCache = map[[2]int]*tensors.Tensor{}
+	}
+	k := [2]int{i, t}
+	if x, ok := bd.stepCache[k]; ok {
+		return x
+	}
+	x := make()
+	bd.stepCache[k] = x
+	return x
+}
+
+// release frees the batch's tensors.
+func (bd *batchTensors) release() {
+	free(bd.inputs...)
+	free(bd.outputs...)
+	free(bd.adj)
+	for _, x := range bd.stepCache {
+		free(x)
+	}
+}
+
+// unrolledArgs are the unrolled programs' inputs: inputs, hints [T,B,…],
+// outputs, adjacency, outStep [S,B], validity [T,B].
+func (bd *batchTensors) unrolledArgs() []any {
+	var out []any
+	for _, t := range bd.inputs {
+		out = append(out, t)
+	}
+	for i, h := range bd.hints {
+		out = append(out, tensors.FromFlatDataAndDimensions(h, append([]int{bd.T}, bd.hintDims[i]...)...))
+	}
+	for _, t := range bd.outputs {
+		out = append(out, t)
+	}
+	return append(out, bd.adj, tensors.FromFlatDataAndDimensions(bd.outStep, bd.S, bd.B),
+		tensors.FromFlatDataAndDimensions(bd.valid, bd.T, bd.B))
+}
+
+// batchOf lays a feedback out as the model's tensors.
+func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	if fb.Algorithm != m.cfg.Algorithm {
 		return nil, fmt.Errorf("nn: a %s batch given to a %s model", fb.Algorithm, m.cfg.Algorithm)
 	}
@@ -249,8 +357,8 @@ func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
 		return nil, err
 	}
 	B := fb.BatchSize()
-	var out []any
-	add := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
+	bd := &batchTensors{B: B, N: n}
+	check := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
 		if len(ls) != len(dps) {
 			return fmt.Errorf("nn: %s: the batch has %d %s probes, the model %d", fb.Algorithm, len(dps), what, len(ls))
 		}
@@ -258,23 +366,36 @@ func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
 			if dps[i].Name != l.Name {
 				return fmt.Errorf("nn: %s: %s probe %d is %s, the model expects %s", fb.Algorithm, what, i, dps[i].Name, l.Name)
 			}
-			data, shape := l.dense(dps[i], n)
-			out = append(out, tensors.FromFlatDataAndDimensions(data, shape...))
 		}
 		return nil
 	}
-	if err := add(m.spec.inputs, fb.Inputs, "input"); err != nil {
-		return nil, err
+	for _, sec := range []struct {
+		ls   []probeLayout
+		dps  []clrs.DataPoint
+		what string
+	}{{m.spec.inputs, fb.Inputs, "input"}, {m.spec.hints, fb.Hints, "hint"}, {m.spec.outputs, fb.Outputs, "output"}} {
+		if err := check(sec.ls, sec.dps, sec.what); err != nil {
+			return nil, err
+		}
 	}
-	if err := add(m.spec.hints, fb.Hints, "hint"); err != nil {
-		return nil, err
+	for i, l := range m.spec.inputs {
+		data, shape := l.dense(fb.Inputs[i], n)
+		bd.inputs = append(bd.inputs, tensors.FromFlatDataAndDimensions(data, shape...))
 	}
-	if err := add(m.spec.outputs, fb.Outputs, "output"); err != nil {
-		return nil, err
+	for i, l := range m.spec.outputs {
+		data, shape := l.dense(fb.Outputs[i], n)
+		bd.outputs = append(bd.outputs, tensors.FromFlatDataAndDimensions(data, shape...))
+	}
+	T := fb.MaxSteps()
+	for i, l := range m.spec.hints {
+		data, shape := l.dense(fb.Hints[i], n)
+		bd.hints = append(bd.hints, data)
+		bd.hintDims = append(bd.hintDims, shape[1:])
+		T = shape[0]
 	}
 	// Processor adjacency from the inputs, as the reference accumulates it:
 	// identity, edge masks in both directions ((M + Mᵀ) > 0) and node
-	// pointers in both directions. Hints add theirs per step (forward).
+	// pointers in both directions. Hints add theirs per step (step).
 	adj := make([]float32, B*n*n)
 	for b := 0; b < B; b++ {
 		for i := 0; i < n; i++ {
@@ -299,23 +420,19 @@ func (m *Model) tensorsOf(fb *clrs.Feedback) ([]any, error) {
 			}
 		}
 	}
-	out = append(out, tensors.FromFlatDataAndDimensions(adj, B, n, n))
-	T := fb.MaxSteps()
+	bd.adj = tensors.FromFlatDataAndDimensions(adj, B, n, n)
 	S := max(1, T-1)
-	outStep := make([]float32, S*B)
-	valid := make([]float32, T*B)
+	bd.T, bd.S = T, S
+	bd.outStep = make([]float32, S*B)
+	bd.valid = make([]float32, T*B)
 	for b, l := range fb.Lengths {
 		s := min(max(l-2, 0), S-1)
-		outStep[s*B+b] = 1
-		for t := 0; t < T; t++ {
-			if t < l {
-				valid[t*B+b] = 1
-			}
+		bd.outStep[s*B+b] = 1
+		for t := 0; t < min(l, T); t++ {
+			bd.valid[t*B+b] = 1
 		}
 	}
-	out = append(out, tensors.FromFlatDataAndDimensions(outStep, S, B),
-		tensors.FromFlatDataAndDimensions(valid, T, B))
-	return out, nil
+	return bd, nil
 }
 
 // TrainStep takes one optimizer step on a batch and returns its loss.
@@ -323,11 +440,15 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
 	}
-	in, err := m.tensorsOf(fb)
+	bd, err := m.batchOf(fb)
 	if err != nil {
 		return 0, err
 	}
-	res, err := m.trainFn.Call(in...)
+	defer bd.release()
+	if !m.unrolls(bd.S) {
+		return m.trainStepLoop(bd)
+	}
+	res, err := m.trainFn.Call(bd.unrolledArgs()...)
 	if err != nil {
 		return 0, fmt.Errorf("nn: train step: %w", err)
 	}
@@ -351,14 +472,21 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := m.tensorsOf(fb)
+	bd, err := m.batchOf(fb)
 	if err != nil {
 		return nil, err
 	}
-	res, err := m.predFn.Call(in...)
+	defer bd.release()
+	var res []*tensors.Tensor
+	if m.unrolls(bd.S) {
+		res, err = m.predFn.Call(bd.unrolledArgs()...)
+	} else {
+		res, err = m.predictLoop(bd)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("nn: predict: %w", err)
 	}
+	defer free(res...)
 	p := Predictions{}
 	for i, l := range m.spec.outputs {
 		var flat []float32

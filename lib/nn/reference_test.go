@@ -191,13 +191,9 @@ func TestTruncatedNormal(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := model.NewStore()
-	if err := store.SetRNGStateFromSeed(7); err != nil {
-		t.Fatal(err)
-	}
-	init := truncatedNormal(store, 0)
 	draw := func(dims ...int) []float64 {
 		exec, err := model.NewExec(be, store, func(_ *model.Scope, in []*Node) *Node {
-			return Add(init(in[0].Graph(), shapeF32(dims...)), in[0])
+			return Add(truncatedNormal(RNGStateFromSeedForGraph(in[0].Graph(), 7), shapeF32(dims...), 0), in[0])
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,243 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// flat32 copies a float32 tensor's values.
+func flat32(t *testing.T, x *tensors.Tensor) []float64 {
+	t.Helper()
+	var out []float64
+	if err := x.ConstFlatData(func(f any) {
+		for _, v := range f.([]float32) {
+			out = append(out, float64(v))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// unrolledGradients is the loss of a batch and its gradient with respect to
+// every trainable variable, computed by differentiating the unrolled
+// program (GoMLX's reverse mode over the whole graph): the reference the
+// step loop's reverse loop is checked against.
+func unrolledGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]float64) {
+	t.Helper()
+	bd, err := m.batchOf(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.release()
+	exec, err := model.NewExec(m.backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		g := in[0].Graph()
+		scope.Store().SetTraining(g, true)
+		gi := splitInputs(m.spec, in)
+		outs, hintLoss := m.forward(scope, gi, true)
+		loss := m.outputLoss(outs, gi.outputs)
+		if hintLoss != nil {
+			loss = Add(loss, hintLoss)
+		}
+		var wrt []*Node
+		for _, v := range trainableVariables(scope) {
+			wrt = append(wrt, v.NodeValue(g))
+		}
+		return append([]*Node{loss}, Gradient(loss, wrt...)...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Finalize()
+	res, err := exec.Call(bd.unrolledArgs()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := flat32(t, res[0])[0]
+	var grads [][]float64
+	for _, g := range res[1:] {
+		grads = append(grads, flat32(t, g))
+	}
+	return loss, grads
+}
+
+// loopGradients is the same from the step loop's forward and reverse loops.
+func loopGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]float64) {
+	t.Helper()
+	bd, err := m.batchOf(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.release()
+	loss, gs, err := m.lossAndGradientsLoop(bd, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grads [][]float64
+	for _, g := range gs {
+		grads = append(grads, flat32(t, g))
+	}
+	free(gs...)
+	return loss, grads
+}
+
+func l2(a []float64) float64 {
+	var n float64
+	for _, x := range a {
+		n += x * x
+	}
+	return math.Sqrt(n)
+}
+
+// relDiff is ‖a − b‖ / max(‖b‖, tiny).
+func relDiff(a, b []float64) float64 {
+	var d, n float64
+	for i := range a {
+		d += (a[i] - b[i]) * (a[i] - b[i])
+		n += b[i] * b[i]
+	}
+	return math.Sqrt(d) / math.Max(math.Sqrt(n), 1e-12)
+}
+
+// TestStepLoopSameFunction checks that the step loop computes the unrolled
+// model's function: the same predictions, the same loss and the same
+// gradient with respect to every variable (from the same initial
+// parameters, which depend only on the seed), over algorithms that cover
+// every probe type at every location (node, edge and graph scalars, masks,
+// mask_one, categoricals, node, edge and graph pointers, permutation
+// pointers with their Gumbel noise) and every processor family, in the
+// three hint modes and with teacher forcing, on both backends.
+func TestStepLoopSameFunction(t *testing.T) {
+	cases := []struct {
+		algo, processor, hintMode string
+		teacher                   float64
+		n                         int
+	}{
+		{"insertion_sort", "mpnn", "", 0, 5},                      // permutation pointer + mask_one, node pointer and mask hints
+		{"bfs", "pgn", "", 0.5, 6},                                // edge mask input, node mask/pointer, teacher forcing
+		{"dfs", "triplet_gmpnn", "", 0, 5},                        // categorical hints, gated update, triplets
+		{"floyd_warshall", "gatv2", "", 0, 4},                     // edge scalars and edge masks, GATv2
+		{"matrix_chain_order", "triplet_mpnn", "", 0, 4},          // edge pointers, edge masks
+		{"find_maximum_subarray_kadane", "gat", "", 0, 5},         // graph scalar and graph pointer probes, GAT
+		{"lcs_length", "pgn_mask", "decoded_only", 0, 8},          // edge categoricals, inf_bias
+		{"dag_shortest_paths", "deepsets", "", 0, 5},              // node scalar, Deep Sets
+		{"binary_search", "memnet", "none", 0, 5},                 // graph pointer output, memory network
+		{"minimum", "triplet_gpgn_mask", "encoded_decoded", 0, 5}, // mask_one output, gated triplets with masks
+	}
+	for name, be := range testBackends(t) {
+		for _, c := range cases {
+			if name != "go" && c.algo != "insertion_sort" && c.algo != "binary_search" {
+				continue // XLA compiles slowly: two cases keep that path checked
+			}
+			t.Run(fmt.Sprintf("%s/%s/%s", name, c.algo, c.processor), func(t *testing.T) {
+				testStepLoopSameFunction(t, be, c.algo, c.processor, c.hintMode, c.teacher, c.n)
+			})
+		}
+	}
+}
+
+func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor, hintMode string, teacher float64, n int) {
+	fb := fixedBatch(t, algo, n, 3)
+	mk := func(mode string) *Model {
+		cfg := DefaultConfig(algo, processor)
+		cfg.Hidden, cfg.TeacherForcing, cfg.StepLoop = 16, teacher, mode
+		if hintMode != "" {
+			cfg.HintMode = hintMode
+		}
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m
+	}
+	loop, unrolled := mk(StepLoopLoop), mk(StepLoopUnroll)
+	if T := fb.MaxSteps(); T < 3 {
+		t.Fatalf("the batch has %d hint steps; want several", T)
+	}
+
+	// Predictions.
+	pl, err := loop.Predict(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu, err := unrolled.Predict(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range pu {
+		if d := relDiff(pl[k], want); d > 1e-5 {
+			t.Errorf("prediction %s: relative difference %.2g between the loop and the unrolled model", k, d)
+		}
+	}
+
+	// Loss and gradients, from the same parameters and random state.
+	ll, gl := loopGradients(t, loop, fb)
+	lu, gu := unrolledGradients(t, unrolled, fb)
+	if math.Abs(ll-lu) > 1e-5*math.Max(1, math.Abs(lu)) {
+		t.Errorf("loss: loop %.7f, unrolled %.7f", ll, lu)
+	}
+	// The two models may have created their variables in another order
+	// (the first program built creates them): match them by path.
+	vars := trainableVariables(loop.store.RootScope())
+	unrolledIndex := map[string]int{}
+	for i, v := range trainableVariables(unrolled.store.RootScope()) {
+		unrolledIndex[v.Path()] = i
+	}
+	if len(gl) != len(gu) || len(gl) != len(vars) || len(unrolledIndex) != len(vars) {
+		t.Fatalf("%d loop gradients, %d unrolled, %d trainable variables", len(gl), len(gu), len(vars))
+	}
+	// A gradient that is zero in exact arithmetic (the bias of a logit
+	// that a softmax ignores) is rounding noise on each side: differences
+	// count relative to the gradient's size, or to the global norm for
+	// those.
+	var global float64
+	for _, g := range gu {
+		for _, x := range g {
+			global += x * x
+		}
+	}
+	global = math.Sqrt(global)
+	nonzero := 0
+	for i, v := range vars {
+		j, ok := unrolledIndex[v.Path()]
+		if !ok {
+			t.Fatalf("variable %s of the loop model is not in the unrolled one", v.Path())
+		}
+		if d := relDiff(gl[i], gu[j]); d > 1e-4 && d*l2(gu[j]) > 1e-6*global {
+			t.Errorf("gradient of %s: relative difference %.2g (norm %.3g, global norm %.3g)", v.Path(), d, l2(gu[j]), global)
+		}
+		for _, x := range gu[j] {
+			if x != 0 {
+				nonzero++
+				break
+			}
+		}
+	}
+	if nonzero < len(vars)/2 {
+		t.Errorf("only %d of %d gradients are nonzero: the comparison checks little", nonzero, len(vars))
+	}
+
+	// Training steps through each driver stay together (clipping, Adam,
+	// and the random draws of teacher forcing and Gumbel noise).
+	for step := 1; step <= 3; step++ {
+		a, err := loop.TrainStep(fb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := unrolled.TrainStep(fb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(a-b) > 1e-4*math.Max(1, math.Abs(b)) {
+			t.Errorf("training step %d: loss %.7f with the loop, %.7f unrolled", step, a, b)
+		}
+	}
+}
