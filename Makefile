@@ -42,7 +42,7 @@ FUZZTIME ?= 20000x
 FUZZ_TARGETS := \
 	./cmd/narlab:FuzzClrsRunInput ./cmd/narlab:FuzzKwargs \
 	./lib/graphtext:FuzzReadJSON ./lib/graphtext:FuzzReadPredictions \
-	./experiments/mlflow:FuzzSpoolRecord ./lib/nn:FuzzCheckpointConfig \
+	./tracking/mlflow:FuzzSpoolRecord ./lib/nn:FuzzCheckpointConfig \
 	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \
 	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
 	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
@@ -72,7 +72,7 @@ bench-train: setup
 ## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (README).
 bench-tracking: setup
 	scripts/setup-cluster.sh
-	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./experiments/sweep
+	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./sweep
 
 ## Learning parity: narlab and the JAX reference trained alike, val/test and
 ## the gap per row (table in data/parity/parity.md; settings from the

@@ -291,7 +291,7 @@ func (p *Progress) Update(done, total int, info string) {
 }
 
 // RunLink displays a link to an MLflow run's page. url is the address
-// MLflow's client builds (experiments.Run.URL, mlflow.Client.RunURL), so
+// MLflow's client builds (tracking.Run.URL, mlflow.Client.RunURL), so
 // notebooks, the CLI and logs all link to the same page; text defaults to
 // "MLflow run".
 func RunLink(url, text string) {

@@ -14,12 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
 	textexp "github.com/narlab/narlab/experiments/clrstext"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 func init() {
@@ -278,7 +278,7 @@ func readRowsFile(path string) ([]clrstext.Row, error) {
 // clrstextLogRun records a scoring run in MLflow (see textexp.Log for what
 // it logs).
 func clrstextLogRun(tf trackingFlags, label string, params map[string]string, r clrstext.Report, fig *plots.Figure) error {
-	return logOneRun("clrstext score", tf, params, textexp.RunOptions(label), func(_ context.Context, run *experiments.Run) error {
+	return logOneRun("clrstext score", tf, params, textexp.RunOptions(label), func(_ context.Context, run *tracking.Run) error {
 		return textexp.Log(run, r, fig)
 	})
 }

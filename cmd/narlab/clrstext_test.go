@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrstext"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 func clrstextCLI(t *testing.T, args ...string) (string, string, error) {
@@ -212,7 +212,7 @@ func TestClrstextScoreMLflow(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := experiments.Client(ctx, "")
+	c, err := tracking.Client(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/train"
+	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/lib/nn"
-	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 func init() {
@@ -41,11 +40,11 @@ func demo(args []string) error {
 	steps := fs.Int("steps", 200, "training steps of the MPNN (at least 1)")
 	noMLflow := fs.Bool("no-mlflow", false, "do not log to MLflow")
 	backend := fs.String("backend", "", backendUsage)
-	tracking := fs.String("tracking", "", trackingUsage)
+	trackingURI := fs.String("tracking", "", trackingUsage)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if err := checkTracking("demo", tracking, noMLflow); err != nil {
+	if err := checkTracking("demo", trackingURI, noMLflow); err != nil {
 		return err
 	}
 	if *steps < 1 {
@@ -63,7 +62,7 @@ func demo(args []string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	if !*noMLflow {
-		if _, err := experiments.TrackingTimeout(); err != nil {
+		if _, err := tracking.TrackingTimeout(); err != nil {
 			return err
 		}
 	}
@@ -73,7 +72,7 @@ func demo(args []string) error {
 	// A new run directory every time: a second `make run` trains again
 	// (a new MLflow run) instead of resuming the finished one.
 	runDir := filepath.Join(*out, "runs", time.Now().UTC().Format("20060102-150405"))
-	// train.Run locks the run directory while it trains.
+	// clrs30.Run locks the run directory while it trains.
 	ctx := commandContext()
 	start := time.Now()
 	data := filepath.Join(*out, "clrs30-val")
@@ -88,23 +87,13 @@ func demo(args []string) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	res, err := train.Run(ctx, train.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
+	res, err := clrs30.Run(ctx, clrs30.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
 		Batch: 32, Hidden: 128, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
-		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, TrackingURI: *tracking, Progress: os.Stderr})
+		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, TrackingURI: *trackingURI, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}
-	curve := plots.Curve{}
-	for _, p := range res.History {
-		curve.Steps = append(curve.Steps, float64(p.Step))
-		curve.Values = append(curve.Values, p.Score)
-	}
-	fig, err := plots.ValidationCurves([]plots.Panel{{Title: demoAlgo, Series: []plots.Series{{Label: "MPNN (narlab)", Runs: []plots.Curve{curve}}}}},
-		plots.DefaultCurveOptions())
-	if err != nil {
-		return err
-	}
-	png, err := fig.PNG()
+	png, err := clrs30.CurvePNG(demoAlgo, "MPNN (narlab)", res.History)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // The dsr commands: DSR-Bench data-structure reasoning tasks.
@@ -367,10 +367,10 @@ func dsrScore(args []string) error {
 // dsrLogRun records a scoring run in MLflow and prints its address on
 // standard error.
 func dsrLogRun(tf trackingFlags, label string, params map[string]string, tables dsr.Tables) error {
-	opts := []experiments.Option{experiments.RunName(experiments.RunNameFor("dsr score", label)),
-		experiments.Note(dsrbench.RunNote(label, params)), experiments.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
-		experiments.Source("narlab dsr score")}
-	return logOneRun("dsr score", tf, params, opts, func(_ context.Context, run *experiments.Run) error {
+	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("dsr score", label)),
+		tracking.Note(dsrbench.RunNote(label, params)), tracking.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
+		tracking.Source("narlab dsr score")}
+	return logOneRun("dsr score", tf, params, opts, func(_ context.Context, run *tracking.Run) error {
 		return dsrbench.Log(run, tables, label)
 	})
 }

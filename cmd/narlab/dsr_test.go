@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/dsrbench"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // dsrCLI runs the narlab binary with env added, returning stdout, stderr
@@ -219,7 +219,7 @@ func TestDSRScoreMLflow(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := experiments.Client(ctx, "")
+	c, err := tracking.Client(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

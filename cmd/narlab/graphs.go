@@ -12,10 +12,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/serialization"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/tracking"
 )
 
 func init() {
@@ -303,10 +303,10 @@ func graphsScore(args []string) error {
 	note := fmt.Sprintf("`narlab graphs score`: the answers of **%s** to %d graph-task prompts in %d serializations "+
 		"(Lost in Serialization; graphs: %s), scored per task and configuration. Results: `serialization_scores.json` "+
 		"and the figures under `figures/` in the artifacts.", *model, len(recs), len(rep.Configs), src)
-	eopts := []experiments.Option{experiments.RunName(experiments.RunNameFor("graphs score", *model)), experiments.Note(note),
-		experiments.Source("narlab graphs score"),
-		experiments.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
-	return logOneRun("graphs score", tf, params, eopts, func(ctx context.Context, run *experiments.Run) error {
+	eopts := []tracking.Option{tracking.RunName(tracking.RunNameFor("graphs score", *model)), tracking.Note(note),
+		tracking.Source("narlab graphs score"),
+		tracking.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
+	return logOneRun("graphs score", tf, params, eopts, func(ctx context.Context, run *tracking.Run) error {
 		return serialization.Log(ctx, run, rep)
 	})
 }

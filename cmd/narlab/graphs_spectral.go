@@ -15,11 +15,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/spectral"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/spectralgnn"
+	"github.com/narlab/narlab/tracking"
 )
 
 func init() {
@@ -178,7 +179,7 @@ func graphsSpectralEval(args []string) error {
 	preds := []spectral.Predictor{spectral.FitMean(train)}
 	var gnn *spectral.GNNPredictor
 	if !*noGNN {
-		cfg := spectral.GNNConfig{Steps: *steps, Hidden: *hidden, Layers: *layers, Seed: *seed}
+		cfg := spectralgnn.Config{Steps: *steps, Hidden: *hidden, Layers: *layers, Seed: *seed}
 		for _, g := range testGraphs {
 			cfg.MaxNodes = max(cfg.MaxNodes, g.N, 35)
 		}
@@ -186,7 +187,7 @@ func graphsSpectralEval(args []string) error {
 			params[k] = v
 		}
 		params["gnn.joint"] = strconv.FormatBool(*joint)
-		var models []*spectral.GNN
+		var models []*spectralgnn.Model
 		groups := [][]string{graphtext.SpectralTasks}
 		if !*joint {
 			groups = nil
@@ -197,7 +198,7 @@ func graphsSpectralEval(args []string) error {
 		bar := progress.New(os.Stderr, "training the GNN", len(groups))
 		bar.Every = 1 // a line per trained model: each takes a while
 		for i, tasks := range groups {
-			m, err := spectral.TrainGNN(nil, tasks, train.Graphs, train.Truth, cfg)
+			m, err := spectralgnn.Train(nil, tasks, train.Graphs, train.Truth, cfg)
 			if err != nil {
 				return fmt.Errorf("graphs spectral-eval: %w", err)
 			}
@@ -284,9 +285,9 @@ func graphsSpectralEval(args []string) error {
 		return nil
 	}
 	runName, runNote := spectralRunText(rep.Predictors, len(testGraphs), params)
-	eopts := []experiments.Option{experiments.RunName(runName), experiments.Note(runNote), experiments.Source("narlab graphs spectral-eval"),
-		experiments.Tags(map[string]string{"benchmark": "spectral-tasks", "predictors": strings.Join(rep.Predictors, ",")})}
-	return logOneRun("graphs spectral-eval", tf, params, eopts, func(_ context.Context, run *experiments.Run) error {
+	eopts := []tracking.Option{tracking.RunName(runName), tracking.Note(runNote), tracking.Source("narlab graphs spectral-eval"),
+		tracking.Tags(map[string]string{"benchmark": "spectral-tasks", "predictors": strings.Join(rep.Predictors, ",")})}
+	return logOneRun("graphs spectral-eval", tf, params, eopts, func(_ context.Context, run *tracking.Run) error {
 		err := spectral.LogReport(run, rep)
 		if len(spreads) > 0 && err == nil {
 			err = logOutputSpread(run, spreads)

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 func graphsCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
@@ -142,7 +142,7 @@ func TestGraphsScoreMLflow(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := experiments.Client(ctx, "")
+	c, err := tracking.Client(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

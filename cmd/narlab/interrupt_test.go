@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // TestInterruptsAndLocks runs `narlab train` against the embedded MLflow
@@ -82,7 +82,7 @@ func TestInterruptsAndLocks(t *testing.T) {
 			t.Fatalf("the first train exited early (%v):\n%s", err, firstErr.String())
 		case <-time.After(500 * time.Millisecond):
 		}
-		lock, _ := os.ReadFile(filepath.Join(dir, experiments.RunDirLockFile))
+		lock, _ := os.ReadFile(filepath.Join(dir, tracking.RunDirLockFile))
 		if !strings.Contains(string(lock), "pid "+strconv.Itoa(first.Process.Pid)) {
 			continue
 		}
@@ -123,7 +123,7 @@ func TestInterruptsAndLocks(t *testing.T) {
 		t.Errorf("the interrupted run is %s on the server, want KILLED; stderr:\n%s", run.Info.Status, firstErr.String())
 	}
 	// The directory is free again.
-	if l, err := experiments.LockRunDir(dir); err != nil {
+	if l, err := tracking.LockRunDir(dir); err != nil {
 		t.Errorf("after the first train ended: %v", err)
 	} else {
 		l.Release()

@@ -9,12 +9,12 @@ import (
 	"os"
 	"sync/atomic"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // interrupted is cancelled by the first SIGINT or SIGTERM (see
-// experiments.InterruptContext). Commands that stop their work on it and
+// tracking.InterruptContext). Commands that stop their work on it and
 // end their MLflow run themselves (train, demo, mlflow example, clrstext
 // generate) call commandContext; for every other command the signal ends
 // the process's live runs as KILLED at once and exits.
@@ -35,13 +35,13 @@ func commandContext() context.Context {
 }
 
 func main() {
-	interrupted, stopInterrupt = experiments.InterruptContext(context.Background())
+	interrupted, stopInterrupt = tracking.InterruptContext(context.Background())
 	go func() {
 		<-interrupted.Done()
 		if context.Cause(interrupted) == context.Canceled || ctxWatched.Load() {
 			return
 		}
-		err := experiments.EndLiveRuns(mlflow.StatusKilled, experiments.InterruptEndTimeout)
+		err := tracking.EndLiveRuns(mlflow.StatusKilled, tracking.InterruptEndTimeout)
 		fmt.Fprintln(os.Stderr, "narlab: interrupted:", context.Cause(interrupted))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "narlab:", err)
@@ -52,7 +52,7 @@ func main() {
 	stopInterrupt()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "narlab:", err)
-		if errors.Is(context.Cause(interrupted), experiments.ErrInterrupted) {
+		if errors.Is(context.Cause(interrupted), tracking.ErrInterrupted) {
 			os.Exit(130) // stopped by SIGINT or SIGTERM, after cleaning up
 		}
 		os.Exit(1)

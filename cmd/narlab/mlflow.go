@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 func init() {
@@ -77,9 +77,9 @@ func mlflowSync(args []string) error {
 	var results []mlflow.SyncResult
 	var err error
 	if *dir != "" {
-		results, err = experiments.SyncSpools(ctx, *dir)
+		results, err = tracking.SyncSpools(ctx, *dir)
 	} else {
-		results, err = experiments.SyncPending(ctx)
+		results, err = tracking.SyncPending(ctx)
 	}
 	if err != nil && len(results) == 0 {
 		return err
@@ -129,7 +129,7 @@ func mlflowRuns(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := experiments.Client(ctx, "")
+	c, err := tracking.Client(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -186,9 +186,9 @@ func mlflowExample(args []string) error {
 	ctx := commandContext()
 	params := map[string]string{"algorithm": "insertion_sort", "processor": "mpnn", "hidden": "128",
 		"steps": fmt.Sprint(*steps), "seed": fmt.Sprint(*seed), "synthetic": "true"}
-	run, err := experiments.Start(ctx, *exp, params, experiments.RunName(fmt.Sprintf("example-mpnn-seed%d", *seed)),
-		experiments.Note("A **synthetic** example run logged by `narlab mlflow example`: no model was trained."),
-		experiments.Tags(map[string]string{"clrs.algorithm": "insertion_sort"}))
+	run, err := tracking.Start(ctx, *exp, params, tracking.RunName(fmt.Sprintf("example-mpnn-seed%d", *seed)),
+		tracking.Note("A **synthetic** example run logged by `narlab mlflow example`: no model was trained."),
+		tracking.Tags(map[string]string{"clrs.algorithm": "insertion_sort"}))
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func mlflowExample(args []string) error {
 }
 
 // logExample logs the example run's series, plot and table.
-func logExample(ctx context.Context, run *experiments.Run, steps int, seed uint64) error {
+func logExample(ctx context.Context, run *tracking.Run, steps int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 0x6e61726c6162))
 	var curve plots.Curve
 	for s := 0; s < steps; s++ {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // narlab mlflow serve: a tracking server for a team (docs/sweep.md).

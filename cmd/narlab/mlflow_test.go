@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // TestMLflowCommands drives `narlab mlflow ui|stop|sync|runs` against the
@@ -54,8 +54,8 @@ func TestMLflowCommands(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	run, err := experiments.Start(ctx, "narlab-test/cli", map[string]string{"n": "2000"}, experiments.RunName("outage"),
-		experiments.Logf(t.Logf))
+	run, err := tracking.Start(ctx, "narlab-test/cli", map[string]string{"n": "2000"}, tracking.RunName("outage"),
+		tracking.Logf(t.Logf))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestMLflowCommands(t *testing.T) {
 	if again := narlab("mlflow", "sync"); !strings.Contains(again, "0 spools, 0 requests sent, 0 pending") {
 		t.Errorf("a second sync found work:\n%s", again)
 	}
-	c, err := experiments.Client(ctx, "")
+	c, err := tracking.Client(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/tracking"
 )
 
 // logOutputSpread records the GNN's output spread under relabelings as a
 // table (spectral/output_spread.json: task, spread) and one summary
 // metric, test/gnn/output_spread_max.
-func logOutputSpread(run *experiments.Run, spreads map[string]float64) error {
+func logOutputSpread(run *tracking.Run, spreads map[string]float64) error {
 	tasks := make([]string, 0, len(spreads))
 	for t := range spreads {
 		tasks = append(tasks, t)
@@ -32,7 +32,7 @@ func logOutputSpread(run *experiments.Run, spreads map[string]float64) error {
 // spectralRunText is the run name and Markdown description of a
 // spectral-eval run.
 func spectralRunText(predictors []string, testGraphs int, params map[string]string) (name, note string) {
-	name = experiments.RunNameFor("spectral-eval", strings.Join(predictors, "+"), fmt.Sprintf("%d graphs", testGraphs))
+	name = tracking.RunNameFor("spectral-eval", strings.Join(predictors, "+"), fmt.Sprintf("%d graphs", testGraphs))
 	var b strings.Builder
 	fmt.Fprintf(&b, "`narlab graphs spectral-eval`: the twelve spectral tasks of \"Lost in Serialization\" (Table 10) "+
 		"on %d test graphs, predictors %s.\n\n", testGraphs, strings.Join(predictors, ", "))

@@ -11,15 +11,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/sweep"
-	"github.com/narlab/narlab/experiments/train"
+	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/sweep"
+	"github.com/narlab/narlab/tracking"
 )
 
 // The sweep commands: grids of trainings on SLURM or on this machine
-// (experiments/sweep; docs/sweep.md).
+// (package sweep; docs/sweep.md).
 
 func init() {
 	register(command{group: "sweep", name: "run", summary: "run a grid of trainings as a SLURM job array or as local processes (again: resume it)", run: sweepRun})
@@ -59,7 +59,7 @@ func sweepRun(args []string) error {
 	name := fs.String("name", "", "the sweep's name (default: the directory's name)")
 	experiment := fs.String("experiment", "", "MLflow experiment (default clrs-sweeps)")
 	executor := fs.String("executor", "", "slurm or local (default slurm)")
-	tracking := fs.String("tracking", "", "MLflow server every cell logs to (default: the sweep's, else $MLFLOW_TRACKING_URI)")
+	trackingURI := fs.String("tracking", "", "MLflow server every cell logs to (default: the sweep's, else $MLFLOW_TRACKING_URI)")
 	partition := fs.String("partition", "", "slurm: partition")
 	timeLimit := fs.String("time", "", "slurm: time limit per cell, e.g. 02:00:00")
 	mem := fs.String("mem", "", "slurm: memory per cell, e.g. 16G")
@@ -79,8 +79,8 @@ func sweepRun(args []string) error {
 	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("sweep run: --dir %s: is a file; expected the sweep's directory", *dir)
 	}
-	if *tracking != "" {
-		if err := experiments.CheckTrackingURI(*tracking); err != nil {
+	if *trackingURI != "" {
+		if err := tracking.CheckTrackingURI(*trackingURI); err != nil {
 			return fmt.Errorf("sweep run: %w", err)
 		}
 	}
@@ -202,7 +202,7 @@ func sweepRun(args []string) error {
 		override(&s)
 		spec = &s
 	}
-	opts := sweep.Options{Tracking: *tracking, Narlab: narlab, Root: root, Check: checkTrainArgs}
+	opts := sweep.Options{Tracking: *trackingURI, Narlab: narlab, Root: root, Check: checkTrainArgs}
 	if *dryRun {
 		// Print the whole array's script; nothing is written or created.
 		sw, err := sweep.Plan(*dir, spec, opts)
@@ -256,7 +256,7 @@ func sweepRun(args []string) error {
 // checkTrainArgs parses a cell's flags with narlab train's own parser, so
 // a bad flag or value fails before anything is submitted.
 func checkTrainArgs(args []string) error {
-	var c train.Config
+	var c clrs30.Config
 	fs, finish := trainFlags(&c)
 	var msg strings.Builder
 	fs.SetOutput(&msg)

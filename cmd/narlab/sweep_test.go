@@ -9,7 +9,7 @@ import (
 
 // Bad sweeps and server settings fail with a clear error before anything
 // is written, submitted or started. (The sweeps themselves run in
-// experiments/sweep's tests, against a real SLURM cluster and MLflow on
+// package sweep's tests, against a real SLURM cluster and MLflow on
 // PostgreSQL.)
 func TestSweepAndServeRejectBadInput(t *testing.T) {
 	t.Setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:9") // never reached: every case fails before

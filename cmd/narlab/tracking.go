@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/tracking"
 )
 
 // trackingUsage is the help of --tracking on every command that logs a run.
@@ -15,22 +15,22 @@ const trackingUsage = "MLflow server address; none: do not log (default: MLFLOW_
 
 // checkTracking reconciles the two spellings of "do not log",
 // --tracking none and --no-mlflow (afterwards *noMLflow says whether the
-// run is logged and *tracking is empty or a server address; both flags at
+// run is logged and *uri is empty or a server address; both flags at
 // once, with a server, contradict each other), then checks the server's
-// address (experiments.CheckTrackingURI). Commands call it right after
+// address (tracking.CheckTrackingURI). Commands call it right after
 // parsing, before any work.
-func checkTracking(cmd string, tracking *string, noMLflow *bool) error {
-	if *tracking == "none" {
-		*tracking, *noMLflow = "", true
+func checkTracking(cmd string, uri *string, noMLflow *bool) error {
+	if *uri == "none" {
+		*uri, *noMLflow = "", true
 		return nil
 	}
 	if *noMLflow {
-		if *tracking != "" {
-			return fmt.Errorf("%s: --no-mlflow and --tracking %s contradict each other; give one", cmd, *tracking)
+		if *uri != "" {
+			return fmt.Errorf("%s: --no-mlflow and --tracking %s contradict each other; give one", cmd, *uri)
 		}
 		return nil
 	}
-	if err := experiments.CheckTrackingURI(*tracking); err != nil {
+	if err := tracking.CheckTrackingURI(*uri); err != nil {
 		return fmt.Errorf("%s: %w (or run offline with --no-mlflow)", cmd, err)
 	}
 	return nil
@@ -65,14 +65,14 @@ func (t trackingFlags) off() bool { return *t.noMLflow }
 // logs it with log, ends it and prints its address on standard error. Its
 // errors say what to do: score offline when the server cannot be reached,
 // `narlab mlflow sync` when it did not take the whole run.
-func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []experiments.Option,
-	log func(ctx context.Context, run *experiments.Run) error) error {
+func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []tracking.Option,
+	log func(ctx context.Context, run *tracking.Run) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if *t.tracking != "" {
-		opts = append(opts, experiments.TrackingURI(*t.tracking))
+		opts = append(opts, tracking.TrackingURI(*t.tracking))
 	}
-	run, err := experiments.Start(ctx, *t.experiment, params, opts...)
+	run, err := tracking.Start(ctx, *t.experiment, params, opts...)
 	if err != nil {
 		return fmt.Errorf("%s: %w (run offline with --no-mlflow)", cmd, err)
 	}

@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
-	"github.com/narlab/narlab/experiments/mlflow"
-	"github.com/narlab/narlab/experiments/train"
+	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // The train and eval commands: CLRS baselines (lib/nn) trained and scored.
@@ -27,7 +27,7 @@ func init() {
 }
 
 func trainCmd(args []string) error {
-	var c train.Config
+	var c clrs30.Config
 	fs, finish := trainFlags(&c)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -41,12 +41,12 @@ func trainCmd(args []string) error {
 	}
 	c.Progress = os.Stderr
 	if !c.NoMLflow {
-		if _, err := experiments.TrackingTimeout(); err != nil {
+		if _, err := tracking.TrackingTimeout(); err != nil {
 			return err
 		}
 	}
 	ctx := commandContext()
-	res, err := train.Run(ctx, c)
+	res, err := clrs30.Run(ctx, c)
 	if err != nil && (res == nil || res.Test == nil) {
 		return err
 	}
@@ -66,7 +66,7 @@ func trainCmd(args []string) error {
 // (nn.CheckBackend: pluginHere when the run is on this machine), and
 // finish (the flags without a Config field of their own, the tracking
 // server). `narlab sweep run` checks every cell with it too.
-func checkTrainConfig(c *train.Config, finish func() error, pluginHere bool) error {
+func checkTrainConfig(c *clrs30.Config, finish func() error, pluginHere bool) error {
 	if _, ok := clrs.Specs[c.Algo]; !ok {
 		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
 	}
@@ -90,7 +90,7 @@ func checkTrainConfig(c *train.Config, finish func() error, pluginHere bool) err
 	if err := checkMemory("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
 		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
 	}
-	if c.TrainLength > 0 { // train.Run holds 1000 fixed samples of this length
+	if c.TrainLength > 0 { // clrs30.Run holds 1000 fixed samples of this length
 		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
 			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
 		}
@@ -112,7 +112,7 @@ func checkTrainConfig(c *train.Config, finish func() error, pluginHere bool) err
 // flags that have no Config field of their own (train lengths, the data
 // transforms, no clipping) into c. `narlab sweep` parses a cell's flags
 // with them before it submits anything.
-func trainFlags(c *train.Config) (fs *flag.FlagSet, finish func() error) {
+func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs = newFlags("train")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
 	fs.StringVar(&c.Processor, "processor", "triplet_gmpnn", "processor (the reference's names): "+strings.Join(nn.Processors, ", "))
@@ -169,7 +169,7 @@ func trainFlags(c *train.Config) (fs *flag.FlagSet, finish func() error) {
 			c.GradClip = -1 // no clipping
 		}
 		if c.TeacherForcing == 0 {
-			c.TeacherForcing = -1 // train.Config reads a negative value as 0
+			c.TeacherForcing = -1 // clrs30.Config reads a negative value as 0
 		}
 		return nil
 	}
@@ -231,7 +231,7 @@ func evalCmd(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("eval: --checkpoint is required")
 	}
-	sc, err := train.Evaluate(*ckpt, *split, *backend, *limit)
+	sc, err := clrs30.Evaluate(*ckpt, *split, *backend, *limit)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@
 //	rep, _ := clrstext.Score(items)          // lib/clrstext
 //	fig, _ := textexp.Figure("my-model", rep) // this package
 //	kernel.Show(fig)
-//	run, _ := experiments.Start(ctx, "clrs-text", params, textexp.RunOptions("my-model")...)
+//	run, _ := tracking.Start(ctx, "clrs-text", params, textexp.RunOptions("my-model")...)
 //	err := run.EndWith(ctx, textexp.Log(run, rep, fig))
 package clrstext
 
@@ -20,10 +20,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // Artifact paths written by [Log].
@@ -126,13 +126,13 @@ func Figure(label string, r clrstext.Report) (*plots.Figure, error) {
 
 // RunOptions are the run name, tags and source of a scoring run of the
 // model label.
-func RunOptions(label string) []experiments.Option {
+func RunOptions(label string) []tracking.Option {
 	note := fmt.Sprintf("`narlab clrstext score`: the answers of **%s** to CLRS-Text questions, scored against the "+
 		"references. Results: the per-algorithm scores table and figure in the artifacts; summary metrics on the "+
 		"Model metrics tab.", label)
-	return []experiments.Option{experiments.RunName(experiments.RunNameFor("clrstext score", label)), experiments.Note(note),
-		experiments.Tags(map[string]string{"model": label, "benchmark": "CLRS-Text"}),
-		experiments.Source("narlab clrstext score")}
+	return []tracking.Option{tracking.RunName(tracking.RunNameFor("clrstext score", label)), tracking.Note(note),
+		tracking.Tags(map[string]string{"model": label, "benchmark": "CLRS-Text"}),
+		tracking.Source("narlab clrstext score")}
 }
 
 // Params are a scoring run's parameters: the dataset and predictions
@@ -154,7 +154,7 @@ func Params(data, predictions, label string, rows, preds, unanswered int) map[st
 //
 // then the score table (ScoresTable) and, when fig is not nil, its PNG
 // (FigureArtifact). It stops at the first error.
-func Log(l experiments.Logger, r clrstext.Report, fig *plots.Figure) error {
+func Log(l tracking.Logger, r clrstext.Report, fig *plots.Figure) error {
 	metric := func(key string, step int64, v float64) func() error {
 		return func() error { return l.LogMetric(key, step, v) }
 	}

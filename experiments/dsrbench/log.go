@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/tracking"
 )
 
-// Logger is what [Log] records through (experiments.Logger; *experiments.Run
+// Logger is what [Log] records through (tracking.Logger; *tracking.Run
 // implements it).
-type Logger = experiments.Logger
+type Logger = tracking.Logger
 
 // Metric is one named score.
 type Metric struct {

@@ -10,11 +10,11 @@ import (
 
 	textexp "github.com/narlab/narlab/experiments/clrstext"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // CLRSTextOptions choose the CLRS-Text prompts: Count samples of a fresh
@@ -160,7 +160,7 @@ func (s *clrstextSuite) score(items []item, answers []answer, label string) (*sc
 	}
 	return &scored{records: recs, scoreName: "accuracy", report: &rep,
 		figures: map[string]*plots.Figure{"accuracy_vs_length.png": fig},
-		log: func(ctx context.Context, run *experiments.Run) error {
+		log: func(ctx context.Context, run *tracking.Run) error {
 			return textexp.Log(run, rep, fig)
 		}}, nil
 }

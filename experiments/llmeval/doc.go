@@ -19,7 +19,7 @@
 // request), asks them through an [llm.Client] (bounded concurrency, retries,
 // the response cache: a rerun, or a run resumed after an interruption, only
 // sends prompts that were never answered), scores the answers, and logs one
-// MLflow run through [experiments.Start]: the parameters, the suite's own
+// MLflow run through [tracking.Start]: the parameters, the suite's own
 // metrics, tables and figures, the harness's counts (prompts, cached and
 // failed requests, tokens, latency) under llm/…, and responses.jsonl, one
 // [Record] per prompt with the prompt, the raw answer, the parsed answer and

@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // DSROptions choose the DSR-Bench prompts: Count generated instances of
@@ -203,7 +203,7 @@ func (s *dsrSuite) score(items []item, answers []answer, label string) (*scored,
 		}
 	}
 	return &scored{records: recs, scoreName: "binary", report: &tables, figures: figs,
-		log: func(ctx context.Context, run *experiments.Run) error {
+		log: func(ctx context.Context, run *tracking.Run) error {
 			return dsrbench.Log(run, tables, label)
 		}}, nil
 }

@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // Suite names.
@@ -153,7 +153,7 @@ type scored struct {
 	report    any
 	figures   map[string]*plots.Figure
 	// log records the suite's own metrics, tables and figures.
-	log func(ctx context.Context, run *experiments.Run) error
+	log func(ctx context.Context, run *tracking.Run) error
 }
 
 type suite interface {
@@ -319,19 +319,19 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 	if logf == nil {
 		logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	}
-	var run *experiments.Run
+	var run *tracking.Run
 	if cfg.Tracking != "none" {
-		opts := []experiments.Option{
-			experiments.RunName(fmt.Sprintf("%s-%s", cfg.Suite, cfg.Label)),
-			experiments.Source("narlab llm run"),
-			experiments.Tags(map[string]string{"benchmark": cfg.Suite, "model": cfg.Label, "llm.endpoint": cfg.Client.BaseURL()}),
-			experiments.Logf(logf),
+		opts := []tracking.Option{
+			tracking.RunName(fmt.Sprintf("%s-%s", cfg.Suite, cfg.Label)),
+			tracking.Source("narlab llm run"),
+			tracking.Tags(map[string]string{"benchmark": cfg.Suite, "model": cfg.Label, "llm.endpoint": cfg.Client.BaseURL()}),
+			tracking.Logf(logf),
 		}
 		if cfg.Tracking != "" {
-			opts = append(opts, experiments.TrackingURI(cfg.Tracking))
+			opts = append(opts, tracking.TrackingURI(cfg.Tracking))
 		}
 		var err error
-		if run, err = experiments.Start(ctx, cfg.Experiment, p.runParams(), opts...); err != nil {
+		if run, err = tracking.Start(ctx, cfg.Experiment, p.runParams(), opts...); err != nil {
 			return nil, fmt.Errorf("llmeval: %w (evaluate without MLflow with --tracking none)", err)
 		}
 	}
@@ -379,7 +379,7 @@ func (p *Prepared) runParams() map[string]string {
 const rejectAll = 5
 
 // ask sends the prompts, scores and logs.
-func (p *Prepared) ask(ctx context.Context, run *experiments.Run) (*Result, error) {
+func (p *Prepared) ask(ctx context.Context, run *tracking.Run) (*Result, error) {
 	cfg := p.cfg
 	n := len(p.items)
 	answers := make([]answer, n)
@@ -533,7 +533,7 @@ func latencies(recs []Record) (mean, p50, p95 float64) {
 	return s / float64(len(xs)), plots.Percentile(xs, 50), plots.Percentile(xs, 95)
 }
 
-func (p *Prepared) log(ctx context.Context, run *experiments.Run, res *Result, sc *scored) error {
+func (p *Prepared) log(ctx context.Context, run *tracking.Run, res *Result, sc *scored) error {
 	var errs []error
 	lm := func(key string, v float64) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

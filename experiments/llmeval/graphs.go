@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/serialization"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // GraphsOptions choose the graph-serialization prompts, as `narlab graphs
@@ -167,7 +167,7 @@ func (s *graphsSuite) score(items []item, answers []answer, label string) (*scor
 		figs["relabel_spread.png"], figs["relabel_accuracy.png"] = f1, f2
 	}
 	return &scored{records: recs, scoreName: "accuracy", report: rep, figures: figs,
-		log: func(ctx context.Context, run *experiments.Run) error {
+		log: func(ctx context.Context, run *tracking.Run) error {
 			if err := serialization.Log(ctx, run, rep); err != nil {
 				return err
 			}

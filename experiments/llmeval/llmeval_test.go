@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/experiments/llmeval"
-	"github.com/narlab/narlab/experiments/mlflow"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/lib/llm/llmtest"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // Every test asks the real llama.cpp server (Gemma 3 270M), mostly through

@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/experiments/spectral"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // SpectralOptions choose the spectral-task prompts: Count synthetic graphs
@@ -192,7 +192,7 @@ func (s *spectralSuite) score(items []item, answers []answer, label string) (*sc
 		figs["densities.png"] = f
 	}
 	return &scored{records: recs, scoreName: "smape", report: rep, figures: figs,
-		log: func(ctx context.Context, run *experiments.Run) error {
+		log: func(ctx context.Context, run *tracking.Run) error {
 			return spectral.LogReport(run, rep)
 		}}, nil
 }

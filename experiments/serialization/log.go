@@ -6,10 +6,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/narlab/narlab/experiments"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
 )
 
 // Summary holds the run-level invariance measures of a report.
@@ -77,7 +77,7 @@ func metricKey(parts ...string) string {
 // serialization_spread.json (per task: the output spread over relabelings)
 // — plus the figures. Per-task numbers as metrics would be hundreds of
 // one-point charts.
-func Log(ctx context.Context, run *experiments.Run, r *Report) error {
+func Log(ctx context.Context, run *tracking.Run, r *Report) error {
 	var errs []error
 	lm := func(key string, v float64) {
 		if err := run.LogMetric(metricKey(key), 0, v); err != nil {

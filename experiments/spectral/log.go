@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/narlab/narlab/experiments"
+	"github.com/narlab/narlab/tracking"
 )
 
 // LogReport records a report in an MLflow run as results, not as one
@@ -19,7 +19,7 @@ import (
 // and the parse rate; an MLflow table), spectral/groups.json (the
 // difficulty-group means), spectral/table10.md and spectral/densities.png
 // (the Figure-12-style grid).
-func LogReport(run *experiments.Run, r *Report) error {
+func LogReport(run *tracking.Run, r *Report) error {
 	var groupRows [][]any
 	for _, p := range r.Predictors {
 		for _, m := range []string{"smape", "relmae", "nrmse_range", "nrmse_std"} {
@@ -91,7 +91,7 @@ func finiteOrNil(v float64) any {
 	return v
 }
 
-func logFinite(run *experiments.Run, key string, v float64) error {
+func logFinite(run *tracking.Run, key string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}

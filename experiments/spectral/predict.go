@@ -1,7 +1,7 @@
 // Package spectral evaluates predictors on the twelve spectral graph tasks
 // of "Lost in Serialization" (App. H): ground truth from
 // [graphtext.Spectral], predictors (the mean baseline, a GoMLX graph
-// network, answers produced elsewhere and loaded from a JSONL file), the
+// network (lib/spectralgnn), answers produced elsewhere and loaded from a JSONL file), the
 // paper's regression metrics per task and difficulty group, the global
 // min–max error and win counts across predictors, the output spread under
 // relabeling, a Table-10-style table and a Figure-12-style grid of
@@ -18,6 +18,7 @@ import (
 
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/spectralgnn"
 )
 
 // Dataset is a set of graphs with their ground truth for every task.
@@ -96,17 +97,17 @@ func (m *MeanPredictor) Predict(task string, d *Dataset) ([]float64, error) {
 	return out, nil
 }
 
-// GNNPredictor answers each task with the trained [GNN] that covers it
+// GNNPredictor answers each task with the trained [spectralgnn.Model] that covers it
 // (one model per task, or one model for several).
 type GNNPredictor struct {
-	models map[string]*GNN
-	cache  map[*Dataset]map[*GNN]map[string][]float64
+	models map[string]*spectralgnn.Model
+	cache  map[*Dataset]map[*spectralgnn.Model]map[string][]float64
 }
 
 // NewGNNPredictor combines trained models; a task covered twice is an
 // error.
-func NewGNNPredictor(models ...*GNN) (*GNNPredictor, error) {
-	p := &GNNPredictor{models: map[string]*GNN{}, cache: map[*Dataset]map[*GNN]map[string][]float64{}}
+func NewGNNPredictor(models ...*spectralgnn.Model) (*GNNPredictor, error) {
+	p := &GNNPredictor{models: map[string]*spectralgnn.Model{}, cache: map[*Dataset]map[*spectralgnn.Model]map[string][]float64{}}
 	for _, m := range models {
 		for _, t := range m.Tasks() {
 			if _, dup := p.models[t]; dup {
@@ -128,7 +129,7 @@ func (p *GNNPredictor) Predict(task string, d *Dataset) ([]float64, error) {
 		return nil, fmt.Errorf("spectral: no GNN trained for task %q", task)
 	}
 	if p.cache[d] == nil {
-		p.cache = map[*Dataset]map[*GNN]map[string][]float64{d: {}} // keep one dataset
+		p.cache = map[*Dataset]map[*spectralgnn.Model]map[string][]float64{d: {}} // keep one dataset
 	}
 	if out, ok := p.cache[d][m]; ok {
 		return out[task], nil

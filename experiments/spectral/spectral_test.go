@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/spectralgnn"
 )
 
 func dataset(t testing.TB, seed uint64, n int) *Dataset {
@@ -25,7 +26,7 @@ func TestGNNTrainsAndIsInvariant(t *testing.T) {
 	train := dataset(t, 1, 256)
 	test := dataset(t, 2, 64)
 	task := graphtext.SumLambdaSquared
-	m, err := TrainGNN(nil, []string{task}, train.Graphs, train.Truth, GNNConfig{Steps: 150, Seed: 1})
+	m, err := spectralgnn.Train(nil, []string{task}, train.Graphs, train.Truth, spectralgnn.Config{Steps: 150, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,18 +68,6 @@ func TestMeanPredictor(t *testing.T) {
 	}
 	_ = strings.TrimSpace
 }
-
-func BenchmarkGNNTrainStep(b *testing.B) {
-	train := dataset(b, 1, 64)
-	task := graphtext.SumLambdaSquared
-	b.ResetTimer()
-	m, err := TrainGNN(nil, []string{task}, train.Graphs, train.Truth, benchCfg(b.N))
-	if err != nil || m == nil {
-		b.Fatal(err)
-	}
-}
-
-var benchCfg = func(n int) GNNConfig { return GNNConfig{Steps: n, Seed: 1} }
 
 func TestLoadPredictions(t *testing.T) {
 	d := dataset(t, 4, 3)
@@ -212,23 +201,4 @@ func (idPredictor) Predict(task string, d *Dataset) ([]float64, error) {
 		}
 	}
 	return out, nil
-}
-
-func TestTrainGNNErrors(t *testing.T) {
-	d := dataset(t, 9, 4)
-	cases := []struct {
-		name  string
-		tasks []string
-		cfg   GNNConfig
-	}{
-		{"no tasks", nil, GNNConfig{Steps: 1}},
-		{"unknown task", []string{"energy"}, GNNConfig{Steps: 1}},
-		{"bad lr", []string{graphtext.GraphEnergy}, GNNConfig{Steps: 1, LearningRate: -1}},
-		{"too many nodes", []string{graphtext.GraphEnergy}, GNNConfig{Steps: 1, MaxNodes: 3}},
-	}
-	for _, tc := range cases {
-		if _, err := TrainGNN(nil, tc.tasks, d.Graphs, d.Truth, tc.cfg); err == nil {
-			t.Errorf("%s: TrainGNN accepted it", tc.name)
-		}
-	}
 }

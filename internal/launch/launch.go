@@ -1,5 +1,5 @@
 // Package launch starts, finds and stops the local servers narlab runs as
-// child processes (the MLflow tracking server of experiments/mlflow, the
+// child processes (the MLflow tracking server of tracking/mlflow, the
 // llama.cpp server of lib/llm/llamacpp), one way for both:
 //
 //   - a server keeps its files in one directory: server.json (the record
@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/narlab/narlab/internal/flock"
 	"github.com/narlab/narlab/internal/fsutil"
 )
 
@@ -74,12 +75,12 @@ func Lock(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := flock.Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = flock.Unlock(f)
 		f.Close()
 	}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/narlab/narlab/internal/pyfloat"
 )
 
 // ReferenceHeader is the metadata at the top of a reference-JSON document:
@@ -198,7 +200,7 @@ func writeNested(w *bufio.Writer, shape []int, data []float64, ints bool) {
 			if ints {
 				buf = strconv.AppendInt(buf, int64(data[off]), 10)
 			} else {
-				buf = appendPyFloat(buf, data[off])
+				buf = pyfloat.AppendJSON(buf, data[off])
 			}
 			return
 		}
@@ -225,80 +227,7 @@ func writeNested(w *bufio.Writer, shape []int, data []float64, ints bool) {
 // trailing ".0" for 1e-4 <= |x| < 1e16, scientific notation otherwise
 // ("1e-05", "1.5e+16"), and "NaN", "Infinity", "-Infinity" as json.dumps
 // writes non-finite values.
-func PyFloat(x float64) string { return string(appendPyFloat(nil, x)) }
-
-func appendPyFloat(buf []byte, x float64) []byte {
-	switch {
-	case math.IsNaN(x):
-		return append(buf, "NaN"...)
-	case math.IsInf(x, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(x, -1):
-		return append(buf, "-Infinity"...)
-	case x == 0:
-		if math.Signbit(x) {
-			return append(buf, "-0.0"...)
-		}
-		return append(buf, "0.0"...)
-	}
-	// Shortest round-trip digits in scientific form: [-]d[.ddd]e±XX.
-	var tmp [32]byte
-	s := strconv.AppendFloat(tmp[:0], x, 'e', -1, 64)
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	epos := bytes.IndexByte(s, 'e')
-	mant, expStr := s[:epos], s[epos+1:]
-	exp, _ := strconv.Atoi(string(expStr))
-	digits := make([]byte, 0, len(mant))
-	for _, c := range mant {
-		if c != '.' {
-			digits = append(digits, c)
-		}
-	}
-	if neg {
-		buf = append(buf, '-')
-	}
-	if exp < -4 || exp >= 16 {
-		buf = append(buf, digits[0])
-		if len(digits) > 1 {
-			buf = append(buf, '.')
-			buf = append(buf, digits[1:]...)
-		}
-		buf = append(buf, 'e')
-		if exp < 0 {
-			buf = append(buf, '-')
-			exp = -exp
-		} else {
-			buf = append(buf, '+')
-		}
-		if exp < 10 {
-			buf = append(buf, '0')
-		}
-		return strconv.AppendInt(buf, int64(exp), 10)
-	}
-	point := exp + 1 // digits before the decimal point
-	switch {
-	case point <= 0:
-		buf = append(buf, "0."...)
-		for i := 0; i < -point; i++ {
-			buf = append(buf, '0')
-		}
-		buf = append(buf, digits...)
-	case point >= len(digits):
-		buf = append(buf, digits...)
-		for i := len(digits); i < point; i++ {
-			buf = append(buf, '0')
-		}
-		buf = append(buf, ".0"...)
-	default:
-		buf = append(buf, digits[:point]...)
-		buf = append(buf, '.')
-		buf = append(buf, digits[point:]...)
-	}
-	return buf
-}
+func PyFloat(x float64) string { return string(pyfloat.AppendJSON(nil, x)) }
 
 // ReferenceDocument is a parsed reference-JSON document (a fixture, or the
 // output of `narlab clrs sample --format reference-json`).

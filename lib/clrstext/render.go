@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/narlab/narlab/internal/pyfloat"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -461,7 +462,7 @@ func (c *fmtContext) graph(b []byte, p clrs.Probe, x []float64, dt clrs.DType) (
 		if dt == clrs.Int64 {
 			return strconv.AppendInt(b, int64(x[0]), 10), nil
 		}
-		return appendPyFloat(b, x[0]), nil
+		return pyfloat.Append(b, x[0]), nil
 	case clrs.Categorical:
 		if len(x) == 0 {
 			return nil, errors.New("categorical has no classes")
@@ -534,7 +535,7 @@ func (c *fmtContext) scalar(b []byte, v float64, dt clrs.DType) []byte {
 	if dt == clrs.Int64 {
 		return strconv.AppendInt(b, int64(v), 10)
 	}
-	return appendPyFloat(b, v)
+	return pyfloat.Append(b, v)
 }
 
 // argmax is numpy's argmax: the first index of the largest value.

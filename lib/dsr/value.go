@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/narlab/narlab/internal/pyfloat"
 )
 
 // Kind is the kind of an answer Shape.
@@ -289,7 +291,7 @@ func (s *Shape) repr(b *strings.Builder, v any) {
 		b.WriteString(strconv.Itoa(n))
 	case KindFloat:
 		f, _ := asFloat(v)
-		b.WriteString(pyFloat(f))
+		b.WriteString(pyfloat.String(f))
 	case KindString:
 		str, _ := v.(string)
 		b.WriteString(pyQuote(str))
@@ -316,29 +318,6 @@ func (s *Shape) repr(b *strings.Builder, v any) {
 		}
 		b.WriteByte('}')
 	}
-}
-
-// pyFloat formats a float like Python's repr for values of moderate size.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	abs := math.Abs(f)
-	if abs != 0 && (abs < 1e-4 || abs >= 1e16) {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		// Python writes 1e-05 / 1e+16 with at least two exponent digits.
-		return s
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
 }
 
 // pyQuote quotes a string the way Python's repr does for printable text.

@@ -11,11 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/narlab/narlab/internal/httpretry"
 )
 
 // API selects the endpoint a request goes to.
@@ -656,7 +657,8 @@ func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Res
 		// The message is the server's: it could quote the key back.
 		ae := &APIError{Status: hresp.StatusCode, Message: scrubString(errorMessage(data), c.key), URL: url}
 		if retryableStatus(hresp.StatusCode) {
-			return Response{}, &transient{err: ae, wait: retryAfter(hresp.Header.Get("Retry-After"))}
+			wait, _ := httpretry.RetryAfter(hresp.Header.Get("Retry-After"), time.Now())
+			return Response{}, &transient{err: ae, wait: wait}
 		}
 		return Response{}, ae
 	}
@@ -694,23 +696,6 @@ func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Res
 		r.Usage = *wresp.Usage
 	}
 	return r, nil
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(h string) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(h, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // errorMessage extracts the message of an OpenAI-style error body

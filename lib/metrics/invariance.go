@@ -11,21 +11,27 @@ import (
 // [task][configuration] and hold percentages.
 
 // SampleStd is the sample standard deviation (n − 1 in the denominator);
-// 0 for fewer than two values.
+// 0 for fewer than two values. It is [MeanStd]'s std.
 func SampleStd(x []float64) float64 {
+	_, std := MeanStd(x)
+	return std
+}
+
+// MeanStd returns the mean of x and its sample standard deviation (n − 1
+// in the denominator; 0 for fewer than two values). The mean of no values
+// is NaN.
+func MeanStd(x []float64) (mean, std float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
 	if len(x) < 2 {
-		return 0
+		return mean, 0
 	}
-	m := 0.0
 	for _, v := range x {
-		m += v
+		std += (v - mean) * (v - mean)
 	}
-	m /= float64(len(x))
-	s := 0.0
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return math.Sqrt(s / float64(len(x)-1))
+	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
 // AccuracyDelta returns acc − base per task (percentage points), the

@@ -162,3 +162,27 @@ func ExampleSyntaxVariability() {
 	fmt.Printf("%.2f %.2f mean %.2f best-in %v\n", perTask[0], perTask[1], mean, best)
 	// Output: 14.14 1.63 mean 7.89 best-in [1 2 0 0]
 }
+
+func TestMeanStd(t *testing.T) {
+	tests := []struct {
+		v         []float64
+		mean, std float64
+	}{
+		{[]float64{5}, 5, 0},
+		{[]float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
+		{[]float64{10, 10, 10}, 10, 0},
+		{[]float64{0, 100}, 50, math.Sqrt(5000)},
+	}
+	for _, tt := range tests {
+		mean, std := metrics.MeanStd(tt.v)
+		if math.Abs(mean-tt.mean) > 1e-12 || math.Abs(std-tt.std) > 1e-12 {
+			t.Errorf("MeanStd(%v) = %v, %v; want %v, %v", tt.v, mean, std, tt.mean, tt.std)
+		}
+		if s := metrics.SampleStd(tt.v); s != std {
+			t.Errorf("SampleStd(%v) = %v; want MeanStd's %v", tt.v, s, std)
+		}
+	}
+	if m, s := metrics.MeanStd(nil); !math.IsNaN(m) || s != 0 {
+		t.Errorf("metrics.MeanStd(nil) = %v, %v; want NaN, 0", m, s)
+	}
+}

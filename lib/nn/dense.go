@@ -17,7 +17,7 @@ import (
 // products) because gomlx differentiated a matrix product through an
 // [rows, in, out] outer product; v0.28 differentiates DotGeneral with
 // DotGeneral, and the custom gradient became 7–13% slower on the pure-Go
-// backend (CPU time of the go overfit tests, docs/DEVELOPERS.md), so it
+// backend (CPU time of the go overfit tests, docs/baselines.md), so it
 // was removed.
 func Dense(scope *model.Scope, x *Node, useBias bool, out int) *Node {
 	dims := x.Shape().Dimensions

@@ -22,7 +22,7 @@ import (
 // decoders' edge terms) then costs a product with W first, raw·(W·Wₗ),
 // instead of one over H features per edge: the same function of the same
 // variables, with F ≪ H. At hidden 128 this removes most of a step's
-// [B·N·N, H]×[H, H] products (see docs/DEVELOPERS.md, "Speed").
+// [B·N·N, H]×[H, H] products (see docs/baselines.md, "Speed").
 type edgeLatents struct {
 	b, n, h int
 	raw     *Node // [B,N,N,F]; nil when there are no raw fields (e = bias)

@@ -1,0 +1,827 @@
+// Package clrs30 runs the protocol of the CLRS-30 benchmark (Veličković et
+// al., "The CLRS Algorithmic Reasoning Benchmark"): it trains and evaluates
+// the CLRS baselines of lib/nn on lib/trainloop, with batches from the
+// CLRS-30 train split (or fresh samples), periodic validation on the val
+// split (n=16), the best-validation checkpoint kept (early stopping), a
+// final test on the test split (n=64), resumable runs, and everything
+// logged to MLflow through package tracking.
+package clrs30
+
+import (
+	"context"
+	crand "crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/clrs/paper"
+	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nprand"
+	"github.com/narlab/narlab/lib/trainloop"
+	"github.com/narlab/narlab/plots"
+	"github.com/narlab/narlab/tracking"
+)
+
+// Config is a training run. Its zero values are the reference's protocol
+// (dm-clrs examples/run.py): Triplet-GMPNN with 8 triplet features and
+// layer norm, hidden 128, batch 32, Adam 1e-3 after clipping the gradients'
+// global norm to 1, hints encoded and decoded and fed back soft, teacher
+// forcing 0, fresh training samples of lengths 4, 7, 11, 13, 16 (cycled,
+// one length per step) with random positions, permutations enforced and a
+// constant pred_h moved to an input, validation every 50 steps on the
+// CLRS-30 val split, and the best-validation checkpoint tested on the
+// CLRS-30 test split (n=64).
+type Config struct {
+	Algo      string  // CLRS algorithm, e.g. "insertion_sort"
+	Processor string  // one of nn.Processors (default triplet_gmpnn)
+	HintMode  string  // one of nn.HintModes (default encoded_decoded)
+	Steps     int     // training steps (default 10000, the paper's)
+	Batch     int     // batch size (default 32)
+	Hidden    int     // latent size (default 128)
+	LR        float64 // Adam learning rate (default 1e-3)
+	Seed      int64   // model initialisation, noise and training-data draws (default 42)
+	// TeacherForcing is the probability of feeding ground-truth hints in
+	// training (default 0, the reference's; negative also means 0).
+	TeacherForcing float64
+	// HintRepred is one of nn.HintRepredModes (default soft).
+	HintRepred string
+	// GradClip is the gradients' maximal global norm (default 1; negative:
+	// no clipping).
+	GradClip  float64
+	EvalEvery int // validate every this many steps (default 50)
+	// TrainData is "lengths" (default: fresh samples every step, of the
+	// lengths TrainLengths, cycled) or "split" (batches drawn from the
+	// fixed 1000-sample CLRS-30 train split, n=16: the paper's Table 1 and
+	// the parity harness).
+	TrainData string
+	// TrainLengths are the lengths of "lengths" training (default 4, 7,
+	// 11, 13, 16).
+	TrainLengths []int
+	// Fresh is the older spelling of TrainData "lengths" with lengths
+	// [16].
+	Fresh bool
+	// TrainLength, when > 0, trains on a fixed set of 1000 samples of this
+	// length (seed 1) instead: a reduced scale for CPUs (validation and
+	// test stay on the official splits).
+	TrainLength int
+	// FixedPos keeps the samplers' evenly spaced pos input in training
+	// (default: random sorted positions, the reference's random_pos).
+	FixedPos bool
+	// NoPermutations and NoPredAsInput turn off the reference's
+	// enforce_permutations and enforce_pred_as_input.
+	NoPermutations, NoPredAsInput bool
+	// ValSamples and TestSamples cap the number of validation and test
+	// samples (0: the whole official split).
+	ValSamples, TestSamples int
+	// Backend is the GoMLX backend ("" picks, see nn.BackendChoice).
+	Backend string
+	// Dir keeps the run's checkpoints (best/, last/) and state; default
+	// <data dir>/train/<algo>-<processor>-s<seed>-<settings id>. A run
+	// finding there a checkpoint of the same settings resumes from it
+	// exactly; one of other settings stops with an error.
+	Dir string
+	// Experiment is the MLflow experiment (default "clrs-baselines");
+	// NoMLflow turns logging off. TrackingURI overrides the server.
+	Experiment  string
+	NoMLflow    bool
+	TrackingURI string
+	// ParentRun makes the MLflow run a nested run of that run id (a
+	// sweep's parent run); Tags are extra tags set when the run is created
+	// (a sweep's id and cell key).
+	ParentRun string
+	Tags      map[string]string
+	// Progress receives the progress line (steps/s, loss, scores); nil:
+	// none.
+	Progress io.Writer
+	// AfterStep, when set, is called after every training step with the
+	// step and its loss (tests use it to interrupt a run).
+	AfterStep func(step int, loss float64)
+	// Observers are told of the training loop's steps and evaluations as
+	// they happen, after Progress (e.g. trainloop.Report(kernel.NewProgress(…))
+	// in a notebook).
+	Observers []trainloop.Observer
+}
+
+// DefaultTrainLengths are the reference's run.py training lengths.
+var DefaultTrainLengths = []int{4, 7, 11, 13, 16}
+
+func (c *Config) defaults() error {
+	if c.Processor == "" {
+		c.Processor = "triplet_gmpnn"
+	}
+	if c.HintMode == "" {
+		c.HintMode = "encoded_decoded"
+	}
+	if c.HintRepred == "" {
+		c.HintRepred = "soft"
+	}
+	if c.Steps == 0 {
+		c.Steps = 10000
+	}
+	if c.Batch == 0 {
+		c.Batch = 32
+	}
+	if c.Hidden == 0 {
+		c.Hidden = 128
+	}
+	if c.LR == 0 {
+		c.LR = 1e-3
+	}
+	if c.Seed == 0 {
+		c.Seed = 42
+	}
+	if c.TeacherForcing < 0 {
+		c.TeacherForcing = 0
+	}
+	if c.GradClip == 0 {
+		c.GradClip = 1
+	} else if c.GradClip < 0 {
+		c.GradClip = 0
+	}
+	if c.EvalEvery == 0 {
+		c.EvalEvery = 50
+	}
+	if c.Experiment == "" {
+		c.Experiment = "clrs-baselines"
+	}
+	if c.Fresh {
+		if c.TrainData == "split" {
+			return fmt.Errorf("train: Fresh and TrainData split contradict each other")
+		}
+		c.TrainData = "lengths"
+		if len(c.TrainLengths) == 0 {
+			c.TrainLengths = []int{16}
+		}
+		c.Fresh = false
+	}
+	switch {
+	case c.TrainLength > 0 && c.TrainData == "lengths":
+		return fmt.Errorf("train: a fixed train length (%d) and fresh samples of lengths %v contradict each other", c.TrainLength, c.TrainLengths)
+	case c.TrainLength > 0:
+		c.TrainData = "fixed"
+	case c.TrainData == "":
+		c.TrainData = "lengths"
+	}
+	if c.TrainData == "lengths" && len(c.TrainLengths) == 0 {
+		c.TrainLengths = slices.Clone(DefaultTrainLengths)
+	}
+	if c.TrainData != "lengths" {
+		c.TrainLengths = nil
+	}
+	switch {
+	case c.TrainData != "lengths" && c.TrainData != "split" && c.TrainData != "fixed":
+		return fmt.Errorf("train: train data %q; want lengths or split", c.TrainData)
+	case c.Steps < 1:
+		return fmt.Errorf("train: steps %d; want at least 1", c.Steps)
+	case c.Batch < 1:
+		return fmt.Errorf("train: batch %d; want at least 1", c.Batch)
+	case c.EvalEvery < 1:
+		return fmt.Errorf("train: eval-every %d; want at least 1", c.EvalEvery)
+	case c.ValSamples < 0 || c.TestSamples < 0:
+		return fmt.Errorf("train: negative sample cap (val %d, test %d)", c.ValSamples, c.TestSamples)
+	}
+	for _, l := range c.TrainLengths {
+		if l < 2 {
+			return fmt.Errorf("train: train length %d; want at least 2", l)
+		}
+	}
+	if c.Dir == "" {
+		d, err := project.DataDir()
+		if err != nil {
+			return err
+		}
+		c.Dir = filepath.Join(d, "train", fmt.Sprintf("%s-%s-s%d-%s", c.Algo, c.Processor, c.Seed, c.settings().ID()))
+	}
+	return nil
+}
+
+func (c Config) modelConfig() nn.Config {
+	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
+		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
+		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed}
+}
+
+// Settings are everything that changes a run's result except its number
+// of steps: a run directory holds one settings' run (more steps extend
+// it).
+type Settings struct {
+	Model        nn.Config `json:"model"`
+	Batch        int       `json:"batch"`
+	EvalEvery    int       `json:"eval_every"`
+	TrainData    string    `json:"train_data"`
+	TrainLengths []int     `json:"train_lengths,omitempty"`
+	TrainLength  int       `json:"train_length,omitempty"`
+	RandomPos    bool      `json:"random_pos"`
+	ValSamples   int       `json:"val_samples"`
+	TestSamples  int       `json:"test_samples"`
+}
+
+func (c Config) settings() Settings {
+	return Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
+		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
+		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
+}
+
+// ID is a short hash of the settings (8 hex digits).
+func (s Settings) ID() string {
+	data, _ := json.Marshal(s)
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:4])
+}
+
+func (s Settings) equal(o Settings) bool {
+	a, _ := json.Marshal(s)
+	b, _ := json.Marshal(o)
+	return string(a) == string(b)
+}
+
+// Params are the run's hyper-parameters and seeds as MLflow params, each
+// with the value in effect.
+func (c Config) Params() map[string]string {
+	lengths := make([]string, len(c.TrainLengths))
+	for i, l := range c.TrainLengths {
+		lengths[i] = strconv.Itoa(l)
+	}
+	p := map[string]string{
+		"algorithm": c.Algo, "processor": c.Processor, "hint_mode": c.HintMode, "hint_repred_mode": c.HintRepred,
+		"train_steps": strconv.Itoa(c.Steps), "batch_size": strconv.Itoa(c.Batch), "hidden_size": strconv.Itoa(c.Hidden),
+		"learning_rate": fmt.Sprint(c.LR), "seed": strconv.FormatInt(c.Seed, 10),
+		"grad_clip_max_norm":   fmt.Sprint(c.GradClip),
+		"hint_teacher_forcing": fmt.Sprint(c.TeacherForcing), "eval_every": strconv.Itoa(c.EvalEvery),
+		"train_data": trainDataName(c), "train_lengths": strings.Join(lengths, ","),
+		"random_pos":           strconv.FormatBool(!c.FixedPos),
+		"enforce_permutations": strconv.FormatBool(!c.NoPermutations), "enforce_pred_as_input": strconv.FormatBool(!c.NoPredAsInput),
+		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
+		"val_split": "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
+		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
+		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
+		"settings_id": c.settings().ID(), "run_dir": c.Dir,
+	}
+	if strings.HasPrefix(c.Processor, "triplet_") {
+		p["nb_triplet_fts"] = "8"
+	}
+	return p
+}
+
+func trainDataName(c Config) string {
+	switch c.TrainData {
+	case "lengths":
+		return fmt.Sprintf("fresh samples every step, lengths %v cycled (seeded by seed and step)", c.TrainLengths)
+	case "fixed":
+		return fmt.Sprintf("fixed 1000 samples, n=%d, seed 1 (reduced)", c.TrainLength)
+	}
+	return "CLRS-30 train split (1000, n=16, seed 1)"
+}
+
+func capName(n int) string {
+	if n == 0 {
+		return "all"
+	}
+	return strconv.Itoa(n)
+}
+
+// Point is one validation of a run: the step, its training loss and the
+// validation score.
+type Point = trainloop.Point
+
+// Result is a finished run.
+type Result struct {
+	History    []Point            // validation history
+	BestStep   int                // step of the best validation score
+	BestVal    float64            // its score
+	Test       map[string]float64 // test scores of the best checkpoint: per output and "score"
+	Checkpoint string             // the best checkpoint's directory
+	// StepsPerS is the steady-state training rate of this process: one
+	// over the median step time (no compilation, no validation).
+	StepsPerS float64
+	// FirstStep is the time of this process's first step (compilation
+	// included).
+	FirstStep     time.Duration
+	Backend       string        // the backend used: "xla-cuda", "xla-cpu" or "go"
+	BackendConfig string        // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
+	Losses        []float64     // the training loss of every step (all sessions of a resumed run)
+	Run           *tracking.Run // the MLflow run (nil with NoMLflow); ended
+	RunID         string
+	RunURL        string
+}
+
+// stateFile holds a run's state, in last/ and beside it.
+const stateFile = "state.json"
+
+// state is what Dir/last/state.json keeps for resuming (and Dir/state.json
+// for readers): it always describes the last/ checkpoint (the loop's state: the step last/ holds,
+// the training loss of every step up to it, the validation history and the
+// best validation).
+type state struct {
+	Settings Settings `json:"settings"`
+	trainloop.State
+	RunIDs []string `json:"run_ids,omitempty"` // the MLflow runs of each session
+}
+
+// ErrNotDelivered wraps the error of a run whose training finished but
+// whose metrics did not all reach the MLflow server (they wait in the
+// spool for `narlab mlflow sync`).
+var ErrNotDelivered = errors.New("metrics not delivered to the tracking server")
+
+// Run trains cfg to the end, evaluates the best checkpoint on the test
+// split and logs the run to MLflow. A run directory holding an
+// interrupted run of the same settings resumes it exactly (parameters,
+// optimizer and random states from last/, training data derived from the
+// seed and the step); one holding a run of other settings is an error.
+// When the context is cancelled the run saves last/ and returns. When
+// only the delivery of its metrics fails, Run returns the complete result
+// with an error wrapping ErrNotDelivered.
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(nn.Processors, cfg.Processor) {
+		return nil, fmt.Errorf("train: unknown processor %q (want one of %v)", cfg.Processor, nn.Processors)
+	}
+	be, choice, err := nn.BackendChoice(cfg.Backend)
+	if err != nil {
+		return nil, err
+	}
+	// One process trains in a run directory at a time.
+	lock, err := tracking.LockRunDir(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	defer lock.Release()
+	backendName := choice.Kind
+	if choice.Kind == "go" && cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "narlab: training on the pure-Go backend: %s\n", choice.Reason)
+	}
+	res = &Result{Backend: backendName, BackendConfig: choice.Config, Checkpoint: filepath.Join(cfg.Dir, "best")}
+	data, err := newTrainData(cfg)
+	if err != nil {
+		return nil, err
+	}
+	val, err := splitBatches(cfg.Algo, "val", cfg.ValSamples, cfg.Batch)
+	if err != nil {
+		return nil, err
+	}
+
+	// Resume from Dir when a run of the same settings was interrupted.
+	settings := cfg.settings()
+	var st state
+	var m *nn.Model
+	lastDir := filepath.Join(cfg.Dir, "last")
+	// last/ carries its own copy of the state, saved with it in one rename;
+	// state.json beside it is the copy for readers (and older run
+	// directories), which a process killed between the two writes leaves
+	// behind.
+	statePath := filepath.Join(lastDir, stateFile)
+	raw, rerr := os.ReadFile(statePath)
+	if errors.Is(rerr, os.ErrNotExist) {
+		statePath = filepath.Join(cfg.Dir, stateFile)
+		raw, rerr = os.ReadFile(statePath)
+	}
+	if rerr == nil {
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", statePath, err)
+		}
+		if !st.Settings.equal(settings) {
+			return nil, fmt.Errorf("train: %s holds a run of other settings (id %s, this one %s); give another --dir "+
+				"(or none: the default directory is per settings) or delete it", cfg.Dir, st.Settings.ID(), settings.ID())
+		}
+		if m, err = nn.Load(be, lastDir); err != nil {
+			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
+		}
+		if int(m.Step()) != st.Step {
+			return nil, fmt.Errorf("train: %s: state.json is at step %d but last/ at %d", cfg.Dir, st.Step, m.Step())
+		}
+	} else if _, err := os.Stat(filepath.Join(cfg.Dir, "best")); err == nil {
+		return nil, fmt.Errorf("train: %s holds a best/ checkpoint but no state.json; give another --dir", cfg.Dir)
+	}
+	if m == nil {
+		if m, err = nn.New(be, cfg.modelConfig()); err != nil {
+			return nil, err
+		}
+		st = state{Settings: settings, State: trainloop.State{BestVal: -1}}
+	}
+	defer m.Close() // its compiled programs and variables: a grid trains many models in one process
+	start := int(m.Step())
+	if start > cfg.Steps {
+		return nil, fmt.Errorf("train: %s is already at step %d, beyond --steps %d", cfg.Dir, start, cfg.Steps)
+	}
+	if err := data.skip(start); err != nil {
+		return nil, err
+	}
+
+	var run *tracking.Run
+	if !cfg.NoMLflow {
+		opts := []tracking.Option{tracking.RunName(RunName(cfg, start)),
+			tracking.Tags(map[string]string{"backend": backendName, "resumed_at_step": strconv.Itoa(start),
+				"settings_id": settings.ID()})}
+		if cfg.TrackingURI != "" {
+			opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
+		}
+		if cfg.ParentRun != "" {
+			opts = append(opts, tracking.Parent(cfg.ParentRun))
+		}
+		opts = append(opts, tracking.Tags(cfg.Tags))
+		params := cfg.Params()
+		params["backend"] = backendName
+		params["backend_config"] = choice.Config
+		params["resumed_at_step"] = strconv.Itoa(start)
+		if run, err = tracking.Start(ctx, cfg.Experiment, params, opts...); err != nil {
+			return nil, err
+		}
+		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
+		st.RunIDs = append(st.RunIDs, run.ID())
+		defer func() {
+			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
+				err = fmt.Errorf("train: %w (%v): they are kept in the local spool; deliver them with `narlab mlflow sync`",
+					ErrNotDelivered, endErr)
+			}
+		}()
+		// A resumed run carries the validation curve it resumes from, so
+		// each run has the whole curve (a sweep deletes the interrupted one).
+		for _, p := range st.History {
+			run.LogMetric("val/score", int64(p.Step), p.Score)
+		}
+	}
+	saveLast := func() error {
+		st.Step = int(m.Step())
+		data, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		data = append(data, '\n')
+		if err := m.SaveWith(lastDir, map[string][]byte{stateFile: data}); err != nil {
+			return err
+		}
+		return fsutil.WriteFile(filepath.Join(cfg.Dir, stateFile), data, fsutil.DataMode)
+	}
+
+	t0 := time.Now()
+	loop := trainloop.Loop{
+		Steps:     cfg.Steps,
+		EvalEvery: cfg.EvalEvery,
+		Step: func(_ context.Context, step int) (float64, error) {
+			fb, err := data.batch(step)
+			if err != nil {
+				return 0, err
+			}
+			return m.TrainStep(fb)
+		},
+		Eval: func(context.Context, int) (map[string]float64, error) { return m.Evaluate(val) },
+		Checkpoint: func(_ *trainloop.State, best bool) error {
+			if best {
+				if err := m.Save(filepath.Join(cfg.Dir, "best")); err != nil {
+					return err
+				}
+			}
+			return saveLast()
+		},
+	}
+	if run != nil {
+		loop.Observers = append(loop.Observers, trainloop.Metrics(run.LogMetric))
+	}
+	if cfg.AfterStep != nil {
+		loop.Observers = append(loop.Observers, trainloop.ObserverFunc(func(e trainloop.Event) {
+			if e.Kind == trainloop.Stepped {
+				cfg.AfterStep(e.Step, e.Loss)
+			}
+		}))
+	}
+	if cfg.Progress != nil { // a redrawn bar with ETA on a terminal, plain lines elsewhere
+		loop.Observers = append(loop.Observers, trainloop.Terminal(cfg.Progress, cfg.Algo+"/"+cfg.Processor))
+	}
+	loop.Observers = append(loop.Observers, cfg.Observers...)
+	stats, err := loop.Run(ctx, &st.State)
+	res.FirstStep, res.StepsPerS = stats.FirstStep, stats.StepsPerS
+	if errors.Is(err, trainloop.ErrInterrupted) {
+		if serr := saveLast(); serr != nil {
+			return res, serr
+		}
+		return res, fmt.Errorf("train: interrupted after step %d, saved in %s (rerun the same command to resume): %w", st.Step, lastDir, ctx.Err())
+	}
+	if err != nil {
+		return res, err
+	}
+	res.History, res.BestStep, res.BestVal, res.Losses = st.History, st.BestStep, st.BestVal, st.Losses
+
+	// Test the best checkpoint.
+	best, err := nn.Load(be, res.Checkpoint)
+	if err != nil {
+		return res, err
+	}
+	defer best.Close()
+	test, err := splitBatches(cfg.Algo, "test", cfg.TestSamples, cfg.Batch)
+	if err != nil {
+		return res, err
+	}
+	if res.Test, err = best.Evaluate(test); err != nil {
+		return res, err
+	}
+	if err := writeResult(cfg, res, time.Since(t0)); err != nil {
+		return res, err
+	}
+	if run != nil {
+		logRun(run, cfg, res)
+	}
+	return res, nil
+}
+
+// RunName is an MLflow run name that says what ran: algorithm, processor,
+// width, batch, training data, seed, the settings id, for a resumed
+// session the step it resumed at, and a random session id (so that two
+// runs of the same settings are told apart).
+func RunName(c Config, resumedAt int) string {
+	data := c.TrainData
+	if c.TrainData == "fixed" {
+		data = fmt.Sprintf("fixed-n%d", c.TrainLength)
+	}
+	name := fmt.Sprintf("%s/%s h%d b%d %s s%d %s", c.Algo, c.Processor, c.Hidden, c.Batch, data, c.Seed, c.settings().ID())
+	if resumedAt > 0 {
+		name += fmt.Sprintf(" @%d", resumedAt)
+	}
+	var id [2]byte
+	_, _ = crand.Read(id[:])
+	return name + " #" + hex.EncodeToString(id[:])
+}
+
+// writeResult writes Dir/result.json: the settings, the best validation
+// and the test scores (scripts/parity_train.sh reads it).
+func writeResult(c Config, res *Result, took time.Duration) error {
+	out := map[string]any{
+		"algorithm": c.Algo, "processor": c.Processor, "steps": c.Steps, "hidden": c.Hidden, "batch": c.Batch,
+		"seed": c.Seed, "train_data": c.TrainData, "best_val": res.BestVal, "best_step": res.BestStep,
+		"test": res.Test["score"], "test_outputs": res.Test, "backend": res.Backend, "seconds": took.Seconds(),
+		"steps_per_s": res.StepsPerS, "settings_id": c.settings().ID(), "run_id": res.RunID,
+	}
+	if n := len(res.Losses); n > 0 {
+		out["final_loss"] = res.Losses[n-1]
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(filepath.Join(c.Dir, "result.json"), append(data, '\n'), fsutil.DataMode)
+}
+
+// ResultColumns are the columns of a training run's results table
+// (results.json and results.md, one row); scores are percentages, the
+// paper's (Tables 4 and 2) null where it has none. The Figure 3 driver's
+// parent run holds one such row per cell.
+var ResultColumns = []string{"algorithm", "processor", "hidden_size", "train_steps", "best_step",
+	"val_score", "paper_val", "test_score", "paper_test", "steps_per_s", "backend"}
+
+// ResultRow is the run's row of its results table (see [ResultColumns]).
+func ResultRow(cfg Config, res *Result) []any {
+	pv, pt := paperScores(cfg.Algo, cfg.Processor)
+	return []any{cfg.Algo, cfg.Processor, cfg.Hidden, cfg.Steps, res.BestStep, 100 * res.BestVal, pv,
+		100 * res.Test["score"], pt, res.StepsPerS, res.Backend}
+}
+
+// Summary metrics of a training run: single values, logged at step 0,
+// which the MLflow UI draws as bars (results), not as one-point curves.
+const (
+	MetricTestScore = "test/score"         // the best checkpoint's test score (a fraction)
+	MetricBestVal   = "val/best_score"     // the best validation score (a fraction)
+	MetricStepsPerS = "train/steps_per_s"  // steady-state training rate of the session
+	MetricFirstStep = "train/first_step_s" // the session's first step, compilation included
+)
+
+// logRun logs the run's results: the summary metrics at step 0, the
+// results table beside the paper's numbers (results.json, results.md), the
+// per-output test scores (tables/test_outputs.json), the validation curve
+// and the best checkpoint.
+func logRun(run *tracking.Run, cfg Config, res *Result) {
+	run.LogMetric(MetricTestScore, 0, res.Test["score"])
+	run.LogMetric(MetricBestVal, 0, res.BestVal)
+	if res.StepsPerS > 0 { // a session that trained (not one that only tested)
+		run.LogMetric(MetricStepsPerS, 0, res.StepsPerS)
+		run.LogMetric(MetricFirstStep, 0, res.FirstStep.Seconds())
+	}
+	rows := [][]any{ResultRow(cfg, res)}
+	run.LogTable("results.json", ResultColumns, rows)
+	var outputs []string
+	for k := range res.Test {
+		if k != "score" {
+			outputs = append(outputs, k)
+		}
+	}
+	slices.Sort(outputs)
+	var outRows [][]any
+	for _, k := range outputs {
+		outRows = append(outRows, []any{k, 100 * res.Test[k]})
+	}
+	run.LogTable("tables/test_outputs.json", []string{"output", "test_score"}, outRows)
+	md := fmt.Sprintf("# %s/%s: results\n\nThe best-validation checkpoint (step %d) tested on the CLRS-30 test split; "+
+		"scores in %%, the paper's from its Tables 4 (val) and 2 (test).\n\n%s\nTest score per output:\n\n%s",
+		cfg.Algo, cfg.Processor, res.BestStep, tracking.MarkdownTable(ResultColumns, rows),
+		tracking.MarkdownTable([]string{"output", "test_score"}, outRows))
+	run.LogArtifact("results.md", []byte(md))
+	if png, err := CurvePNG(cfg.Algo, PaperModel(cfg.Processor), res.History); err == nil {
+		run.LogArtifact("plots/validation_curve.png", png)
+	}
+	entries, _ := os.ReadDir(res.Checkpoint)
+	for _, e := range entries {
+		if !e.IsDir() {
+			run.LogArtifactFile(filepath.Join(res.Checkpoint, e.Name()), "checkpoint/"+e.Name())
+		}
+	}
+}
+
+// CurvePNG draws one training's validation curve (its History: the score
+// at each evaluation) as a PNG: one panel titled algo, one line labeled
+// label. A run logs it as plots/validation_curve.png; `narlab demo` writes
+// it beside the run directory.
+func CurvePNG(algo, label string, history []Point) ([]byte, error) {
+	var c plots.Curve
+	for _, p := range history {
+		c.Steps, c.Values = append(c.Steps, float64(p.Step)), append(c.Values, p.Score)
+	}
+	fig, err := plots.ValidationCurves([]plots.Panel{{Title: algo, Series: []plots.Series{{Label: label, Runs: []plots.Curve{c}}}}},
+		plots.DefaultCurveOptions())
+	if err != nil {
+		return nil, err
+	}
+	return fig.PNG()
+}
+
+// PaperModel maps a processor to the CLRS paper's column name (processors
+// the paper has no column for are returned unchanged).
+func PaperModel(p string) string {
+	switch p {
+	case "mpnn":
+		return "MPNN"
+	case "pgn":
+		return "PGN"
+	case "gat":
+		return "GAT"
+	case "deepsets":
+		return "Deep Sets"
+	case "memnet":
+		return "Memnet"
+	}
+	return p
+}
+
+// paperScores returns the paper's validation (Table 4) and test (Table 2)
+// means in percent for an algorithm and processor, or nil.
+func paperScores(algo, processor string) (val, test any) {
+	if s, ok := paper.Validation[algo][PaperModel(processor)]; ok {
+		val = s.Mean
+	}
+	if s, ok := paper.Test[algo][PaperModel(processor)]; ok {
+		test = s.Mean
+	}
+	return val, test
+}
+
+// trainData yields the training batch of each step. Everything random
+// is a function of (seed, step) or replayed from the start, so that a run
+// resumed at any step sees the batches an uninterrupted one would.
+type trainData struct {
+	cfg     Config
+	fixed   *clrs.Sampler // split or fixed-length data: batches drawn from its stream
+	steps   map[int]int   // lengths mode: the hint steps batches of each length are padded to
+	drawn   int           // fixed data: batches drawn so far
+	posSeed int64
+}
+
+func newTrainData(cfg Config) (*trainData, error) {
+	d := &trainData{cfg: cfg, posSeed: cfg.Seed}
+	var err error
+	switch cfg.TrainData {
+	case "split":
+		d.fixed, err = clrs.NewSplitSampler(cfg.Algo, "train")
+	case "fixed":
+		d.fixed, err = clrs.NewSampler(cfg.Algo, clrs.Length(cfg.TrainLength), clrs.Seed(1), clrs.NumSamples(1000))
+	default:
+		// As the reference's on-the-fly samplers, pad each length's
+		// batches to the longest trajectory of 1000 samples drawn first.
+		d.steps = map[int]int{}
+		for _, l := range cfg.TrainLengths {
+			s, err := clrs.NewSampler(cfg.Algo, clrs.Length(l), clrs.Seed(cfg.Seed))
+			if err != nil {
+				return nil, err
+			}
+			fb, err := s.Next(1)
+			if err != nil {
+				return nil, err
+			}
+			d.steps[l] = fb.MaxSteps()
+		}
+	}
+	return d, err
+}
+
+// skip advances past the batches of steps 1..n (a resumed run).
+func (d *trainData) skip(n int) error {
+	if d.fixed == nil {
+		return nil
+	}
+	for d.drawn < n {
+		if _, err := d.fixed.Next(d.cfg.Batch); err != nil {
+			return err
+		}
+		d.drawn++
+	}
+	return nil
+}
+
+// stepSeed derives a seed in [0, 2³¹) from the run's seed, the step and a
+// stream number.
+func stepSeed(seed int64, step, stream int) int64 {
+	h := sha256.Sum256([]byte(fmt.Sprintf("narlab/%d/%d/%d", seed, step, stream)))
+	return int64(binary.LittleEndian.Uint32(h[:4]) & 0x7fffffff)
+}
+
+// batch returns step's training batch (steps are asked for in order).
+func (d *trainData) batch(step int) (*clrs.Feedback, error) {
+	var fb *clrs.Feedback
+	var err error
+	if d.fixed != nil {
+		if d.drawn != step-1 {
+			return nil, fmt.Errorf("train: batch of step %d asked after %d batches", step, d.drawn)
+		}
+		fb, err = d.fixed.Next(d.cfg.Batch)
+		d.drawn++
+	} else {
+		l := d.cfg.TrainLengths[(step-1)%len(d.cfg.TrainLengths)]
+		var s *clrs.Sampler
+		s, err = clrs.NewSampler(d.cfg.Algo, clrs.Length(l), clrs.Seed(stepSeed(d.cfg.Seed, step, 0)), clrs.TrackMaxSteps(false))
+		if err != nil {
+			return nil, err
+		}
+		trajs := make([]*clrs.Trajectory, d.cfg.Batch)
+		for i := range trajs {
+			if trajs[i], err = s.Sample(); err != nil {
+				return nil, err
+			}
+		}
+		fb, err = clrs.Batch(trajs, d.steps[l])
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !d.cfg.FixedPos {
+		fb, err = clrs.RandomPos(fb, nprand.New(stepSeed(d.posSeed, step, 1)))
+	}
+	return fb, err
+}
+
+// splitBatches returns an official split (its first limit samples when
+// limit > 0) in batches of at most batch samples, all padded to the
+// split's number of steps so that one compiled graph serves them all.
+func splitBatches(algo, split string, limit, batch int) ([]*clrs.Feedback, error) {
+	s, err := clrs.NewSplitSampler(algo, split)
+	if err != nil {
+		return nil, err
+	}
+	trajs := s.Trajectories()
+	if limit > 0 && limit < len(trajs) {
+		trajs = trajs[:limit]
+	}
+	steps := 0
+	for _, t := range trajs {
+		steps = max(steps, t.Length)
+	}
+	var out []*clrs.Feedback
+	for i := 0; i < len(trajs); i += batch {
+		fb, err := clrs.Batch(trajs[i:min(i+batch, len(trajs))], steps)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fb)
+	}
+	return out, nil
+}
+
+// Evaluate scores a checkpoint on a CLRS-30 split ("train", "val" or
+// "test"; limit > 0 takes its first limit samples) and returns the
+// per-output scores and their mean under "score".
+func Evaluate(checkpoint, split, backend string, limit int) (map[string]float64, error) {
+	be, err := nn.Backend(backend)
+	if err != nil {
+		return nil, err
+	}
+	m, err := nn.Load(be, checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	batches, err := splitBatches(m.Config().Algorithm, split, limit, 32)
+	if err != nil {
+		return nil, err
+	}
+	return m.Evaluate(batches)
+}

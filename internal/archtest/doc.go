@@ -1,0 +1,7 @@
+// Package archtest enforces the package table of docs/ARCHITECTURE.md: its
+// test reads the table, parses the imports of every Go file in the module
+// (test files included, build tags ignored) and fails when a package
+// imports what its row does not allow, when a package has no row, or when a
+// row matches no package. It has no code of its own; run it with
+// `go test ./internal/archtest`.
+package archtest

@@ -1,0 +1,165 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/narlab/narlab/internal/flock"
+	"github.com/narlab/narlab/tracking/mlflow"
+)
+
+// CellOutcome says what [RunCell] did.
+type CellOutcome int
+
+// The outcomes of [RunCell].
+const (
+	// Trained: the cell's training ran and its run is FINISHED.
+	Trained CellOutcome = iota + 1
+	// AlreadyFinished: MLflow already had a FINISHED run for the cell.
+	AlreadyFinished
+)
+
+// ErrCellBusy is returned by [RunCell] when another attempt of the cell
+// holds its lock (it is running now, on this or another node).
+var ErrCellBusy = errors.New("another attempt of this cell is running")
+
+// CellResult is the outcome of [RunCell].
+type CellResult struct {
+	Outcome CellOutcome
+	// RunID is the cell's FINISHED run.
+	RunID string
+	// Superseded are the earlier, unfinished attempts that were deleted.
+	Superseded []string
+}
+
+// RunCell runs cell index of the sweep in dir as a `narlab train` child
+// process (standard output and error to stdout and stderr) and makes sure
+// the cell ends with exactly one active run, FINISHED (see the package
+// documentation). It returns an error if the training failed or was
+// interrupted (its run then stays for the next attempt to supersede), or
+// if another attempt of the cell is running ([ErrCellBusy]).
+//
+// Cancelling ctx sends SIGTERM to the training, which ends its run KILLED
+// and keeps its last checkpoint for the next attempt.
+func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Writer) (*CellResult, error) {
+	sw, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if index < 0 || index >= len(sw.Cells) {
+		return nil, fmt.Errorf("sweep: cell index %d; sweep %s has cells 0-%d", index, sw.ID, len(sw.Cells)-1)
+	}
+	cell := sw.Cells[index]
+	lock, err := lockCell(filepath.Join(sw.Dir, "cells", cell.Key+".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("sweep: cell %s: %w", cell.Key, err)
+	}
+	defer lock.Close()
+
+	c, err := sw.client()
+	if err != nil {
+		return nil, err
+	}
+	g := sw.group(c)
+	res, err := g.RunCell(ctx, cell.Key, stderr, func(ctx context.Context, earlier int) error {
+		tags := g.CellTags(cell.Key)
+		keys := make([]string, 0, len(tags))
+		for k := range tags {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		args := append([]string{"train"}, cell.Args...)
+		args = append(args, "--dir", sw.CellDir(cell), "--experiment", sw.Spec.Experiment,
+			"--tracking", sw.Tracking, "--parent-run", sw.ParentRunID)
+		for _, k := range keys {
+			args = append(args, "--tag", k+"="+tags[k])
+		}
+		fmt.Fprintf(stderr, "narlab sweep: cell %s (%d earlier unfinished attempts): %s %s\n",
+			cell.Key, earlier, sw.Narlab, strings.Join(args, " "))
+		cmd := exec.CommandContext(ctx, sw.Narlab, args...)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.Env = os.Environ()
+		if sw.Root != "" {
+			cmd.Env = append(cmd.Env, "NARLAB_ROOT="+sw.Root)
+		}
+		// The training dies with us (so the lock never outlives it) and
+		// stops cleanly, resumable, when we are cancelled.
+		// (Pdeathsig follows the thread that started the child: keep it.)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = time.Minute
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("narlab train: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("sweep: %w", err)
+	}
+	return res, nil
+}
+
+// supersede tags each stale attempt with the finished run's id and deletes
+// it.
+func supersede(ctx context.Context, c *mlflow.Client, stale []Attempt, finished string) ([]string, error) {
+	var done []string
+	for _, a := range stale {
+		if a.Status == mlflow.StatusRunning || a.Status == mlflow.StatusScheduled {
+			if err := c.EndRun(ctx, a.RunID, mlflow.StatusKilled); err != nil {
+				return done, fmt.Errorf("sweep: ending the superseded run %s: %w", a.RunID, err)
+			}
+		}
+		if err := c.SetTag(ctx, a.RunID, TagSupersededBy, finished); err != nil {
+			return done, fmt.Errorf("sweep: tagging the superseded run %s: %w", a.RunID, err)
+		}
+		if err := c.DeleteRun(ctx, a.RunID); err != nil {
+			return done, fmt.Errorf("sweep: deleting the superseded run %s: %w", a.RunID, err)
+		}
+		done = append(done, a.RunID)
+	}
+	return done, nil
+}
+
+// attemptName names this task: SLURM's array job and task, or the process.
+func attemptName() string {
+	if j, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); j != "" && t != "" {
+		return j + "_" + t
+	}
+	if j := os.Getenv("SLURM_JOB_ID"); j != "" {
+		return j
+	}
+	return "local-" + strconv.Itoa(os.Getpid())
+}
+
+// lockCell takes the cell's exclusive lock (flock; on a shared file system
+// it needs working locks, as NFSv4 and Lustre provide), without waiting.
+func lockCell(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := flock.TryLock(f); !ok {
+		f.Close()
+		if err == nil {
+			return nil, ErrCellBusy
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return f, nil
+}
