@@ -79,6 +79,9 @@ func checkTrainConfig(c *clrs30.Config, finish func() error, pluginHere bool) er
 	if !slices.Contains(nn.HintRepredModes, c.HintRepred) {
 		return fmt.Errorf("train: unknown --hint-repred %q (want one of %s)", c.HintRepred, strings.Join(nn.HintRepredModes, ", "))
 	}
+	if c.StepLoop != "" && !slices.Contains(nn.StepLoopModes, c.StepLoop) {
+		return fmt.Errorf("train: unknown --step-loop %q (want one of %s)", c.StepLoop, strings.Join(nn.StepLoopModes, ", "))
+	}
 	// One edge activation of the processor holds batch × n² × hidden
 	// float32s, in training (n = 16 or --train-length) and in the test
 	// split's evaluation (32 graphs of 64 nodes).
@@ -136,6 +139,8 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
+	fs.StringVar(&c.StepLoop, "step-loop", nn.StepLoopAuto, "how the steps run: "+strings.Join(nn.StepLoopModes, ", ")+
+		" (auto: one compiled step in a loop, short batches unrolled; the same function either way)")
 	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
 	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")

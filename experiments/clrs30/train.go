@@ -88,6 +88,10 @@ type Config struct {
 	ValSamples, TestSamples int
 	// Backend is the GoMLX backend ("" picks, see nn.BackendChoice).
 	Backend string
+	// StepLoop is how the model runs the algorithm's steps (one of
+	// nn.StepLoopModes; default auto). It changes speed and memory, not
+	// the function computed, so it is not part of the run's settings.
+	StepLoop string
 	// Dir keeps the run's checkpoints (best/, last/) and state; default
 	// <data dir>/train/<algo>-<processor>-s<seed>-<settings id>. A run
 	// finding there a checkpoint of the same settings resumes from it
@@ -157,6 +161,11 @@ func (c *Config) defaults() error {
 	if c.Experiment == "" {
 		c.Experiment = "clrs-baselines"
 	}
+	if c.StepLoop == "" {
+		c.StepLoop = nn.StepLoopAuto
+	} else if !slices.Contains(nn.StepLoopModes, c.StepLoop) {
+		return fmt.Errorf("train: unknown step-loop mode %q (want one of %s)", c.StepLoop, strings.Join(nn.StepLoopModes, ", "))
+	}
 	if c.Fresh {
 		if c.TrainData == "split" {
 			return fmt.Errorf("train: Fresh and TrainData split contradict each other")
@@ -211,7 +220,7 @@ func (c *Config) defaults() error {
 func (c Config) modelConfig() nn.Config {
 	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
-		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed}
+		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, StepLoop: c.StepLoop}
 }
 
 // Settings are everything that changes a run's result except its number
@@ -230,7 +239,9 @@ type Settings struct {
 }
 
 func (c Config) settings() Settings {
-	return Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
+	model := c.modelConfig()
+	model.StepLoop = "" // the same function either way: a run may resume in another mode
+	return Settings{Model: model, Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
 		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
 		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
 }
@@ -269,6 +280,7 @@ func (c Config) Params() map[string]string {
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
+		"step_loop": stepLoopName(c.StepLoop),
 	}
 	if strings.HasPrefix(c.Processor, "triplet_") {
 		p["nb_triplet_fts"] = "8"
@@ -284,6 +296,17 @@ func trainDataName(c Config) string {
 		return fmt.Sprintf("fixed 1000 samples, n=%d, seed 1 (reduced)", c.TrainLength)
 	}
 	return "CLRS-30 train split (1000, n=16, seed 1)"
+}
+
+// stepLoopName says how the model runs the steps, as logged.
+func stepLoopName(mode string) string {
+	switch mode {
+	case "", nn.StepLoopAuto:
+		return fmt.Sprintf("auto (one compiled step in a loop; batches of at most %d steps unrolled)", nn.UnrollMaxSteps)
+	case nn.StepLoopLoop:
+		return "loop (one compiled step in a loop)"
+	}
+	return "unroll (every step in the program)"
 }
 
 func capName(n int) string {

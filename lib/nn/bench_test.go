@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,6 +69,122 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 			b.ReportMetric(first.Seconds(), "first_step_s")
+		})
+	}
+}
+
+// BenchmarkProtocol measures, for each NARLAB_BENCH_ROWS row (algo/processor;
+// default bfs/mpnn), the CLRS-30 protocol at the paper's size (hidden 128,
+// batches of 32, hints encoded and decoded) as a researcher runs it, in this
+// order, everything included (compilation too):
+//
+//   - first_step_s: building the model and its first training step on the
+//     train split (n=16), i.e. the compilation of the training programs;
+//   - protocol_s: that, a second training step, then the whole val split
+//     (n=16) and the whole test split (n=64) evaluated in batches of 32;
+//   - val_s, test_s: the two evaluations;
+//   - steps/s: steady-state training, over NARLAB_BENCH_STEPS (default 5)
+//     steps after one pass over the eight batches the steps cycle through;
+//   - peak_rss_mb: the process's peak resident memory (run one row per
+//     process for a per-row figure; scripts/bench_protocol.sh does).
+//
+// scripts/ref_protocol.py measures the reference the same way.
+func BenchmarkProtocol(b *testing.B) {
+	rows := []string{"bfs/mpnn"}
+	if r := os.Getenv("NARLAB_BENCH_ROWS"); r != "" {
+		rows = strings.Split(r, ",")
+	}
+	steps := 5
+	if s := os.Getenv("NARLAB_BENCH_STEPS"); s != "" {
+		if _, err := fmt.Sscan(s, &steps); err != nil || steps < 1 {
+			b.Fatalf("NARLAB_BENCH_STEPS=%q: want a positive number", s)
+		}
+	}
+	be, choice, err := BackendChoice("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("backend %s (%s)", choice.Kind, choice.Config)
+	for _, row := range rows {
+		algo, proc, ok := strings.Cut(row, "/")
+		if !ok {
+			b.Fatalf("NARLAB_BENCH_ROWS: %q is not ALGO/PROCESSOR", row)
+		}
+		b.Run(row, func(b *testing.B) {
+			split := func(name string) []*clrs.Feedback {
+				s, err := clrs.NewSplitSampler(algo, name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if name == "train" {
+					var out []*clrs.Feedback
+					for range 8 {
+						fb, err := s.Next(32)
+						if err != nil {
+							b.Fatal(err)
+						}
+						out = append(out, fb)
+					}
+					return out
+				}
+				all := s.Trajectories()
+				var out []*clrs.Feedback
+				for lo := 0; lo < len(all); lo += 32 {
+					fb, err := clrs.Batch(all[lo:min(lo+32, len(all))], 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out = append(out, fb)
+				}
+				return out
+			}
+			train, val, test := split("train"), split("val"), split("test")
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				m, err := New(be, DefaultConfig(algo, proc))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := m.TrainStep(train[0]); err != nil {
+					b.Fatal(err)
+				}
+				first := time.Since(t0)
+				if _, err := m.TrainStep(train[1]); err != nil {
+					b.Fatal(err)
+				}
+				tv := time.Now()
+				if _, err := m.Evaluate(val); err != nil {
+					b.Fatal(err)
+				}
+				valS := time.Since(tv)
+				tt := time.Now()
+				if _, err := m.Evaluate(test); err != nil {
+					b.Fatal(err)
+				}
+				testS := time.Since(tt)
+				protocol := time.Since(t0)
+				for k := 2; k < len(train); k++ { // the remaining batches once
+					if _, err := m.TrainStep(train[k]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				ts := time.Now()
+				for k := 0; k < steps; k++ {
+					if _, err := m.TrainStep(train[k%len(train)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				rate := float64(steps) / time.Since(ts).Seconds()
+				m.Close()
+				var ru syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+				b.ReportMetric(first.Seconds(), "first_step_s")
+				b.ReportMetric(protocol.Seconds(), "protocol_s")
+				b.ReportMetric(valS.Seconds(), "val_s")
+				b.ReportMetric(testS.Seconds(), "test_s")
+				b.ReportMetric(rate, "steps/s")
+				b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_mb")
+			}
 		})
 	}
 }

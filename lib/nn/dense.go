@@ -3,8 +3,8 @@ package nn
 import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
 // Dense is a linear layer over the last axis of x, x·W (+ b), with the
@@ -37,11 +37,16 @@ func Dense(scope *model.Scope, x *Node, useBias bool, out int) *Node {
 // order on first use.
 func denseVariables(scope *model.Scope, g *Graph, weights shapes.Shape, useBias bool) (w, b *Node) {
 	scope = scope.At("dense")
-	w = scope.WithInitializer(weightInitializer(scope, scope.Scope()+"/weights")).
-		VariableWithShape("weights", weights).NodeValue(g)
+	if scope.GetVariable("weights") == nil {
+		scope.VariableWithValue("weights", initialWeights(scope, scope.Scope()+"/weights", weights))
+	}
+	w = scope.VariableWithShape("weights", weights).NodeValue(g)
 	if useBias {
-		b = scope.WithInitializer(initializer.Zero).
-			VariableWithShape("biases", shapes.Make(weights.DType, weights.Dimensions[1])).NodeValue(g)
+		bias := shapes.Make(weights.DType, weights.Dimensions[1])
+		if scope.GetVariable("biases") == nil {
+			scope.VariableWithValue("biases", tensors.FromShape(bias))
+		}
+		b = scope.VariableWithShape("biases", bias).NodeValue(g)
 	}
 	return w, b
 }

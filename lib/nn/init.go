@@ -3,9 +3,10 @@ package nn
 import (
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 
 	"github.com/gomlx/compute/shapes"
-	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -21,45 +22,45 @@ const (
 // withInitStddev returns scope with the weights created under it drawn at
 // standard deviation sd (the reference's xavier_on_scalars encoders).
 func withInitStddev(scope *model.Scope, sd float64) *model.Scope {
-	scope.SetParam(paramInitStddev, sd)
+	if v, ok := scope.GetParam(paramInitStddev); !ok || v != sd {
+		scope.SetParam(paramInitStddev, sd)
+	}
 	return scope
 }
 
-// weightInitializer is the initialiser of the weights variable at path:
-// haiku's default for Linear weights (a truncated normal, see
-// truncatedNormal), drawn from a random state of its own that depends only
-// on the model's seed and the path. So a variable's initial value does not
-// depend on which program creates it first (the unrolled or the step-loop
-// one, training or evaluation) nor on what was drawn before.
-func weightInitializer(scope *model.Scope, path string) model.VariableInitializer {
+// initialWeights is the initial value of the weights variable at path:
+// haiku's default for Linear weights (truncatedNormal), drawn on the host
+// from a random stream of its own that depends only on the model's seed
+// and the path. So a variable's initial value does not depend on which
+// program creates it first (unrolled or step loop, training or evaluation)
+// nor on anything drawn before, and no program is compiled to initialise
+// it.
+func initialWeights(scope *model.Scope, path string, shape shapes.Shape) *tensors.Tensor {
 	seed := model.GetParamOr(scope, paramInitSeed, int64(0))
 	sd := model.GetParamOr(scope, paramInitStddev, 0.0)
 	h := fnv.New64a()
 	h.Write([]byte(path))
-	key := seed ^ int64(h.Sum64())
-	return func(g *Graph, shape shapes.Shape) *Node {
-		return truncatedNormal(RNGStateFromSeedForGraph(g, key), shape, sd)
-	}
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	data := truncatedNormal(rng, shape.Size(), shape.Dimensions[0], sd)
+	return tensors.FromFlatDataAndDimensions(data, shape.Dimensions...)
 }
 
-// truncatedNormal draws haiku's default initialisation of Linear weights
-// from the random state rng: a normal of standard deviation stddev
-// (1/√fan_in when 0) truncated to two standard deviations (redrawn there,
-// then clipped); biases (rank ≤ 1) are zero.
-func truncatedNormal(rng *Node, shape shapes.Shape, stddev float64) *Node {
-	g := rng.Graph()
-	if shape.Rank() <= 1 {
-		return Zeros(g, shape)
-	}
+// truncatedNormal draws n values of haiku's default initialisation of
+// Linear weights of fan-in fanIn: a normal of standard deviation stddev
+// (1/√fanIn when 0) truncated to two standard deviations (redrawn there up
+// to four times, then clipped).
+func truncatedNormal(rng *rand.Rand, n, fanIn int, stddev float64) []float32 {
 	sd := stddev
 	if sd == 0 {
-		sd = 1 / math.Sqrt(float64(max(1, shape.Dimensions[0])))
+		sd = 1 / math.Sqrt(float64(max(1, fanIn)))
 	}
-	rng, x := RandomNormal(rng, shape)
-	for i := 0; i < 4; i++ {
-		var redraw *Node
-		rng, redraw = RandomNormal(rng, shape)
-		x = Where(GreaterThan(Abs(x), ConstAs(x, 2)), redraw, x)
+	out := make([]float32, n)
+	for i := range out {
+		x := rng.NormFloat64()
+		for k := 0; k < 4 && math.Abs(x) > 2; k++ {
+			x = rng.NormFloat64()
+		}
+		out[i] = float32(math.Max(-2, math.Min(2, x)) * sd)
 	}
-	return MulScalar(ClipScalar(x, -2, 2), sd)
+	return out
 }

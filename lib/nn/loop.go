@@ -1,7 +1,12 @@
 package nn
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/gomlx/compute/shapes"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/core/tensors"
@@ -156,11 +161,29 @@ func trainableVariables(scope *model.Scope) []*model.Variable {
 // dot is ⟨a, b⟩, the sum of their elementwise products.
 func dot(a, b *Node) *Node { return ReduceAllSum(Mul(a, b)) }
 
+// programFn builds one of the step loop's programs.
+type programFn = func(scope *model.Scope, in []*Node) []*Node
+
+// The step loop's programs, by index into loopPrograms.fns.
+const (
+	progStepFwd = iota
+	progHead
+	progStepBwd
+	progUpdate
+	progStepEval
+	progHeadEval
+	numPrograms
+)
+
 // loopPrograms are the step loop's programs (compiled per batch and graph
-// size on first use).
+// size on first use, see prepare).
 type loopPrograms struct {
 	stepFwd, head, stepBwd, update *model.Exec
 	stepEval, headEval             *model.Exec
+	fns                            [numPrograms]programFn
+	// prepared holds the batch and graph sizes whose training (true) or
+	// evaluation (false) programs are compiled.
+	prepared map[[3]int]bool
 }
 
 func (p *loopPrograms) finalize() {
@@ -175,9 +198,10 @@ func (p *loopPrograms) finalize() {
 // their first call).
 func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 	l := m.loopLayout()
-	p := &loopPrograms{}
+	p := &loopPrograms{prepared: map[[3]int]bool{}}
 	var err error
-	mk := func(fn func(scope *model.Scope, in []*Node) []*Node) *model.Exec {
+	mk := func(i int, fn programFn) *model.Exec {
+		p.fns[i] = fn
 		if err != nil {
 			return nil
 		}
@@ -189,7 +213,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 	// stepFwd: inputs, adj, hidden, fed, running readout, sums, counts,
 	// outStep [B], truth of the next step, valid [B] → hidden, fed,
 	// readout, sums, counts (, teacher draws).
-	p.stepFwd = mk(func(scope *model.Scope, in []*Node) []*Node {
+	p.stepFwd = mk(progStepFwd, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
 		inputs, adj := c.take(l.ni), c.next()
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
@@ -222,7 +246,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 
 	// head: inputs, adj, readout, outputs, sums, counts → loss, 1/count
 	// per hint, dReadout, gradients of the output loss.
-	p.head = mk(func(scope *model.Scope, in []*Node) []*Node {
+	p.head = mk(progHead, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
 		inputs, adj := c.take(l.ni), c.next()
 		r := c.readout(l)
@@ -252,7 +276,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 	// stepBwd: inputs, adj, hidden_s, fed_s, truth, valid, (teacher,)
 	// outStep [B], dHidden, dFed, dReadout, 1/count, gradient sums →
 	// dHidden_s, dFed_s, gradient sums.
-	p.stepBwd = mk(func(scope *model.Scope, in []*Node) []*Node {
+	p.stepBwd = mk(progStepBwd, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
 		inputs, adj := c.take(l.ni), c.next()
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
@@ -306,7 +330,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 
 	// update: gradient sums → clipped, Adam applied; returns the global
 	// step.
-	p.update = mk(func(scope *model.Scope, in []*Node) []*Node {
+	p.update = mk(progUpdate, func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
 		vars := trainableVariables(scope)
 		if len(vars) != len(in) {
@@ -325,7 +349,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 
 	// stepEval: inputs, adj, hidden, fed, readout, outStep → hidden, fed,
 	// readout.
-	p.stepEval = mk(func(scope *model.Scope, in []*Node) []*Node {
+	p.stepEval = mk(progStepEval, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
 		inputs, adj := c.take(l.ni), c.next()
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
@@ -340,7 +364,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 	})
 
 	// headEval: inputs, adj, readout → output logits.
-	p.headEval = mk(func(scope *model.Scope, in []*Node) []*Node {
+	p.headEval = mk(progHeadEval, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
 		inputs, adj := c.take(l.ni), c.next()
 		r := c.readout(l)
@@ -410,6 +434,9 @@ func (m *Model) lossAndGradientsLoop(bd *batchTensors, update bool) (float64, []
 	l := m.loopLayout()
 	p := m.loop
 	S := bd.S
+	if err := m.prepareLoop(bd, true); err != nil {
+		return 0, nil, err
+	}
 	static := append(append([]*tensors.Tensor(nil), bd.inputs...), bd.adj)
 	// Forward.
 	cur := m.initialCarry(bd)
@@ -545,6 +572,9 @@ func (m *Model) callOrdered(e *model.Exec, fixed, donated, tail []*tensors.Tenso
 // output logits.
 func (m *Model) predictLoop(bd *batchTensors) ([]*tensors.Tensor, error) {
 	p := m.loop
+	if err := m.prepareLoop(bd, false); err != nil {
+		return nil, err
+	}
 	static := append(append([]*tensors.Tensor(nil), bd.inputs...), bd.adj)
 	state := append(m.initialCarry(bd), m.readoutZeros(bd)...)
 	l := m.loopLayout()
@@ -565,3 +595,145 @@ func (m *Model) predictLoop(bd *batchTensors) ([]*tensors.Tensor, error) {
 	return res, nil
 }
 
+// prepareLoop compiles, the first time a batch and graph size is seen, the
+// programs it needs (training: forward step, head, backward step, update;
+// evaluation: step and head) all at once. Their graphs are first built
+// once on the pure-Go backend, which creates every variable they use, so
+// that building them again only reads the model's store; then they are
+// compiled for the model's backend in parallel, one per CPU. On two cores
+// this halves the wait before the first step.
+func (m *Model) prepareLoop(bd *batchTensors, training bool) error {
+	key := [3]int{bd.B, bd.N, 0}
+	if training {
+		key[2] = 1
+	}
+	p := m.loop
+	if p.prepared[key] {
+		return nil
+	}
+	progs := []int{progStepEval, progHeadEval}
+	if training {
+		progs = []int{progStepFwd, progHead, progStepBwd, progUpdate}
+	}
+	// Create the variables: build each program that may create some on
+	// the pure-Go backend (cheap: nothing is compiled to machine code),
+	// in the order of a step.
+	dry, err := Backend("go")
+	if err != nil {
+		return err
+	}
+	for _, i := range progs {
+		if i == progStepBwd {
+			continue // reads the variables the forward step and head create
+		}
+		e, err := model.NewExec(dry, m.store, p.fns[i])
+		if err != nil {
+			return fmt.Errorf("nn: %w", err)
+		}
+		_, err = e.Compile(m.programShapes(i, bd)...)
+		e.Finalize()
+		if err != nil {
+			return fmt.Errorf("nn: building the step loop: %w", err)
+		}
+	}
+	execs := [numPrograms]*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval}
+	errs := make([]error, len(progs))
+	sem := make(chan struct{}, max(1, runtime.NumCPU()))
+	var wg sync.WaitGroup
+	for k, i := range progs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			_, errs[k] = execs[i].Compile(m.programShapes(i, bd)...)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("nn: compiling the step loop: %w", err)
+	}
+	p.prepared[key] = true
+	return nil
+}
+
+// programShapes are the input shapes of step-loop program i for a batch.
+func (m *Model) programShapes(i int, bd *batchTensors) []shapes.Shape {
+	l := m.loopLayout()
+	B, N, H := bd.B, bd.N, m.cfg.Hidden
+	var out []shapes.Shape
+	add := func(dims ...int) { out = append(out, shapeF32(dims...)) }
+	addHints := func(k int) {
+		for h := 0; h < k; h++ {
+			add(bd.hintDims[h]...)
+		}
+	}
+	addReadout := func() {
+		add(B, N, 3*H)
+		addHints(l.nf)
+		if l.triplets {
+			add(B, N, N, H)
+		}
+	}
+	addVars := func() {
+		for _, v := range trainableVariables(m.store.RootScope()) {
+			out = append(out, v.Shape())
+		}
+	}
+	if i == progUpdate {
+		addVars()
+		return out
+	}
+	for _, t := range bd.inputs {
+		out = append(out, t.Shape())
+	}
+	add(B, N, N)
+	switch i {
+	case progStepFwd:
+		add(B, N, H)
+		addHints(l.nf)
+		addReadout()
+		for range 2 * l.ns {
+			add()
+		}
+		add(B)
+		addHints(l.ns)
+		if l.ns > 0 {
+			add(B)
+		}
+	case progHead:
+		addReadout()
+		for _, t := range bd.outputs {
+			out = append(out, t.Shape())
+		}
+		for range 2 * l.ns {
+			add()
+		}
+	case progStepBwd:
+		add(B, N, H)
+		addHints(l.nf)
+		addHints(l.ns)
+		if l.ns > 0 {
+			add(B)
+		}
+		if l.teacher {
+			add(B)
+		}
+		add(B)
+		add(B, N, H)
+		addHints(l.nf)
+		addReadout()
+		for range l.ns {
+			add()
+		}
+		addVars()
+	case progStepEval:
+		add(B, N, H)
+		addHints(l.nf)
+		addReadout()
+		add(B)
+	case progHeadEval:
+		addReadout()
+	}
+	return out
+}

@@ -241,3 +241,45 @@ func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor,
 		}
 	}
 }
+
+// TestPredictInParts checks that a batch predicted in parts (as Predict
+// does when a whole batch would exceed EvalMemoryBudget) gives the whole
+// batch's predictions.
+func TestPredictInParts(t *testing.T) {
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := fixedBatch(t, "floyd_warshall", 5, 5) // edge pointers: the widest decoders
+	cfg := DefaultConfig("floyd_warshall", "triplet_mpnn")
+	cfg.Hidden = 8
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	whole, err := m.Predict(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.EvalBatchSize(5) < 5 {
+		t.Fatalf("EvalBatchSize(5) = %d at the default budget; the whole batch should fit", m.EvalBatchSize(5))
+	}
+	defer func(b int64) { EvalMemoryBudget = b }(EvalMemoryBudget)
+	EvalMemoryBudget = 1
+	if got := m.EvalBatchSize(5); got != 1 {
+		t.Fatalf("EvalBatchSize(5) = %d under a 1-byte budget; want 1", got)
+	}
+	parts, err := m.Predict(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range whole {
+		if len(parts[k]) != len(want) {
+			t.Fatalf("%s: %d values in parts, %d whole", k, len(parts[k]), len(want))
+		}
+		if d := relDiff(parts[k], want); d > 1e-6 {
+			t.Errorf("%s: predictions in parts differ from the whole batch's (relative %.2g)", k, d)
+		}
+	}
+}

@@ -386,12 +386,22 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 		data, shape := l.dense(fb.Outputs[i], n)
 		bd.outputs = append(bd.outputs, tensors.FromFlatDataAndDimensions(data, shape...))
 	}
-	T := fb.MaxSteps()
+	// Steps after the batch's longest trajectory change nothing (their
+	// hints weigh 0 and no output is read there): they are dropped. The
+	// reference runs them (its batches of a split keep the whole split's
+	// length).
+	T := 1
+	for _, l := range fb.Lengths {
+		T = max(T, l)
+	}
+	T = min(T, max(1, fb.MaxSteps()))
 	for i, l := range m.spec.hints {
 		data, shape := l.dense(fb.Hints[i], n)
+		if shape[0] > T {
+			data = data[:len(data)/shape[0]*T]
+		}
 		bd.hints = append(bd.hints, data)
 		bd.hintDims = append(bd.hintDims, shape[1:])
-		T = shape[0]
 	}
 	// Processor adjacency from the inputs, as the reference accumulates it:
 	// identity, edge masks in both directions ((M + Mᵀ) > 0) and node
@@ -462,8 +472,10 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 // values for scalars; Data is flat, row-major over [B, …].
 type Predictions map[string][]float64
 
-// Predict runs the model on a batch (each sample unrolled for its own
-// number of steps).
+// Predict runs the model on a batch (each sample for its own number of
+// steps). A batch whose evaluation would need more memory than
+// EvalMemoryBudget (see EvalBatchSize) is run in parts; the predictions
+// are the same.
 func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if m.store == nil {
 		return nil, errClosed
@@ -471,6 +483,13 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
 		return nil, err
+	}
+	n, err := nodes(fb)
+	if err != nil {
+		return nil, err
+	}
+	if part := m.EvalBatchSize(n); fb.BatchSize() > part {
+		return m.predictInParts(fb, part)
 	}
 	bd, err := m.batchOf(fb)
 	if err != nil {
@@ -517,6 +536,69 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 		}
 	}
 	return p, nil
+}
+
+// predictInParts predicts a batch part samples at a time and joins the
+// predictions (flat over [B, …], so parts concatenate).
+func (m *Model) predictInParts(fb *clrs.Feedback, part int) (Predictions, error) {
+	out := Predictions{}
+	for lo := 0; lo < fb.BatchSize(); lo += part {
+		var trajs []*clrs.Trajectory
+		for b := lo; b < min(lo+part, fb.BatchSize()); b++ {
+			tr, err := fb.Trajectory(b)
+			if err != nil {
+				return nil, err
+			}
+			trajs = append(trajs, tr)
+		}
+		sub, err := clrs.Batch(trajs, 0)
+		if err != nil {
+			return nil, err
+		}
+		p, err := m.Predict(sub)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range p {
+			out[k] = append(out[k], v...)
+		}
+	}
+	return out, nil
+}
+
+// EvalMemoryBudget bounds the memory of the largest intermediate tensors
+// of one evaluation step (bytes); Predict splits batches to stay within it.
+// With the process's own footprint, evaluating any CLRS-30 test split at
+// hidden 128 stays within 4 GiB (docs/performance.md, "Step loop").
+var EvalMemoryBudget int64 = 1 << 30
+
+// EvalBatchSize is the largest number of graphs of n nodes that Predict
+// evaluates at once: an estimate of the bytes one sample's step needs at
+// its widest (message tensors [N,N,H], Triplet-GMPNN's [N,N,N,8], the
+// edge-pointer decoders' [N,N,N,H]) divided into EvalMemoryBudget.
+func (m *Model) EvalBatchSize(n int) int {
+	H := int64(m.cfg.Hidden)
+	N := int64(n)
+	per := 8 * N * N * H * 4 // messages, their MLP and the decoders' edge terms
+	if pk, ok := pgnKinds[m.cfg.Processor]; ok && pk.triplets {
+		per += 3 * N * N * N * 8 * 4
+	}
+	if m.cfg.Processor == "memnet" || m.cfg.Processor == "memnet_full" {
+		per += 3 * N * int64(max(memnetSlots, n+1)) * memnetEmbedding * 4
+	}
+	// Edge-pointer decoders (max(pred_ij, k) over [N,N,N,H]): the hints'
+	// run in the step program, the outputs' in the head.
+	widest := int64(0)
+	for _, ls := range [][]probeLayout{m.spec.hints, m.spec.outputs} {
+		var w int64
+		for _, l := range ls {
+			if l.Location == clrs.Edge && kind(l.Type) == clrs.Pointer {
+				w += 2 * N * N * N * H * 4
+			}
+		}
+		widest = max(widest, w)
+	}
+	return int(max(1, EvalMemoryBudget/(per+widest)))
 }
 
 func argmax32(x []float32) int {

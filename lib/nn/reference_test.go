@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -184,48 +185,31 @@ func TestRepredict(t *testing.T) {
 
 // TestTruncatedNormal checks haiku's initialiser: weights within two
 // standard deviations of 1/√fan_in, with the standard deviation of a
-// normal truncated there (0.8796·σ), biases zero.
+// normal truncated there (0.8796·σ); and that a variable's initial weights
+// depend on the seed and its path only.
 func TestTruncatedNormal(t *testing.T) {
-	be, err := Backend("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := model.NewStore()
-	draw := func(dims ...int) []float64 {
-		exec, err := model.NewExec(be, store, func(_ *model.Scope, in []*Node) *Node {
-			return Add(truncatedNormal(RNGStateFromSeedForGraph(in[0].Graph(), 7), shapeF32(dims...), 0), in[0])
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := exec.Call(float32(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var flat []float64
-		res[0].ConstFlatData(func(f any) {
-			for _, v := range f.([]float32) {
-				flat = append(flat, float64(v))
-			}
-		})
-		return flat
-	}
-	w := draw(200, 100)
+	w := truncatedNormal(rand.New(rand.NewPCG(7, 7)), 200*100, 200, 0)
 	sigma := 1 / math.Sqrt(200)
 	var ss float64
 	for _, v := range w {
-		if math.Abs(v) > 2*sigma+1e-7 {
+		if math.Abs(float64(v)) > 2*sigma+1e-7 {
 			t.Fatalf("weight %v beyond 2σ = %v", v, 2*sigma)
 		}
-		ss += v * v
+		ss += float64(v) * float64(v)
 	}
 	if sd := math.Sqrt(ss / float64(len(w))); math.Abs(sd/sigma-0.8796) > 0.02 {
 		t.Errorf("standard deviation %.4f·σ, want 0.8796·σ", sd/sigma)
 	}
-	b := draw(100)
-	for _, v := range b {
-		if v != 0 {
-			t.Fatalf("bias %v, want 0", v)
-		}
+	store := model.NewStore()
+	store.RootScope().SetParam(paramInitSeed, int64(3))
+	shape := shapeF32(4, 3)
+	first := func(path string) float32 {
+		return initialWeights(store.RootScope(), path, shape).Value().([][]float32)[0][0]
+	}
+	if first("/a/weights") != first("/a/weights") {
+		t.Error("the same path and seed drew different weights")
+	}
+	if first("/a/weights") == first("/b/weights") {
+		t.Error("two paths drew the same weights")
 	}
 }

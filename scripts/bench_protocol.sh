@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The CLRS-30 protocol, narlab beside the JAX reference, every algorithm, in
+# one run on this machine (make bench-protocol). For each row ALGO/PROCESSOR
+# it runs the reference (scripts/ref_protocol.py: dm-clrs 2.0.3 on jax 0.4.38
+# CPU, in a throwaway venv) and then narlab (BenchmarkProtocol in lib/nn, on
+# narlab's backend pick: XLA CPU after make setup), each in a process of its
+# own, at the paper's size (hidden 128, batches of 32): model creation and
+# first training step (compilation), the short protocol (two training steps,
+# the whole val split, the whole n=64 test split), the test split's time,
+# steady-state steps/s and peak resident memory.
+#
+# Rows already in data/bench/protocol_rows.jsonl are skipped, so an
+# interrupted run resumes where it stopped (FRESH=1 starts over). The table
+# goes to data/bench/protocol.md (docs/performance.md records it).
+#
+# Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
+#   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: all 30 CLRS-30
+#         algorithms × mpnn, triplet_gmpnn)
+#   STEPS steady-state training steps per row (default 5)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+out="$root/data/bench"
+mkdir -p "$out"
+rows_file="$out/protocol_rows.jsonl"
+[ "${FRESH:-0}" = 1 ] && : > "$rows_file"
+touch "$rows_file"
+steps="${2:-5}"
+if [ -n "${1:-}" ]; then
+  rows="${1//,/ }"
+else
+  algos=$(bin/narlab clrs algos --format json | .venv/bin/python -c \
+    'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin) if a["clrs30"]))')
+  rows=""
+  for a in $algos; do rows="$rows $a/mpnn $a/triplet_gmpnn"; done
+fi
+ref=$(scripts/ref-harness.sh)
+refpy=$(scripts/ref-harness.sh --jax)
+CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
+for row in $rows; do
+  if grep -q "\"row\": \"$row\"" "$rows_file"; then
+    echo "== $row: done before, skipped" >&2
+    continue
+  fi
+  algo=${row%/*} proc=${row#*/}
+  echo "== $row: reference ($(date +%T))" >&2
+  r=$("$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
+  echo "== $row: narlab ($(date +%T))" >&2
+  n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
+      -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>&1 | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
+  echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$(git rev-parse --short HEAD)\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
+done
+backend=$(bin/narlab backends --format json 2>/dev/null | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
+.venv/bin/python scripts/bench_protocol_table.py "$rows_file" "$backend" | tee "$out/protocol.md"

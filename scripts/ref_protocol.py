@@ -1,0 +1,127 @@
+"""The reference's side of `make bench-protocol` (scripts/bench_protocol.sh).
+
+dm-clrs 2.0.3's BaselineModel (JAX on this CPU) under run.py's model settings
+(hidden 128, batches of 32, hints encoded and decoded, soft re-prediction,
+teacher forcing 0, gradient clipping 1, layer norm, 8 triplet features,
+permutations enforced, a constant pred_h moved to an input) runs the CLRS-30
+protocol as lib/nn's BenchmarkProtocol does, in the same order:
+
+  first_step_s  building and initialising the model and its first training
+                step on the train split (n=16): JAX's compilation;
+  protocol_s    that, a second step, then the whole val split (n=16) and the
+                whole test split (n=64) predicted in batches of 32;
+  val_s, test_s the two evaluations (compilation included);
+  steps_per_s   steady state over STEPS steps after one pass over the eight
+                train batches they cycle through;
+  peak_rss_mb   the process's peak resident memory.
+
+Usage: ref_protocol.py REF_DIR ALGO PROCESSOR [STEPS]   → one JSON line.
+"""
+import json
+import os
+import resource
+import sys
+import time
+import types
+
+
+def main():
+    ref, algo, proc = sys.argv[1], sys.argv[2], sys.argv[3]
+    steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    sys.path.insert(0, os.path.join(ref, "jaxstubs"))
+    sys.path.insert(1, ref)
+    pkg = types.ModuleType("clrs")
+    pkg.__path__ = [os.path.join(ref, "clrs")]
+    sys.modules["clrs"] = pkg
+    import jax
+    import numpy as np
+    from clrs._src import baselines, evaluation, probing, processors, samplers, specs
+
+    def split(name):
+        c = samplers.CLRS30[name]
+        n = c["num_samples"]
+        if name != "train":
+            n *= specs.CLRS_30_ALGS_SETTINGS[algo]["num_samples_multiplier"]
+        return samplers.build_sampler(algo, num_samples=n, length=c["length"], seed=c["seed"])
+
+    def transformed(spec, it):
+        spec, it = samplers.process_permutations(spec, it, True)
+        if algo in ("binary_search", "minimum", "find_maximum_subarray", "find_maximum_subarray_kadane",
+                    "matrix_chain_order", "lcs_length", "optimal_bst", "activity_selector", "task_scheduling",
+                    "naive_string_matcher", "kmp_matcher", "jarvis_march"):
+            spec, it = samplers.process_pred_as_input(spec, it)
+        return spec, it
+
+    def batches_of(fb, size=32):
+        """The whole split fb in batches of size (hints keep the split's length, as the reference's
+        split batches do)."""
+        total = fb.features.lengths.shape[0]
+        out = []
+        for lo in range(0, total, size):
+            hi = min(lo + size, total)
+
+            def cut(dps, axis):
+                return [probing.DataPoint(name=d.name, location=d.location, type_=d.type_,
+                                          data=np.take(d.data, range(lo, hi), axis=axis)) for d in dps]
+            feats = samplers.Features(inputs=cut(fb.features.inputs, 0), hints=cut(fb.features.hints, 1),
+                                      lengths=fb.features.lengths[lo:hi])
+            out.append(samplers.Feedback(features=feats, outputs=cut(fb.outputs, 0)))
+        return out
+
+    tr, spec = split("train")
+    va, _ = split("val")
+    te, _ = split("test")
+    spec2, trit = transformed(spec, iter([tr.next(32) for _ in range(8)]))
+    train = [next(trit) for _ in range(8)]
+    _, vait = transformed(spec, iter([va.next()]))
+    _, teit = transformed(spec, iter([te.next()]))
+    val, test = batches_of(next(vait)), batches_of(next(teit))
+
+    t0 = time.time()
+    pf = processors.get_processor_factory(proc, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    m = baselines.BaselineModel(spec=[spec2], dummy_trajectory=[val[0]], processor_factory=pf, hidden_dim=128,
+                                encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
+                                learning_rate=1e-3, grad_clip_max_norm=1.0, hint_teacher_forcing=0.0,
+                                hint_repred_mode="soft", dropout_prob=0.0, use_lstm=False,
+                                checkpoint_path="/tmp/ref-protocol-ck")
+    key = jax.random.PRNGKey(42)
+    m.init([val[0].features], 42)
+
+    def step(fb):
+        nonlocal key
+        key, k = jax.random.split(key)
+        return float(m.feedback(k, fb, algorithm_index=0))
+
+    def evaluate(batches):
+        nonlocal key
+        scores = []
+        for fb in batches:
+            key, k = jax.random.split(key)
+            preds, _ = m.predict(k, fb.features, algorithm_index=0)
+            scores.append(float(evaluation.evaluate(fb.outputs, preds)["score"]))
+        return scores
+
+    step(train[0])
+    first = time.time() - t0
+    step(train[1])
+    tv = time.time()
+    evaluate(val)
+    val_s = time.time() - tv
+    tt = time.time()
+    evaluate(test)
+    test_s = time.time() - tt
+    protocol = time.time() - t0
+    for fb in train[2:]:
+        step(fb)
+    ts = time.time()
+    for k in range(steps):
+        step(train[k % len(train)])
+    rate = steps / (time.time() - ts)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"algo": algo, "processor": proc, "first_step_s": first, "protocol_s": protocol,
+                      "val_s": val_s, "test_s": test_s, "steps_per_s": rate, "peak_rss_mb": rss,
+                      "device": jax.devices()[0].platform}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
