@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The GPU part of the step-loop benchmark (issue 31): narlab beside the JAX
+# reference on one NVIDIA card, in a few minutes, on a machine that has
+# Python with jax and its CUDA PJRT plugin but no Go and no network (the
+# device machine of this workplace; any CUDA box with `pip install jax[cuda13]`
+# too).
+#
+#   scripts/gpu_bench.sh prepare     here (Go, network): builds the cgo test
+#                                    binary of lib/nn, copies the reference
+#                                    harness and downloads the pure-Python
+#                                    wheels the reference needs beyond jax
+#                                    (dm-haiku, jmp, tabulate) into .gpu/
+#   bash .gpu/run.sh                 there: finds the CUDA plugin of the
+#                                    Python at hand, runs each row on narlab
+#                                    (BenchmarkProtocol, then
+#                                    BenchmarkTrainStep) and on the
+#                                    reference (ref_protocol.py), writes
+#                                    $OUT/gpu_bench.jsonl and prints a table
+#
+# With the device tool: `run(command="bash .gpu/run.sh", carry=[".gpu"],
+# timeout_s=540)`; .gpu/ is listed in .git/info/exclude by prepare. ROWS
+# (default bfs/mpnn,bfs/triplet_gmpnn,floyd_warshall/mpnn,heapsort/mpnn,
+# insertion_sort/triplet_gmpnn) and STEPS (steady-state steps, default 20)
+# are read there. Each side of each row runs in a process of its own under
+# a time limit (ROW_TIMEOUT, default 150 s), so one slow row cannot eat
+# the lease.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+case "${1:-}" in
+prepare)
+  out="$root/.gpu"
+  rm -rf "$out" && mkdir -p "$out/wheels"
+  grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+  CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
+  ref=$(scripts/ref-harness.sh)
+  mkdir -p "$out/clrs-ref"
+  cp -r "$ref/clrs" "$ref/jaxstubs" "$out/clrs-ref/"
+  cp scripts/ref_protocol.py "$out/"
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$out/wheels" \
+    dm-haiku==0.0.17 jmp==0.0.4 tabulate==0.10.0
+  cp scripts/gpu_bench_run.sh "$out/run.sh"
+  du -sh "$out" >&2
+  echo "prepared $out: run it there with: bash .gpu/run.sh (carry .gpu)" >&2
+  ;;
+*)
+  echo "usage: scripts/gpu_bench.sh prepare   (then bash .gpu/run.sh on the GPU machine)" >&2
+  exit 2
+  ;;
+esac
