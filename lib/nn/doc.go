@@ -12,9 +12,27 @@
 // one of three modes: encoded_decoded (the previous step's hint, the
 // ground truth with probability TeacherForcing during training and the
 // model's own soft prediction otherwise, is encoded; every hint is decoded
-// and adds its loss), decoded_only (hints only add their loss), none. At
-// evaluation the model unrolls for each sample's own number of hint steps
-// and reads its outputs at the sample's last step.
+// and adds its loss), decoded_only (hints only add their loss), none. Each
+// sample's outputs are decoded from its own last step.
+//
+// # Steps
+//
+// The model is written once, as one algorithm step (step.go), and run by
+// one of two drivers, chosen per batch by Config.StepLoop:
+//
+//   - the step loop (loop.go, the default): one compiled step, called once
+//     per step of the batch's longest trajectory. Compile time and program
+//     size do not depend on the trajectory's length. Evaluation keeps one
+//     step's state; training keeps each step's carry (node latents and fed
+//     hints: O(T × B × N × H)) and computes gradients with a reverse loop
+//     that recomputes each step and runs its vector-Jacobian product, as
+//     jax.lax.scan's transpose does. Its programs are compiled in parallel
+//     the first time a batch and graph size is seen.
+//   - unrolling: every step in one program, compiled per trajectory length.
+//
+// Both compute the same function (TestStepLoopSameFunction compares
+// predictions, losses and gradients over every probe type and processor).
+// Predict splits a batch whose widest step would exceed EvalMemoryBudget.
 //
 // Backends: XLA (CPU or CUDA PJRT plugin, linked in every cgo build) or
 // GoMLX's pure-Go backend; [Choose] picks one (see `narlab backends` and
