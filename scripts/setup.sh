@@ -34,7 +34,11 @@ fi
 # narlab` in .venv reads this checkout. Only numpy is needed (--no-deps).
 if ! "$venv/bin/python" -c 'import os, sys, narlab; sys.exit(os.path.dirname(narlab.__file__) != sys.argv[1])' "$root/python/narlab" 2>/dev/null; then
   log "installing narlab's Python package (python/, editable)"
-  "$venv/bin/python" -m pip install -q --no-deps -e "$root/python"
+  # (setuptools warns about every editable install: shown only on failure)
+  if ! out=$("$venv/bin/python" -m pip install -q --no-deps -e "$root/python" 2>&1); then
+    printf '%s\n' "$out" >&2
+    exit 1
+  fi
 else
   log "narlab's Python package up to date"
 fi

@@ -44,10 +44,15 @@ indices within each graph.
 """
 
 import numpy as np
-import torch
-from torch_geometric.data import Data
 
-import narlab
+try:
+  import torch
+  from torch_geometric.data import Data
+except ImportError as e:
+  raise ImportError('narlab.pyg needs torch and torch_geometric: pip install torch torch-geometric '
+                    '(or pip install "narlab[pyg]")') from e
+
+import narlab  # pylint: disable=wrong-import-position
 
 POINTER_TYPES = ('pointer', 'should_be_permutation')
 

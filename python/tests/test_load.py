@@ -19,6 +19,21 @@ def test_import_needs_only_numpy():
   subprocess.run([sys.executable, '-c', code], check=True)
 
 
+def test_pyg_missing_says_how_to_install(data_dir):
+  code = f'''
+import sys, narlab
+sys.modules["torch"] = None  # as if PyTorch were not installed
+ds = narlab.load({os.path.join(data_dir, "clrs30", "bfs_val.npz")!r})
+try:
+    ds.pyg()
+except ImportError as e:
+    assert "pip install torch torch-geometric" in str(e), e
+else:
+    sys.exit("no ImportError")
+'''
+  subprocess.run([sys.executable, '-c', code], check=True)
+
+
 def test_package_is_the_checkout():
   here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   assert os.path.dirname(os.path.abspath(narlab.__file__)) == os.path.join(here, 'narlab')
@@ -197,5 +212,20 @@ for call in (ds.feedback, lambda: ds.feedback_batches(8)):
         assert "pip install dm-clrs==2.0.3" in str(e), e
     else:
         sys.exit("no ImportError")
+'''
+  subprocess.run([sys.executable, '-c', code], check=True)
+
+
+def test_pyg_missing_says_how_to_install(data_dir):
+  code = f'''
+import sys, narlab
+sys.modules["torch"] = None  # as if PyTorch were not installed
+ds = narlab.load({os.path.join(data_dir, "clrs30", "bfs_val.npz")!r})
+try:
+    ds.pyg()
+except ImportError as e:
+    assert "pip install torch torch-geometric" in str(e), e
+else:
+    sys.exit("no ImportError")
 '''
   subprocess.run([sys.executable, '-c', code], check=True)
