@@ -56,7 +56,8 @@ FUZZ_TARGETS := \
 	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \
 	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
 	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
-	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput
+	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput \
+	./lib/clrs:FuzzReadNPZ ./lib/clrs:FuzzReadNPY
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \

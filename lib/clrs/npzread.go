@@ -67,7 +67,7 @@ func ReadNPZ(r io.ReaderAt, size int64, algo string) (*Feedback, error) {
 			return npyArray{}, fmt.Errorf("clrs: %s: archive has no array %q (an archive of %s holds %s)", algo, name, algo, strings.Join(archiveNames(spec), ", "))
 		}
 		delete(members, name)
-		a, err := readNPYMember(f)
+		a, err := readNPYMember(f, size)
 		if err != nil {
 			return npyArray{}, fmt.Errorf("clrs: %s: %s: %w", algo, name, err)
 		}
@@ -339,16 +339,31 @@ func (f *Feedback) Select(indices ...int) (*Feedback, error) {
 // npyArray is one decoded .npy array.
 type npyArray struct{ Array }
 
-// readNPYMember decodes one archive member, checking that its data is
-// exactly as long as its header says and that it is intact (zip's
-// CRC-32, checked once the member is read to its end).
-func readNPYMember(f *zip.File) (npyArray, error) {
+// maxDeflateRatio bounds how much deflate can expand: 258 bytes per
+// 2-bit code at best (about 1032:1).
+const maxDeflateRatio = 1032
+
+// readNPYMember decodes one member of an archive of archiveSize bytes,
+// checking that its data is exactly as long as its header says and that
+// it is intact (zip's CRC-32, checked once the member is read to its
+// end). The sizes the zip directory declares are checked against the
+// archive first, so that a corrupt directory cannot make the reader
+// allocate what the file cannot hold.
+func readNPYMember(f *zip.File, archiveSize int64) (npyArray, error) {
+	size, packed := f.UncompressedSize64, f.CompressedSize64
+	limit := packed
+	if f.Method == zip.Deflate {
+		limit = maxDeflateRatio*packed + 1<<10
+	}
+	if packed > uint64(archiveSize) || size > limit {
+		return npyArray{}, fmt.Errorf("the archive's directory gives sizes (%d bytes, %d stored) the file cannot hold: a corrupt or torn file", size, packed)
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return npyArray{}, err
 	}
 	defer rc.Close()
-	a, err := readNPY(rc)
+	a, err := readNPY(rc, int64(size))
 	if err != nil {
 		return npyArray{}, err
 	}
@@ -362,9 +377,12 @@ func readNPYMember(f *zip.File) (npyArray, error) {
 	return a, nil
 }
 
-// readNPY decodes a .npy stream (format versions 1 to 3) holding a
-// C-ordered little-endian float64, int64 or float32 array.
-func readNPY(r io.Reader) (npyArray, error) {
+// readNPY decodes a .npy stream of size bytes (format versions 1 to 3)
+// holding a C-ordered little-endian float64, int64 or float32 array. The
+// data must be exactly as long as the header's shape and dtype say, which
+// is checked before anything is allocated: a corrupt header cannot ask for
+// a huge array.
+func readNPY(r io.Reader, size int64) (npyArray, error) {
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return npyArray{}, fmt.Errorf("reading the .npy header: %w", truncated(err))
@@ -372,20 +390,20 @@ func readNPY(r io.Reader) (npyArray, error) {
 	if string(pre[:6]) != "\x93NUMPY" {
 		return npyArray{}, errors.New("not a .npy array (bad magic string)")
 	}
-	var hlen int
+	var hlen, prefix int
 	switch pre[6] {
 	case 1:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
 			return npyArray{}, fmt.Errorf("reading the .npy header: %w", truncated(err))
 		}
-		hlen = int(binary.LittleEndian.Uint16(b[:]))
+		hlen, prefix = int(binary.LittleEndian.Uint16(b[:])), 10
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
 			return npyArray{}, fmt.Errorf("reading the .npy header: %w", truncated(err))
 		}
-		hlen = int(binary.LittleEndian.Uint32(b[:]))
+		hlen, prefix = int(binary.LittleEndian.Uint32(b[:])), 12
 		if hlen > 1<<20 {
 			return npyArray{}, fmt.Errorf(".npy header of %d bytes: corrupt", hlen)
 		}
@@ -422,6 +440,12 @@ func readNPY(r io.Reader) (npyArray, error) {
 		}
 		n *= d
 	}
+	if have := size - int64(prefix+hlen); have != int64(n)*int64(item) {
+		if have < int64(n)*int64(item) {
+			return npyArray{}, fmt.Errorf("array %s%v needs %d bytes of data but holds %d (a torn or corrupt file?)", dt, shape, n*item, have)
+		}
+		return npyArray{}, fmt.Errorf("array %s%v: data runs past the size its .npy header gives (%d bytes, not %d: a corrupt array)", dt, shape, have, n*item)
+	}
 	data := make([]float64, n)
 	if err := readValues(r, data, dt, item); err != nil {
 		return npyArray{}, fmt.Errorf("array %s%v: %w", dt, shape, err)
@@ -453,7 +477,8 @@ func readValues(r io.Reader, data []float64, dt DType, item int) error {
 	buf := make([]byte, 64<<10)
 	for done < len(data) {
 		want := min(len(buf)/item, len(data)-done) * item
-		if _, err := io.ReadFull(r, buf[:want]); err != nil {
+		if k, err := io.ReadFull(r, buf[:want]); err != nil {
+			done += k / item
 			return fill(err)
 		}
 		for i := 0; i < want; i += item {

@@ -266,7 +266,7 @@ func TestReadNPZErrors(t *testing.T) {
 				return npyBytes(header("<f8", "3,"), f64s(1, 1))
 			}
 			return d
-		}, nil, "data ends after 2 of its 3 values"},
+		}, nil, "needs 24 bytes of data but holds 16"},
 		{"long data", func(n string, d []byte) []byte {
 			if n == "lengths.npy" {
 				return npyBytes(header("<f8", "3,"), f64s(1, 1, 1, 1))
@@ -305,6 +305,21 @@ func TestReadNPZErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+
+	// A zip directory that announces more than the file can hold.
+	var lying bytes.Buffer
+	zw := zip.NewWriter(&lying)
+	body := npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", f64s(1, 1, 1))
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "lengths.npy", Method: zip.Deflate,
+		CompressedSize64: uint64(len(body)), UncompressedSize64: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(body)
+	zw.Close()
+	if _, err := ReadNPZ(bytes.NewReader(lying.Bytes()), int64(lying.Len()), "bfs"); err == nil || !strings.Contains(err.Error(), "the file cannot hold") {
+		t.Errorf("lying zip directory: %v", err)
 	}
 
 	// The archive of another algorithm, or of a transformed feedback.
@@ -399,5 +414,23 @@ func TestParseSplitFileName(t *testing.T) {
 		if _, _, err := ParseSplitFileName(name); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// TestReadNPY: a stream that ends before the size it was announced with
+// is refused when its data runs out; a scalar float32 array reads.
+func TestReadNPY(t *testing.T) {
+	raw := npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 2), }", f64s(1, 2, 3))
+	if _, err := readNPY(bytes.NewReader(raw), int64(len(raw))+8); err == nil || !strings.Contains(err.Error(), "data ends after 3 of its 4 values") {
+		t.Errorf("got %v", err)
+	}
+	huge := npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (100000000000,), }", nil)
+	if _, err := readNPY(bytes.NewReader(huge), int64(len(huge))); err == nil || !strings.Contains(err.Error(), "needs 800000000000 bytes of data but holds 0") {
+		t.Errorf("huge shape: %v", err)
+	}
+	raw = npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", []byte{0, 0, 0x80, 0x3f})
+	a, err := readNPY(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil || len(a.Shape) != 0 || a.DType != Float32 || len(a.Data) != 1 || a.Data[0] != 1 {
+		t.Errorf("float32 scalar: %+v %v", a, err)
 	}
 }
