@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test test-short vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup gpu run test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 setup:
 	scripts/setup.sh
@@ -22,9 +22,19 @@ run: setup
 ## Every test (CI runs this through .ci/run).
 ## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the
 ## plugin is installed by setup), not quietly narrow to the pure-Go backend.
+## scripts/setup-pybridge.sh: the cached environment (dm-clrs + JAX, PyTorch
+## Geometric) in which ./python tests narlab's Python package.
 test: setup vet fuzz
 	scripts/setup-cluster.sh
+	scripts/setup-pybridge.sh
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
+
+## narlab's Python package (python/): its pytest suites in the project's
+## .venv and in the bridge environment, on files of `narlab clrs generate`
+## checked against dm-clrs's samplers (docs/python.md).
+test-python: setup
+	scripts/setup-pybridge.sh
+	$(GO) test -count=1 ./python
 
 ## The fast tier: no servers, no Jupyter, no long runs (tests behind
 ## testing.Short() say what they skip with -v). No set-up needed.
@@ -46,7 +56,8 @@ FUZZ_TARGETS := \
 	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \
 	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
 	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
-	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput
+	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput \
+	./lib/clrs:FuzzReadNPZ ./lib/clrs:FuzzReadNPY
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything narlab needs on a fresh machine, idempotently:
-#   - the Python environment ./.venv from environment.yml (MLflow, Jupyter, numpy);
+#   - the Python environment ./.venv from environment.yml (MLflow, Jupyter, numpy),
+#     with narlab's Python package (python/) installed editable;
 #   - the local LLM server, llama.cpp with Gemma 3 270M (scripts/setup-llm.sh, cached per user);
 #   - the narlab command (./bin/narlab);
 #   - the "Go (narlab)" Jupyter kernel (GoNB and goimports built at pinned versions).
@@ -26,6 +27,20 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   echo "$want" > "$stamp"
 else
   log "Python environment up to date"
+fi
+
+# narlab's Python package (python/: loads narlab's .npz files as NumPy arrays,
+# dm-clrs Feedback or PyTorch Geometric graphs), editable, so that `import
+# narlab` in .venv reads this checkout. Only numpy is needed (--no-deps).
+if ! "$venv/bin/python" -c 'import os, sys, narlab; sys.exit(os.path.dirname(narlab.__file__) != sys.argv[1])' "$root/python/narlab" 2>/dev/null; then
+  log "installing narlab's Python package (python/, editable)"
+  # (setuptools warns about every editable install: shown only on failure)
+  if ! out=$("$venv/bin/python" -m pip install -q --no-deps -e "$root/python" 2>&1); then
+    printf '%s\n' "$out" >&2
+    exit 1
+  fi
+else
+  log "narlab's Python package up to date"
 fi
 
 # XLA's CPU PJRT plugin (Apache-2.0), from the lammps-jax-pjrt-cpu wheel:

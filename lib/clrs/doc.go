@@ -44,4 +44,10 @@
 // hints are kept as the values that change from step to step, about a
 // tenth of their dense size, and SaveNPZ rebuilds them step by step in the
 // archive's layout; the bytes are those of WriteTrajectoriesNPZ.
+//
+// ReadNPZ, LoadNPZ and LoadSplit read such files back into the Feedback
+// they were written from (for an official split, the split sampler's
+// Dataset()); Feedback.Trajectories and Feedback.Select turn it into
+// trajectories and batches. Python reads the same files with the package
+// in the repository's python/ directory (docs/python.md).
 package clrs

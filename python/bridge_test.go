@@ -1,0 +1,299 @@
+package python
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// specsFile is the package's copy of the specs; NARLAB_UPDATE_SPECS=1
+// go test -run TestSpecsJSON ./python rewrites it from lib/clrs.
+const specsFile = "narlab/specs.json"
+
+// specsJSON renders clrs.Specs as narlab/specs.json holds them.
+func specsJSON() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"about\": \"Written from narlab's Go specs (lib/clrs) by NARLAB_UPDATE_SPECS=1 go test -run TestSpecsJSON ./python; do not edit.\",\n")
+	clrs30, _ := json.Marshal(clrs.CLRS30())
+	fmt.Fprintf(&b, "  \"clrs30\": %s,\n  \"specs\": {\n", clrs30)
+	algos := make([]string, 0, len(clrs.Specs))
+	for a := range clrs.Specs {
+		algos = append(algos, a)
+	}
+	slices.Sort(algos)
+	for i, a := range algos {
+		fmt.Fprintf(&b, "    %q: [", a)
+		for j, p := range clrs.Specs[a] {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "[%q, %q, %q, %q]", p.Name, p.Stage, p.Location, p.Type)
+		}
+		b.WriteString("]")
+		if i < len(algos)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("  }\n}\n")
+	return b.Bytes()
+}
+
+// TestSpecsJSON: the Python package's specs are narlab's Go specs (the
+// bridge tests check them against dm-clrs's clrs.SPECS).
+func TestSpecsJSON(t *testing.T) {
+	want := specsJSON()
+	if os.Getenv("NARLAB_UPDATE_SPECS") == "1" {
+		if err := os.WriteFile(specsFile, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(specsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is out of date with lib/clrs's specs: run NARLAB_UPDATE_SPECS=1 go test -run TestSpecsJSON ./python", specsFile)
+	}
+}
+
+// testData are the files the pytest suites read, made once per test
+// binary: DATA/val (narlab clrs generate --split val: all 30 algorithms),
+// DATA/clrs30 (--split all for bfs and insertion_sort), and the same
+// splits written by dm-clrs's own samplers in REF (scripts/ref-harness.sh:
+// dm-clrs 2.0.3 on numpy 1.24.4, the numpy of the project's fixtures).
+type testData struct {
+	data, ref string
+	err       error
+}
+
+var (
+	dataOnce sync.Once
+	shared   testData
+)
+
+// docAlgos are the algorithms of DATA/clrs30 (every split).
+const docAlgos = "bfs,insertion_sort"
+
+func prepare(t *testing.T) testData {
+	t.Helper()
+	dataOnce.Do(func() { shared = makeTestData() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared
+}
+
+func makeTestData() testData {
+	root, err := project.Root()
+	if err != nil {
+		return testData{err: err}
+	}
+	dir, err := os.MkdirTemp("", "narlab-python-test")
+	if err != nil {
+		return testData{err: err}
+	}
+	// Removed at the end of the test binary (TestMain).
+	tempDirs = append(tempDirs, dir)
+	td := testData{data: filepath.Join(dir, "data"), ref: filepath.Join(dir, "ref")}
+	run := func(what string, cmd *exec.Cmd) error {
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %v\n%s", what, err, tail(string(out), 4000))
+		}
+		timings = append(timings, fmt.Sprintf("%s: %.1fs", what, time.Since(start).Seconds()))
+		return nil
+	}
+	// The files, written by the command users run.
+	bin := filepath.Join(dir, "narlab")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/narlab")
+	build.Dir = root
+	if err := run("go build ./cmd/narlab", build); err != nil {
+		return testData{err: err}
+	}
+	if err := run("narlab clrs generate --split val", exec.Command(bin, "clrs", "generate", "--split", "val", "--quiet", "--out", filepath.Join(td.data, "val"))); err != nil {
+		return testData{err: err}
+	}
+	if err := run("narlab clrs generate --split all --algos "+docAlgos, exec.Command(bin, "clrs", "generate", "--split", "all", "--algos", docAlgos, "--quiet", "--out", filepath.Join(td.data, "clrs30"))); err != nil {
+		return testData{err: err}
+	}
+	// The reference's arrays for the same splits.
+	harness := func(args ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(root, "scripts", "ref-harness.sh"), args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("scripts/ref-harness.sh %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 4000))
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	refDir, err := harness()
+	if err != nil {
+		return testData{err: err}
+	}
+	refPy, err := harness("--numpy")
+	if err != nil {
+		return testData{err: err}
+	}
+	script := filepath.Join(root, "scripts", "time_reference.py")
+	if err := run("dm-clrs samplers: val split", exec.Command(refPy, script, "--ref", refDir, "--splits", "val", "--write", filepath.Join(td.ref, "val"))); err != nil {
+		return testData{err: err}
+	}
+	if err := run("dm-clrs samplers: train, val, test of "+docAlgos, exec.Command(refPy, script, "--ref", refDir, "--splits", "train,val,test", "--algos", docAlgos, "--write", filepath.Join(td.ref, "clrs30"))); err != nil {
+		return testData{err: err}
+	}
+	return td
+}
+
+var (
+	tempDirs    []string
+	timings     []string
+	timingsOnce sync.Once
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range tempDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+// pytest runs the given test files with py in the package directory and
+// fails on a failure, an error, a skip or no test run: every test of
+// these suites must run where it is run.
+func pytest(t *testing.T, py string, env []string, args ...string) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := prepare(t)
+	timingsOnce.Do(func() {
+		for _, s := range timings {
+			t.Log("prepared: " + s)
+		}
+	})
+	cmd := exec.Command(py, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "-rA", "--color=no"}, args...)...)
+	cmd.Dir = wd
+	cmd.Env = append(os.Environ(),
+		"PYTHONPATH="+strings.Join(append([]string{wd}, env...), string(os.PathListSeparator)),
+		"PYTHONDONTWRITEBYTECODE=1",
+		"NARLAB_TEST_DATA="+td.data, "NARLAB_TEST_REF="+td.ref)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	summary := lastLine(text)
+	t.Logf("%s -m pytest %s: %s (%.1fs)", py, strings.Join(args, " "), summary, time.Since(start).Seconds())
+	if err != nil {
+		t.Fatalf("pytest failed (%v):\n%s", err, tail(text, 12000))
+	}
+	if m := regexp.MustCompile(`(\d+) passed`).FindStringSubmatch(summary); m == nil || m[1] == "0" {
+		t.Fatalf("pytest ran no test:\n%s", tail(text, 4000))
+	}
+	if regexp.MustCompile(`skipped|xfail|xpass|deselected`).MatchString(summary) {
+		t.Fatalf("pytest skipped tests; every test must run here:\n%s", tail(text, 4000))
+	}
+	if testing.Verbose() {
+		t.Log(tail(text, 6000))
+	}
+}
+
+// TestNumpy runs the NumPy-only suites in the project's .venv (made by
+// scripts/setup.sh from environment.yml, which has numpy and pytest):
+// loading, errors, batching, the docs' NumPy snippets, and the arrays
+// equal to those dm-clrs's samplers make for the same splits.
+func TestNumpy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI, the reference samplers' environment (scripts/ref-harness.sh) and runs pytest in .venv; run without -short")
+	}
+	py, err := project.Python()
+	if err != nil {
+		t.Fatalf("%v (narlab's Python package is tested in the project's environment)", err)
+	}
+	if out, err := exec.Command(py, "-c", "import numpy, pytest").CombinedOutput(); err != nil {
+		t.Fatalf("the project's Python environment (%s) lacks numpy or pytest: run scripts/setup.sh (make setup): %v\n%s", py, err, out)
+	}
+	pytest(t, py, nil, "tests/test_load.py", "tests/test_reference.py", "tests/test_docs.py", "--doc-tags=numpy")
+}
+
+// TestBridges runs the suites that need dm-clrs 2.0.3 (with JAX) and
+// PyTorch Geometric, in the environment scripts/setup-pybridge.sh makes
+// (make test runs it first): dm-clrs's BaselineModel trained on batches
+// read from narlab's files, the Feedback equal to dm-clrs's samplers', PyG
+// graphs and batches, and the docs' dm-clrs and PyG snippets.
+func TestBridges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the bridge environment of scripts/setup-pybridge.sh (dm-clrs, JAX, PyTorch Geometric); run without -short")
+	}
+	py, err := bridgePython()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	// dm-clrs imports TensorFlow and TFDS, which it uses only for its own
+	// dataset files: stand-ins (tests/standins/README.md).
+	pytest(t, py, []string{filepath.Join(wd, "tests", "standins")},
+		"tests/test_dmclrs.py", "tests/test_pyg.py", "tests/test_docs.py", "--doc-tags=dmclrs,pyg")
+}
+
+// bridgePython finds the bridge environment's interpreter:
+// $NARLAB_PYBRIDGE_PYTHON, else the record scripts/setup-pybridge.sh
+// writes, $NARLAB_CACHE/pybridge.env (default
+// ${XDG_CACHE_HOME:-$HOME/.cache}/narlab/pybridge.env).
+func bridgePython() (string, error) {
+	if p := os.Getenv("NARLAB_PYBRIDGE_PYTHON"); p != "" {
+		return p, nil
+	}
+	cache := os.Getenv("NARLAB_CACHE")
+	if cache == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(d, "narlab")
+	}
+	record := filepath.Join(cache, "pybridge.env")
+	f, err := os.Open(record)
+	if err != nil {
+		return "", fmt.Errorf("no bridge environment (dm-clrs, JAX, PyTorch Geometric): run scripts/setup-pybridge.sh (make test does): %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if p, ok := strings.CutPrefix(sc.Text(), "NARLAB_PYBRIDGE_PYTHON="); ok {
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("%s names %s, which is gone: run scripts/setup-pybridge.sh", record, p)
+			}
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s names no NARLAB_PYBRIDGE_PYTHON: run scripts/setup-pybridge.sh", record)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Trim(lines[len(lines)-1], "= ")
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
