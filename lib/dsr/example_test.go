@@ -52,7 +52,10 @@ func ExampleTask_Truth() {
 }
 
 // Score model responses: exact match, Levenshtein partial credit, and a
-// reason for every zero.
+// reason for every zero. The default Paper mode scores like the
+// reference's evaluation script (strict JSON, str() of the answer against
+// the published truth line); Lenient also reads JSON inside a code fence
+// and compares structured values.
 func ExampleScore() {
 	task, _ := dsr.LookupTask("stack", "compound")
 	in := dsr.Input{Ops: []dsr.Op{
@@ -60,19 +63,21 @@ func ExampleScore() {
 	}}
 	truth, _ := task.Truth(&in, dsr.Options{})
 	inst := &dsr.Instance{ID: "demo", Structure: "stack", Operation: "compound", Input: in, Truth: truth}
-	cfg := dsr.ScoreConfig{Strategy: dsr.Stepwise}
 	for _, resp := range []string{
 		`{"steps": [{"explanation": "push 5, push 7, pop, push 9", "output": "[5, 9]"}], "final_answer": [5, 9]}`,
 		`{"steps": [], "final_answer": [5, 7]}`,
-		`{"steps": [], "final_answer": [5,`,
+		`{"steps": [], "final_answer": [5.0, 9.0]}`,
+		"```json\n{\"steps\": [], \"final_answer\": [5, 9]}\n```",
 	} {
-		v := dsr.Score(inst, resp, cfg)
-		fmt.Printf("binary %.0f  levenshtein %.2f  reason %q\n", v.Binary, v.Levenshtein, v.Reason)
+		paper := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise})
+		lenient := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise, Mode: dsr.Lenient})
+		fmt.Printf("paper %.0f (%.2f)  lenient %.0f (%.2f)\n", paper.Binary, paper.Levenshtein, lenient.Binary, lenient.Levenshtein)
 	}
 	// Output:
-	// binary 1  levenshtein 1.00  reason ""
-	// binary 0  levenshtein 0.83  reason "wrong answer"
-	// binary 0  levenshtein 0.00  reason "truncated JSON: the JSON object ends early (output cut off?)"
+	// paper 1 (1.00)  lenient 1 (1.00)
+	// paper 0 (0.83)  lenient 0 (0.83)
+	// paper 0 (0.60)  lenient 1 (1.00)
+	// paper 0 (0.00)  lenient 1 (1.00)
 }
 
 // Build a prompt and its response schema.
