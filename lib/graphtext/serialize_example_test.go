@@ -43,14 +43,23 @@ func ExampleTask_Truth() {
 func ExampleTask_ScoreOutput() {
 	g, _ := graphtext.New(4, false, false, []graphtext.Edge{{U: 1, V: 3}, {U: 3, V: 2}, {U: 2, V: 4}})
 	g.Params = map[string]int{"u": 3}
-	task, _ := graphtext.LookupTask("degree_centrality")
+	task, _ := graphtext.LookupTask("degree")
 	gold, _ := task.Truth(g)
-	for _, out := range []string{`... Therefore, the final answer is: $\boxed{\frac{2}{3}}$.`, `the answer is 0.6667`, `\boxed{0.7}`} {
-		sc := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{})
-		fmt.Println(sc.Extracted, sc.Parsed, sc.Correct)
+	for _, out := range []string{
+		`Therefore, the final answer is: $\boxed{2}$.`,
+		"The answer is 2\nI double-checked each step.",
+		`$\boxed{\text{2}}$`,
+		`$\boxed{2 \text{ neighbours}}$`,
+		`$\boxed{3}$`,
+	} {
+		paper := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{})
+		lenient := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{Mode: graphtext.Lenient})
+		fmt.Printf("G1 reads %-16q paper %-5v lenient %v\n", paper.Extracted, paper.Correct, lenient.Correct)
 	}
 	// Output:
-	// \frac{2}{3} true true
-	// 06667 true false
-	// 0.7 true false
+	// G1 reads "2"              paper true  lenient true
+	// G1 reads "2"              paper true  lenient true
+	// G1 reads "{2}"            paper false lenient true
+	// G1 reads "2{neighbours}"  paper false lenient true
+	// G1 reads "3"              paper false lenient false
 }

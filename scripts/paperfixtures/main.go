@@ -161,6 +161,14 @@ func erdosCases(args []string) error {
 		if err != nil {
 			return err
 		}
+		names := make([]string, len(gs))
+		for i := range gs {
+			names[i] = strconv.Itoa(i)
+		}
+		for _, x := range extraGraphs(t) {
+			gs = append(gs, x.g)
+			names = append(names, x.name)
+		}
 		for i, g := range gs {
 			gold, err := t.Truth(g)
 			if err != nil {
@@ -170,7 +178,7 @@ func erdosCases(args []string) error {
 			if err != nil {
 				return err
 			}
-			c.ID = fmt.Sprintf("%s/%d", t.Name, i)
+			c.ID = t.Name + "/" + names[i]
 			if err := enc.Encode(c); err != nil {
 				return err
 			}
@@ -221,4 +229,55 @@ func pyNum(w float64) string {
 // g1AnswerType is the answer_type G1's checker is called with.
 func g1AnswerType(t *graphtext.Task) string {
 	return graphtext.G1AnswerType(t)
+}
+
+type namedGraph struct {
+	name string
+	g    *graphtext.Graph
+}
+
+// extraGraphs are hand-made graphs on which G1's checker behaves
+// differently: disconnected graphs where it needs a connected one, a graph above the 20 nodes where its minimum vertex cover
+// switches to an ILP, directed graphs for the tasks that accept them.
+func extraGraphs(t *graphtext.Task) []namedGraph {
+	mk := func(name string, n int, directed bool, weighted bool, es [][3]int, params map[string]int) namedGraph {
+		edges := make([]graphtext.Edge, len(es))
+		for i, e := range es {
+			edges[i] = graphtext.Edge{U: e[0], V: e[1], W: float64(e[2])}
+		}
+		g, err := graphtext.New(n, directed, weighted, edges)
+		if err != nil {
+			panic(err)
+		}
+		g.Params = map[string]int{graphtext.SyntheticParam: 1}
+		for k, v := range params {
+			g.Params[k] = v
+		}
+		return namedGraph{name, g}
+	}
+	switch t.Name {
+	case "bipartite_maximum_matching":
+		return []namedGraph{mk("disconnected", 8, false, false, [][3]int{{1, 5, 0}, {1, 6, 0}, {2, 6, 0}, {3, 7, 0}, {4, 8, 0}}, nil)}
+	case "minimum_spanning_tree":
+		return []namedGraph{mk("disconnected", 6, false, false, [][3]int{{1, 2, 0}, {2, 3, 0}, {1, 3, 0}, {4, 5, 0}, {5, 6, 0}}, nil)}
+	case "weighted_minimum_spanning_tree":
+		return []namedGraph{mk("disconnected", 6, false, true, [][3]int{{1, 2, 3}, {2, 3, 1}, {1, 3, 2}, {4, 5, 5}, {5, 6, 1}}, nil)}
+	case "min_vertex_cover":
+		var es [][3]int
+		for i := 1; i <= 24; i++ {
+			es = append(es, [3]int{i, i%24 + 1, 0})
+			if i%3 == 0 {
+				es = append(es, [3]int{i, (i+7)%24 + 1, 0})
+			}
+		}
+		return []namedGraph{mk("24 nodes", 24, false, false, es, nil)}
+	case "bfs", "dfs":
+		return []namedGraph{mk("directed", 6, true, false, [][3]int{{1, 2, 0}, {1, 3, 0}, {2, 4, 0}, {3, 4, 0}, {4, 5, 0}, {6, 1, 0}}, map[string]int{"source": 1}),
+			mk("isolated source", 4, false, false, [][3]int{{1, 2, 0}, {2, 3, 0}}, map[string]int{"source": 4})}
+	case "shortest_path":
+		return []namedGraph{mk("directed", 5, true, false, [][3]int{{1, 2, 0}, {2, 3, 0}, {1, 4, 0}, {4, 3, 0}, {3, 5, 0}}, map[string]int{"source": 1, "target": 5})}
+	case "dominating_set", "maximal_independent_set":
+		return []namedGraph{mk("isolated nodes", 7, false, false, [][3]int{{1, 2, 0}, {2, 3, 0}, {3, 4, 0}}, nil)}
+	}
+	return nil
 }

@@ -435,6 +435,18 @@ def erdos_variants(c, G):
         ("no answer", "I cannot determine this from the graph."),
         ("empty response", ""),
         ("boxed with \\n escapes", box(gold).replace(" ", "\\n ", 1)),
+        ("THE ANSWER IS in capitals", f"THE ANSWER IS {gold}"),
+        ("two answer-is lines, the first wrong", f"The answer is 0\nActually, the final answer is {gold}"),
+        ("answer is, then trailing words", f"The answer is {gold} because of the edges."),
+        ("boxed gold with a newline inside", box(gold.replace(", ", ",\n"))),
+        ("boxed gold in \\textbf", box("\\textbf{" + gold + "}")),
+        ("boxed gold in \\mathrm", box("\\mathrm{" + gold + "}")),
+        ("boxed \\dfrac{1}{2}", box("\\dfrac{1}{2}")),
+        ("boxed huge integer", box("9" * 30)),
+        ("answer is, Arabic-Indic digits", "The answer is \u0661\u0662"),
+        ("boxed set()", box("set()")),
+        ("boxed ()", box("()")),
+        ("boxed None", box("None")),
     ]
     if at == "integer":
         g = int(gold)
@@ -497,6 +509,11 @@ def erdos_variants(c, G):
                 ("boxed single number", box(str(items[0]) if items else "1")),
                 ("boxed non-graph node added", box(str(items + [999]))),
                 ("boxed with booleans", box(str([True] + items[1:]) if items else "[True]")),
+                ("boxed hex node ids", box("[" + ", ".join(hex(x) for x in items) + "]")),
+                ("boxed duplicated first node", box(str(items[:1] + items))),
+                ("boxed nested list", box(str([items])))
+                ,
+                ("boxed dict", box("{" + ", ".join(f"{x}: 1" for x in items) + "}")),
                 ("boxed large set literal", box("\\{" + ", ".join(str(x) for x in sorted(set(items) | {8, 9, 16, 17, 33, 40})) + "\\}")),
             ]
         for shape, alt in alt_answers(c, G):
