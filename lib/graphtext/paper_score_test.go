@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -140,6 +141,47 @@ func TestPaperScoreMatchesG1(t *testing.T) {
 	for _, task := range Tasks() {
 		if _, ok := perTask[task.Name]; !ok {
 			t.Errorf("no paper-mode fixtures for task %s", task.Name)
+		}
+	}
+}
+
+// TestGeneratedInstancesWellPosedForG1: on narlab's synthetic instances
+// of every task, G1's checker (paper mode) can decide and accepts the
+// stored answer, also when it is written as another valid answer would be
+// accepted by the task's validator: no instance is disconnected where the
+// checker needs a connected graph (spanning trees, bipartite matching).
+func TestGeneratedInstancesWellPosedForG1(t *testing.T) {
+	for _, task := range Tasks() {
+		gs, err := MakeInstances(task, 20261126, 20, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range gs {
+			gold, err := task.Truth(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g1NeedsConnected[task.Name] && newView(g).components() != 1 {
+				t.Errorf("%s #%d: disconnected graph", task.Name, i)
+			}
+			out := `Therefore, the final answer is: $\boxed{` + gold.String() + `}$.`
+			sc := task.ScoreOutput(g, gold, out, ExtractOptions{})
+			if sc.Raised != "" || !sc.Correct {
+				t.Errorf("%s #%d: G1 on the stored answer %s: correct %v, raised %q", task.Name, i, gold, sc.Correct, sc.Raised)
+			}
+			// The same set in reverse order is not G1's golden string, so
+			// the task's validator decides, and must accept it.
+			if !task.Validated || task.Ordered || len(gold.Nodes)+len(gold.Edges) < 2 {
+				continue
+			}
+			rev := gold
+			rev.Nodes, rev.Edges = slices.Clone(gold.Nodes), slices.Clone(gold.Edges)
+			slices.Reverse(rev.Nodes)
+			slices.Reverse(rev.Edges)
+			out = `\boxed{` + rev.String() + `}`
+			if sc := task.ScoreOutput(g, gold, out, ExtractOptions{}); sc.Raised != "" || !sc.Correct {
+				t.Errorf("%s #%d: G1 on %s: correct %v, raised %q", task.Name, i, out, sc.Correct, sc.Raised)
+			}
 		}
 	}
 }
