@@ -173,17 +173,20 @@ func Score(inst *Instance, resp string, cfg ScoreConfig) Verdict {
 	return v
 }
 
-// paperReason says why the reference's script gives a response 0.
+// paperReason says why the reference's script gives a response 0: the
+// lenient reading's parse or schema error when it has one (the response is
+// malformed either way), else what stops the strict reading, else a wrong
+// answer.
 func paperReason(resp string, lenient Verdict) string {
+	if lenient.Reason != "" && lenient.Reason != "wrong answer" {
+		return lenient.Reason
+	}
 	js, err := pyval.JSONLoads(resp)
 	if err != nil {
-		return "not strict JSON (the reference reads the response with json.loads): " + err.Error()
+		return "not strict JSON (the reference reads the response with json.loads, no code fence or prose around it): " + err.Error()
 	}
 	if _, err := pyval.GetItem(js, pyval.NewStr("final_answer")); err != nil {
-		return "no final_answer in the JSON object"
-	}
-	if lenient.Binary == 1 {
-		return "wrong answer as the reference compares it (lenient reading: right)"
+		return "schema: no final_answer in the JSON object"
 	}
 	return "wrong answer"
 }

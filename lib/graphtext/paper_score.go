@@ -1001,3 +1001,51 @@ func g1Traversal(h *g1Graph, g *Graph, ans []pyval.Value, dfs bool) (bool, error
 	}
 	return idx == len(ans), nil
 }
+
+// ModeComparison summarises outputs scored both ways.
+type ModeComparison struct {
+	// N counts outputs; Paper and Lenient those right in each mode; Raised
+	// those on which G1's checker raises (their paper verdict is the
+	// lenient reading's); Differ those judged differently by the modes.
+	N, Paper, Lenient, Raised, Differ int
+}
+
+// Add counts one output's paper and lenient scores.
+func (c *ModeComparison) Add(paper, lenient Score) {
+	c.N++
+	if paper.Correct {
+		c.Paper++
+	}
+	if lenient.Correct {
+		c.Lenient++
+	}
+	if paper.Raised != "" {
+		c.Raised++
+	}
+	if paper.Correct != lenient.Correct {
+		c.Differ++
+	}
+}
+
+// Metrics names the comparison's numbers for a tracking run (accuracies
+// as fractions, the others as counts):
+//
+//	scoring/paper_accuracy, scoring/lenient_accuracy
+//	scoring/raised, scoring/differ
+func (c ModeComparison) Metrics() map[string]float64 {
+	frac := func(k int) float64 {
+		if c.N == 0 {
+			return 0
+		}
+		return float64(k) / float64(c.N)
+	}
+	return map[string]float64{"scoring/paper_accuracy": frac(c.Paper), "scoring/lenient_accuracy": frac(c.Lenient),
+		"scoring/raised": float64(c.Raised), "scoring/differ": float64(c.Differ)}
+}
+
+// String is a one-line summary.
+func (c ModeComparison) String() string {
+	pct := func(k int) float64 { return 100 * float64(k) / float64(max(c.N, 1)) }
+	return fmt.Sprintf("paper (G1's checker) %.2f %% right, lenient %.2f %%; %d of %d outputs judged differently; %d on which G1's checker raises (scored by the lenient reading)",
+		pct(c.Paper), pct(c.Lenient), c.Differ, c.N, c.Raised)
+}
