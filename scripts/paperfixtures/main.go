@@ -8,6 +8,7 @@
 //
 //	go run ./scripts/paperfixtures dsr -ref PATH/TO/DSR-Bench > dsr_cases.jsonl
 //	go run ./scripts/paperfixtures erdos > erdos_cases.jsonl
+//	go run ./scripts/paperfixtures examples -bench dsr|erdos   (the docs' tables)
 package main
 
 import (
@@ -16,7 +17,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,7 +29,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: paperfixtures dsr -ref DIR | erdos [-seed N] [-per-task N]")
+		fmt.Fprintln(os.Stderr, "usage: paperfixtures dsr -ref DIR | erdos [-seed N] [-per-task N] | examples -bench dsr|erdos")
 		os.Exit(2)
 	}
 	var err error
@@ -35,6 +38,8 @@ func main() {
 		err = dsrCases(os.Args[2:])
 	case "erdos":
 		err = erdosCases(os.Args[2:])
+	case "examples":
+		err = examples(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q (want dsr or erdos)", os.Args[1])
 	}
@@ -278,6 +283,198 @@ func extraGraphs(t *graphtext.Task) []namedGraph {
 		return []namedGraph{mk("directed", 5, true, false, [][3]int{{1, 2, 0}, {2, 3, 0}, {1, 4, 0}, {4, 3, 0}, {3, 5, 0}}, map[string]int{"source": 1, "target": 5})}
 	case "dominating_set", "maximal_independent_set":
 		return []namedGraph{mk("isolated nodes", 7, false, false, [][3]int{{1, 2, 0}, {2, 3, 0}, {3, 4, 0}}, nil)}
+	}
+	return nil
+}
+
+// examples prints, for docs/dsr.md and docs/serialization.md, one response
+// per task on which the paper mode and the lenient reading differ, taken
+// from the committed fixtures (whose paper verdicts come from the peers'
+// scorers).
+func examples(args []string) error {
+	fs := flag.NewFlagSet("examples", flag.ExitOnError)
+	which := fs.String("bench", "dsr", "dsr or erdos")
+	fs.Parse(args)
+	switch *which {
+	case "dsr":
+		return dsrExamples()
+	case "erdos":
+		return erdosExamples()
+	}
+	return fmt.Errorf("examples: -bench %q: want dsr or erdos", *which)
+}
+
+func readJSONL[T any](path string, each func(T) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return err
+		}
+		if err := each(v); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func mdCode(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	s = strings.NewReplacer("\n", `\n`, "|", `\|`, "`", "ˋ").Replace(s)
+	return "`" + s + "`"
+}
+
+func dsrExamples() error {
+	insts := map[string]*dsr.Instance{}
+	err := readJSONL("lib/dsr/testdata/paper/dsr_instances.jsonl", func(c struct {
+		Instance dsr.Instance `json:"instance"`
+	}) error {
+		in := c.Instance
+		insts[in.ID] = &in
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	prefer := []string{"whole-number coordinates as integers", "one name misspelt", "wrong value", "numbers as floats", "correct, in a ```json fence",
+		"correct, after prose", "correct, trailing prose", "correct as a JSON string", "reversed list", "missing final_answer", "as a float"}
+	type resp struct {
+		ID, Task, Shape, Response string
+	}
+	byTask := map[string][]resp{}
+	var order []string
+	err = readJSONL("lib/dsr/testdata/paper/dsr_responses.jsonl", func(r resp) error {
+		if _, ok := byTask[r.Task]; !ok {
+			order = append(order, r.Task)
+		}
+		byTask[r.Task] = append(byTask[r.Task], r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("| task | response (short instance) | paper: binary, partial | lenient: binary, partial |")
+	fmt.Println("|---|---|---|---|")
+	for _, task := range order {
+		var best *resp
+		var bp, bl dsr.Verdict
+		rank := len(prefer) + 1
+		for i := range byTask[task] {
+			r := &byTask[task][i]
+			in := insts[r.ID]
+			if in.Level != dsr.Short {
+				continue
+			}
+			p := dsr.Score(in, r.Response, dsr.ScoreConfig{Strategy: dsr.NoReasoning})
+			l := dsr.Score(in, r.Response, dsr.ScoreConfig{Strategy: dsr.NoReasoning, Mode: dsr.Lenient})
+			if p.Binary == l.Binary && math.Abs(p.Levenshtein-l.Levenshtein) < 1e-9 {
+				continue
+			}
+			k := slices.Index(prefer, r.Shape)
+			if k < 0 {
+				k = len(prefer)
+			}
+			if k < rank {
+				best, bp, bl, rank = r, p, l, k
+			}
+		}
+		if best == nil {
+			fmt.Printf("| %s | (no difference among the fixture responses) | | |\n", task)
+			continue
+		}
+		note := ""
+		if bp.Raised != "" {
+			note = " (the script raises " + strings.SplitN(bp.Raised, ":", 2)[0] + "; lenient decides)"
+		}
+		fmt.Printf("| %s | %s %s | %.0f, %.3f%s | %.0f, %.3f |\n", task, best.Shape+":", mdCode(best.Response, 70), bp.Binary, bp.Levenshtein, note, bl.Binary, bl.Levenshtein)
+	}
+	return nil
+}
+
+func erdosExamples() error {
+	type inst struct {
+		task *graphtext.Task
+		g    *graphtext.Graph
+		gold graphtext.Answer
+	}
+	insts := map[string]inst{}
+	err := readJSONL("lib/graphtext/testdata/paper/erdos_instances.jsonl", func(c erdosCase) error {
+		t, err := graphtext.LookupTask(c.Task)
+		if err != nil {
+			return err
+		}
+		g, err := graphtext.ReadJSON(strings.NewReader(string(c.Graph)))
+		if err != nil {
+			return err
+		}
+		gold, err := t.Truth(g)
+		if err != nil {
+			return err
+		}
+		insts[c.ID] = inst{t, g, gold}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	prefer := []string{"another valid Hamiltonian path", "boxed as lists of lists", "answer is, in $..$", "boxed gold in $..$ inside the box",
+		"boxed floats", "boxed gold with a unit", "boxed gold in \\text"}
+	type resp struct {
+		ID, Task, Shape, Response string
+	}
+	byTask := map[string][]resp{}
+	var order []string
+	err = readJSONL("lib/graphtext/testdata/paper/erdos_responses.jsonl", func(r resp) error {
+		if _, ok := byTask[r.Task]; !ok {
+			order = append(order, r.Task)
+		}
+		byTask[r.Task] = append(byTask[r.Task], r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("| task | gold | output | G1 reads | paper | lenient |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, task := range order {
+		var best *resp
+		var bp, bl graphtext.Score
+		rank := len(prefer) + 1
+		for i := range byTask[task] {
+			r := &byTask[task][i]
+			in := insts[r.ID]
+			if strings.Contains(r.ID, "/") && !strings.HasSuffix(r.ID, "/0") && !strings.HasSuffix(r.ID, "/1") {
+				continue // the hand-made extra graphs are shown in the text
+			}
+			p := in.task.ScoreOutput(in.g, in.gold, r.Response, graphtext.ExtractOptions{})
+			l := in.task.ScoreOutput(in.g, in.gold, r.Response, graphtext.ExtractOptions{Mode: graphtext.Lenient})
+			if p.Correct == l.Correct {
+				continue
+			}
+			k := slices.Index(prefer, r.Shape)
+			if k < 0 {
+				k = len(prefer)
+			}
+			if k < rank {
+				best, bp, bl, rank = r, p, l, k
+			}
+		}
+		if best == nil {
+			fmt.Printf("| %s | | (no difference among the fixture outputs) | | | |\n", task)
+			continue
+		}
+		gold := insts[best.ID].gold.String()
+		out := strings.TrimPrefix(best.Response, "Let me work through it.\n\nTherefore, the final answer is: ")
+		fmt.Printf("| %s | %s | %s | %s | %v | %v |\n", task, mdCode(gold, 30), mdCode(out, 60), mdCode(bp.Extracted, 30), bp.Correct, bl.Correct)
 	}
 	return nil
 }
