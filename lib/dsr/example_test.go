@@ -128,3 +128,35 @@ func ExampleAggregate() {
 	// Hierarchical 0.50
 	// overall 0.50, challenge 0.50 over 1 structures
 }
+
+// Score a run both ways: ScoreAll scores in the chosen mode (Paper by
+// default) and keeps each response's scores in both modes, so a run can
+// report the paper's and narlab's lenient reading side by side.
+func ExampleCompareModes() {
+	task, _ := dsr.LookupTask("queue", "compound")
+	in := dsr.Input{Ops: []dsr.Op{{Name: "enqueue", Args: []int{4}}, {Name: "enqueue", Args: []int{8}}, {Name: "dequeue"}, {Name: "enqueue", Args: []int{15}}}}
+	truth, _ := task.Truth(&in, dsr.Options{})
+	var insts []dsr.Instance
+	for i := range 4 {
+		insts = append(insts, dsr.Instance{ID: fmt.Sprint("q", i), Structure: "queue", Operation: "compound", Input: in, Truth: truth})
+	}
+	resp := func(s string) *string { return &s }
+	preds := []dsr.Prediction{
+		{ID: "q0", Response: resp(`{"final_answer": [8, 15]}`)},
+		{ID: "q1", Response: resp(`{"final_answer": [8.0, 15.0]}`)},             // floats: wrong for the reference
+		{ID: "q2", Response: resp("```json\n{\"final_answer\": [8, 15]}\n```")}, // a fence: not strict JSON
+		{ID: "q3", Response: resp(`{"final_answer": [15, 8]}`)},
+	}
+	results, _ := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: dsr.NoReasoning})
+	for _, r := range results {
+		fmt.Printf("%s paper %.0f lenient %.0f\n", r.ID, r.Paper.Binary, r.Lenient.Binary)
+	}
+	c := dsr.CompareModes(results)
+	fmt.Printf("paper %.2f, lenient %.2f, %d differ, %d raised\n", c.Paper.Binary, c.Lenient.Binary, c.Differ, c.Raised)
+	// Output:
+	// q0 paper 1 lenient 1
+	// q1 paper 0 lenient 1
+	// q2 paper 0 lenient 1
+	// q3 paper 0 lenient 0
+	// paper 0.25, lenient 0.75, 2 differ, 0 raised
+}

@@ -120,3 +120,67 @@ func TestPaperScoreMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+func TestParseScoreMode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want ScoreMode
+		err  bool
+	}{{"paper", Paper, false}, {"", Paper, false}, {"lenient", Lenient, false}, {"strict", 0, true}, {"Paper", 0, true}} {
+		got, err := ParseScoreMode(c.in)
+		if (err != nil) != c.err || (err == nil && got != c.want) {
+			t.Errorf("ParseScoreMode(%q) = %v, %v", c.in, got, err)
+		}
+		if err == nil && got.String() != map[ScoreMode]string{Paper: "paper", Lenient: "lenient"}[got] {
+			t.Errorf("%v.String() = %q", got, got.String())
+		}
+	}
+}
+
+// TestScoreAllBothModes: ScoreAll keeps both modes' scores whatever the
+// run's mode, marks responses on which the reference raises, and
+// ResultsIn/CompareModes turn them into the other mode's tables and a
+// comparison.
+func TestScoreAllBothModes(t *testing.T) {
+	trie := mustInstance(t, "trie", "compound", Input{Ops: []Op{{Name: "insert", Word: "ab"}}})
+	stack := mustInstance(t, "stack", "compound", Input{Ops: []Op{{Name: "push", Args: []int{3}}, {Name: "push", Args: []int{9}}}})
+	resp := func(s string) *string { return &s }
+	preds := []Prediction{
+		{ID: trie.ID, Response: resp(`{"answer": ["", "a", "b"]}`)}, // KeyError in the reference's trie script
+		{ID: stack.ID, Response: resp("```json\n{\"final_answer\": [3, 9]}\n```")},
+	}
+	for _, mode := range []ScoreMode{Paper, Lenient} {
+		rs, err := ScoreAll([]Instance{*trie, *stack}, preds, ScoreConfig{Strategy: NoReasoning, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]Result{}
+		for _, r := range rs {
+			byID[r.ID] = r
+		}
+		tr, st := byID[trie.ID], byID[stack.ID]
+		if !strings.HasPrefix(tr.Raised, "KeyError") || tr.Paper.Binary != 0 || tr.Lenient.Binary != 0 {
+			t.Errorf("%v: trie result %+v, want Raised KeyError and 0 in both modes", mode, tr)
+		}
+		if st.Paper.Binary != 0 || st.Lenient.Binary != 1 || st.Raised != "" {
+			t.Errorf("%v: fenced stack answer %+v, want paper 0, lenient 1", mode, st)
+		}
+		want := st.Paper.Binary
+		if mode == Lenient {
+			want = st.Lenient.Binary
+		}
+		if st.Binary != want {
+			t.Errorf("%v: Binary %v, want the %v score %v", mode, st.Binary, mode, want)
+		}
+		if l := ResultsIn(rs, Lenient); l[0].Binary+l[1].Binary != 1 {
+			t.Errorf("%v: ResultsIn(Lenient) %+v", mode, l)
+		}
+		c := CompareModes(rs)
+		if c.N != 2 || c.Raised != 1 || c.Differ != 1 || c.Paper.Binary != 0 || c.Lenient.Binary != 0.5 {
+			t.Errorf("%v: CompareModes %+v", mode, c)
+		}
+		if m := c.Metrics(); m["scoring/raised"] != 1 || m["scoring/lenient_binary"] != 0.5 {
+			t.Errorf("%v: metrics %v", mode, m)
+		}
+	}
+}

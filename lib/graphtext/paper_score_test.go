@@ -185,3 +185,60 @@ func TestGeneratedInstancesWellPosedForG1(t *testing.T) {
 		}
 	}
 }
+
+func TestParseScoreMode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want ScoreMode
+		err  bool
+	}{{"paper", Paper, false}, {"", Paper, false}, {"lenient", Lenient, false}, {"g1", 0, true}} {
+		got, err := ParseScoreMode(c.in)
+		if (err != nil) != c.err || (err == nil && (got != c.want || got.String() != map[ScoreMode]string{Paper: "paper", Lenient: "lenient"}[got])) {
+			t.Errorf("ParseScoreMode(%q) = %v, %v", c.in, got, err)
+		}
+	}
+}
+
+// TestPaperScoreRaisedAndModes: G1's AmbiguousSolution on a disconnected
+// bipartite graph is marked, the lenient reading decides it, and a
+// ModeComparison counts it apart.
+func TestPaperScoreRaisedAndModes(t *testing.T) {
+	g, err := New(6, false, false, []Edge{{U: 1, V: 4}, {U: 2, V: 4}, {U: 3, V: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ := LookupTask("bipartite_maximum_matching")
+	gold, err := task.Truth(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		out             string
+		paper, raised   bool
+		lenient, differ bool
+	}{
+		{`\boxed{` + gold.String() + `}`, true, false, true, false},           // G1's exact-string shortcut
+		{`\boxed{[(4, 2), (6, 3)]}`, true, true, true, false},                 // valid, not the stored string: AmbiguousSolution
+		{`\boxed{[(1, 4)]}`, false, true, false, false},                       // too small (the lenient reading decides)
+		{`\boxed{[(1, 4), (2, 4)]}`, false, false, false, false},              // node 4 used twice: G1 says False first
+		{`The answer is [(1, 4), (3, 6)]` + "\nyes", true, true, true, false}, // the fallback, then AmbiguousSolution
+	}
+	var cmp ModeComparison
+	for _, c := range cases {
+		p := task.ScoreOutput(g, gold, c.out, ExtractOptions{})
+		l := task.ScoreOutput(g, gold, c.out, ExtractOptions{Mode: Lenient})
+		if p.Correct != c.paper || (p.Raised != "") != c.raised || l.Correct != c.lenient {
+			t.Errorf("%q: paper %v (raised %q), lenient %v; want %v (raised %v), %v", c.out, p.Correct, p.Raised, l.Correct, c.paper, c.raised, c.lenient)
+		}
+		if c.raised && !strings.HasPrefix(p.Raised, "AmbiguousSolution") {
+			t.Errorf("%q: raised %q", c.out, p.Raised)
+		}
+		cmp.Add(p, l)
+	}
+	if cmp.N != 5 || cmp.Raised != 3 || cmp.Paper != 3 || cmp.Lenient != 3 || cmp.Differ != 0 {
+		t.Errorf("comparison %+v", cmp)
+	}
+	if m := cmp.Metrics(); m["scoring/raised"] != 3 || m["scoring/paper_accuracy"] != 0.6 {
+		t.Errorf("metrics %v", m)
+	}
+}

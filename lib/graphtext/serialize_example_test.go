@@ -63,3 +63,41 @@ func ExampleTask_ScoreOutput() {
 	// G1 reads "2{neighbours}"  paper false lenient true
 	// G1 reads "3"              paper false lenient false
 }
+
+// G1's extraction: the last \boxed{} through G1's strip_string, else "the
+// answer is" up to the end of its line, stripped, then with ":" and "."
+// removed (which leaves the space after a colon).
+func ExampleG1Extract() {
+	for _, out := range []string{
+		`Therefore, the final answer is: $\boxed{\frac{2}{3}}$.`,
+		`so \boxed{[1, 2]} and finally \boxed{\text{[1, 3]}}`,
+		"The answer is: 0.25\nDone.",
+		"no answer here",
+	} {
+		ans, ok, err := graphtext.G1Extract(out)
+		fmt.Printf("%q %v %v\n", ans, ok, err)
+	}
+	// Output:
+	// "frac{2}{3}" true <nil>
+	// "{[1,3]}" true <nil>
+	// " 025" true <nil>
+	// "" false <nil>
+}
+
+// G1's strip_string: note what it keeps ("$", "%") and what it breaks
+// (\text{ unit}).
+func ExampleG1StripString() {
+	for _, s := range []string{`\dfrac{1}{2}`, `$18$`, `4 \text{ nodes}`, `x = 7`, `0.5`, `3/4`, `\text{Yes}`, `\sqrt`} {
+		out, err := graphtext.G1StripString(s)
+		fmt.Printf("%-16q → %q %v\n", s, out, err)
+	}
+	// Output:
+	// "\\dfrac{1}{2}"  → "frac{1}{2}" <nil>
+	// "$18$"           → "$18$" <nil>
+	// "4 \\text{ nodes}" → "4{nodes}" <nil>
+	// "x = 7"          → "7" <nil>
+	// "0.5"            → "frac{1}{2}" <nil>
+	// "3/4"            → "frac{3}{4}" <nil>
+	// "\\text{Yes}"    → "Yes" <nil>
+	// "\\sqrt"         → "" IndexError: string index out of range
+}
