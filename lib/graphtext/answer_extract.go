@@ -325,9 +325,13 @@ func (t *Task) ScoreOutput(g *Graph, gold Answer, output string, opts ExtractOpt
 		gen       string
 		err       error
 	)
-	if _, validated := g1Validators[t.Name]; validated && g == nil {
+	_, validated := g1Validators[t.Name]
+	switch {
+	case validated && g == nil:
 		err = fmt.Errorf("no graph to run G1's %s validator on", t.Name)
-	} else {
+	case validated && t.Check(g) != nil:
+		err = fmt.Errorf("the graph does not fit task %s: %w", t.Name, t.Check(g))
+	default:
 		ok, gen, found, err = g1Verify(t, g, gold, output)
 	}
 	if err != nil {
