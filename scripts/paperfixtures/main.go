@@ -70,7 +70,9 @@ func dsrCases(args []string) error {
 	fs := flag.NewFlagSet("dsr", flag.ExitOnError)
 	ref := fs.String("ref", "", "a checkout of github.com/dransyhe/DSR-Bench")
 	all := fs.Bool("all", false, "every published instance of every level (a wider check; not committed)")
+	dim := fs.Int("dim", 2, "the dimension of the spatial tasks' instances (the main benchmark's is 2; 1, 3 and 5 are the spatial probe's)")
 	fs.Parse(args)
+	spatialDim = *dim
 	if *ref == "" {
 		return errors.New("dsr: -ref is required")
 	}
@@ -115,6 +117,9 @@ func dsrCases(args []string) error {
 	return nil
 }
 
+// spatialDim is the dimension findInstance takes spatial instances in.
+var spatialDim = 2
+
 // findInstance returns the published instance of a task at a level and
 // index; spatial tasks are taken in two dimensions with uniform points
 // (the main benchmark's variant).
@@ -125,7 +130,7 @@ func findInstance(files []dsr.RefFile, t *dsr.Task, l dsr.Level, index int) *dsr
 			if in.Structure != t.Structure || in.Operation != t.Operation || in.Level != l || in.Index != index {
 				continue
 			}
-			if t.Spatial && (in.Dim != 2 || (in.Dist != "" && in.Dist != "uniform")) {
+			if t.Spatial && (in.Dim != spatialDim || (in.Dist != "" && in.Dist != "uniform")) {
 				continue
 			}
 			if strings.Contains(in.ID, "~") { // an earlier generation kept beside
