@@ -34,13 +34,24 @@ type textOptions struct {
 	hints                   *bool
 }
 
+// The two reference generators differ in the current format's precision:
+// clrs/_src/clrs_text/generate_clrs_text.py keeps full precision
+// (--num_decimals_in_float None), the Hugging Face generator
+// (huggingface_generators.clrs_generator) truncates to 3 decimals.
+// `clrstext generate` follows generate_clrs_text.py, so its default is full
+// precision; `clrstext sample` keeps the Hugging Face generator's 3.
+const (
+	decimalsGenerateHelp = "current format only: truncate real inputs to this many decimals, or none for full precision; ignored by legacy, which never truncates. The default is that of clrs/_src/clrs_text/generate_clrs_text.py, whose schedule generate follows: full precision (--num_decimals_in_float None). The Hugging Face generator (huggingface_generators.clrs_generator) truncates to 3: --decimals 3"
+	decimalsSampleHelp   = "current format only: truncate real inputs to this many decimals, or none for full precision; ignored by legacy, which never truncates. The default is the Hugging Face generator's (huggingface_generators.clrs_generator): 3; clrs/_src/clrs_text/generate_clrs_text.py keeps full precision: --decimals none"
+)
+
 func addTextFlags(fs interface {
 	String(string, string, string) *string
 	Bool(string, bool, string) *bool
-}) textOptions {
+}, decimalsDefault, decimalsHelp string) textOptions {
 	return textOptions{
 		format:   fs.String("format", "legacy", "text format: legacy (July 2024, %.3g floats: the paper's and Hugging Face data) or current (dm-clrs HEAD, str() of truncated floats)"),
-		decimals: fs.String("decimals", "3", "current format only: truncate real inputs to this many decimals, or none for full precision (ignored by legacy, which never truncates)"),
+		decimals: fs.String("decimals", decimalsDefault, decimalsHelp),
 		hints:    fs.Bool("hints", false, "include the hint trace (the reference's use_hints)"),
 		shift:    fs.String("shift", "none", "narlab-only distribution shift of the paper's Figure 8: none, trees, scalars (U(1,2)), scalars:LOW:HIGH, or trees+scalars"),
 	}
@@ -74,7 +85,7 @@ func clrstextSample(args []string) error {
 	length := fs.Int("length", 16, "the sampler's length (number of nodes for most algorithms)")
 	seed := fs.Int64("seed", 0, "sampler seed")
 	count := fs.Int("count", 1, "number of samples (the first COUNT next(batch_size=1) of one sampler)")
-	to := addTextFlags(fs)
+	to := addTextFlags(fs, "3", decimalsSampleHelp)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -115,7 +126,7 @@ func clrstextGenerate(args []string) error {
 	layout := fs.String("layout", "hf", "row layout: hf ({text, question, answer, algo_name, length, seed, use_hints}) or reference (generate_clrs_text.py's {name, prompt, references, auxiliary})")
 	workers := fs.Int("workers", 0, "parallel jobs (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
-	to := addTextFlags(fs)
+	to := addTextFlags(fs, "none", decimalsGenerateHelp)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}

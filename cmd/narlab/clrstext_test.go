@@ -243,3 +243,45 @@ func TestClrstextScoreMLflow(t *testing.T) {
 		t.Errorf("score table: %v\n%s", err, table)
 	}
 }
+
+// TestClrstextGenerateDefaultPrecision: `clrstext generate --format
+// current` follows generate_clrs_text.py, whose default is full precision
+// (--num_decimals_in_float None), while `clrstext sample` keeps the
+// Hugging Face generator's 3 decimals; both help texts name both.
+func TestClrstextGenerateDefaultPrecision(t *testing.T) {
+	t.Parallel()
+	gen, stderr, err := clrstextCLI(t, "clrstext", "generate", "--split", "test", "--algos", "insertion_sort", "--count", "1",
+		"--seeds", "3", "--format", "current", "--quiet")
+	if err != nil {
+		t.Fatalf("generate: %v\n%s", err, stderr)
+	}
+	rs, err := clrstext.ReadRows(strings.NewReader(gen))
+	if err != nil || len(rs) == 0 || rs[0].Length != 4 {
+		t.Fatalf("generate: %v, %d rows", err, len(rs))
+	}
+	sample := func(extra ...string) string {
+		out, stderr, err := clrstextCLI(t, append([]string{"clrstext", "sample", "--algo", "insertion_sort", "--length", "4", "--seed", "3",
+			"--count", "1", "--format", "current"}, extra...)...)
+		if err != nil {
+			t.Fatalf("sample: %v\n%s", err, stderr)
+		}
+		var row struct{ Text string }
+		if err := json.Unmarshal([]byte(out), &row); err != nil {
+			t.Fatal(err)
+		}
+		return row.Text
+	}
+	full, three := sample("--decimals", "none"), sample()
+	if rs[0].Question+rs[0].Answer != full {
+		t.Errorf("generate's default row is not full precision:\n%s\nwant\n%s", rs[0].Question+rs[0].Answer, full)
+	}
+	if full == three || !regexp.MustCompile(`key: \[0\.\d{4,}`).MatchString(full) {
+		t.Errorf("full precision and 3 decimals look alike: %q / %q", full, three)
+	}
+	for _, cmd := range []string{"generate", "sample"} {
+		_, help, _ := clrstextCLI(t, "clrstext", cmd, "-h")
+		if !strings.Contains(help, "generate_clrs_text.py") || !strings.Contains(help, "huggingface_generators.clrs_generator") {
+			t.Errorf("clrstext %s -h does not name both reference generators:\n%s", cmd, help)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/narlab/narlab/experiments/dsrbench"
@@ -285,7 +286,8 @@ func dsrScore(args []string) error {
 	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
 	alias(fs, "instances", "input")
 	predPath := fs.String("predictions", "", `JSONL of {"id", "response"|"answer"|"output", "run"}`)
-	strategy := fs.String("strategy", "stepwise", "the strategy the responses were prompted with (decides whether steps are required)")
+	strategy := fs.String("strategy", "stepwise", "the strategy the responses were prompted with (the lenient reading requires the steps it asks for)")
+	scoring := choice(fs, "scoring", "paper", "how responses are read and compared: paper (DSR-Bench's own evaluation scripts: strict JSON, their string comparison and partial credit) or lenient (narlab's reading: JSON in code fences or prose, structured comparison); both are reported and logged, this one in the tables", "paper", "lenient")
 	format := choice(fs, "format", "text", "output format", "text", "json")
 	jsonAlias(fs, format)
 	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
@@ -321,11 +323,21 @@ func dsrScore(args []string) error {
 	if err != nil {
 		return err
 	}
-	results, err := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: s, Options: opts.o})
+	mode, err := dsr.ParseScoreMode(*scoring)
+	if err != nil {
+		return err
+	}
+	results, err := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: s, Options: opts.o, Mode: mode})
 	if err != nil {
 		return err
 	}
 	tables := dsr.Aggregate(results)
+	otherMode := dsr.Lenient
+	if mode == dsr.Lenient {
+		otherMode = dsr.Paper
+	}
+	otherTables := dsr.Aggregate(dsr.ResultsIn(results, otherMode))
+	cmp := dsr.CompareModes(results)
 	label := *model
 	if label == "" {
 		label = strings.TrimSuffix(filepath.Base(*predPath), filepath.Ext(*predPath))
@@ -344,10 +356,12 @@ func dsrScore(args []string) error {
 	} else {
 		w := bufio.NewWriter(stdout)
 		dsr.WriteTables(w, tables)
+		fmt.Fprintf(w, "\nscoring: %s (tables above); overall %s %.3f binary, %s %.3f\nper response: %s\n", mode,
+			mode, tables.Overall.Binary, otherMode, otherTables.Overall.Binary, cmp)
 		if *reasons {
 			fmt.Fprintln(w, "\nresponses that could not be scored:")
 			for _, r := range results {
-				if r.Binary == 0 && r.Reason != "" && r.Reason != "wrong answer" {
+				if r.Binary == 0 && r.Reason != "" && r.Reason != "wrong answer" || r.Raised != "" {
 					fmt.Fprintf(w, "  %s run %d: %s\n", r.ID, r.Run, r.Reason)
 				}
 			}
@@ -361,18 +375,47 @@ func dsrScore(args []string) error {
 	}
 	params := dsrbench.Params(*path, *predPath, s, opts.o, len(insts), len(preds))
 	params["model"] = label
-	return dsrLogRun(tf, label, params, tables)
+	params["scoring"] = mode.String()
+	return dsrLogRun(tf, label, params, tables, otherMode, otherTables, cmp)
 }
 
 // dsrLogRun records a scoring run in MLflow and prints its address on
-// standard error.
-func dsrLogRun(tf trackingFlags, label string, params map[string]string, tables dsr.Tables) error {
+// standard error: the run's tables in its scoring mode, the other mode's
+// overall, category and challenge scores under "<mode>/", and the
+// comparison of the two (scoring/...).
+func dsrLogRun(tf trackingFlags, label string, params map[string]string, tables dsr.Tables, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
 	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("dsr score", label)),
 		tracking.Note(dsrbench.RunNote(label, params)), tracking.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
 		tracking.Source("narlab dsr score")}
 	return logOneRun("dsr score", tf, params, opts, func(_ context.Context, run *tracking.Run) error {
-		return dsrbench.Log(run, tables, label)
+		if err := dsrbench.Log(run, tables, label); err != nil {
+			return err
+		}
+		return logDSROtherMode(run, otherMode, other, cmp)
 	})
+}
+
+// logDSROtherMode logs the other scoring mode's scores and the comparison.
+func logDSROtherMode(run *tracking.Run, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
+	for _, m := range dsrbench.Metrics(other) {
+		if strings.HasPrefix(m.Key, "responses/") {
+			continue
+		}
+		if err := run.LogMetric(otherMode.String()+"/"+m.Key, 0, m.Value); err != nil {
+			return err
+		}
+	}
+	keys := make([]string, 0, len(cmp.Metrics()))
+	for k := range cmp.Metrics() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := run.LogMetric(k, 0, cmp.Metrics()[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dsrWriteFigures writes the category radar and per-structure bars of a

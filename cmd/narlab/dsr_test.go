@@ -93,20 +93,29 @@ func TestDSRGenerateVerifyScore(t *testing.T) {
 	}
 	cases := []struct {
 		kind                 string
+		scoring              string
 		binary, lev          float64 // overall; negative: only check < 1 and > 0
 		unscored, challenges int
 	}{
-		{"oracle", 1, 1, 0, 1},
-		{"shuffled", -1, -1, 0, 1},
-		{"malformed", 0, 0, 27, 1},
+		{"oracle", "paper", 1, 1, 0, 1},
+		{"shuffled", "paper", -1, -1, 0, 1},
+		// The lenient reading gives malformed answers nothing; the
+		// reference's scripts (paper) give a wrongly typed final_answer a
+		// little partial credit.
+		{"malformed", "lenient", 0, 0, 27, 1},
+		{"malformed", "paper", 0, -1, 27, 1},
 	}
 	for _, c := range cases {
-		tb := offline("--predictions", filepath.Join(dir, c.kind+".jsonl"))
+		tb := offline("--predictions", filepath.Join(dir, c.kind+".jsonl"), "--scoring", c.scoring)
 		if len(tb.Structures) != 3 || len(tb.Cells) != 9 || len(tb.Challenge.Rows) != c.challenges {
 			t.Errorf("%s: %d structures, %d cells, %d challenge rows", c.kind, len(tb.Structures), len(tb.Cells), len(tb.Challenge.Rows))
 		}
 		o := tb.Overall
-		if c.binary >= 0 && (o.Binary != c.binary || o.Levenshtein != c.lev) {
+		if c.binary == 0 && c.lev < 0 && (o.Binary != 0 || o.Levenshtein <= 0 || o.Levenshtein > 0.05) {
+			t.Errorf("%s (%s): overall %+v, want binary 0 and a little partial credit", c.kind, c.scoring, o)
+			continue
+		}
+		if c.binary >= 0 && c.lev >= 0 && (o.Binary != c.binary || o.Levenshtein != c.lev) {
 			t.Errorf("%s: overall %+v, want binary %v, Levenshtein %v", c.kind, o, c.binary, c.lev)
 		}
 		if c.binary < 0 && !(o.Binary < 1 && o.Levenshtein > 0 && o.Levenshtein < 1) {
@@ -240,14 +249,22 @@ func TestDSRScoreMLflow(t *testing.T) {
 		t.Errorf("tag model = %q", got)
 	}
 	metrics := dsrbench.Metrics(tb)
-	results := 0 // the run's metrics less the system/… samples
+	results := 0 // the run's metrics less the system/… samples and the other scoring mode's
 	for _, m := range run.Data.Metrics {
-		if !strings.HasPrefix(m.Key, "system/") {
+		if !strings.HasPrefix(m.Key, "system/") && !strings.HasPrefix(m.Key, "lenient/") && !strings.HasPrefix(m.Key, "scoring/") {
 			results++
 		}
 	}
 	if results != len(metrics) {
 		t.Errorf("the run has %d result metrics, want %d", results, len(metrics))
+	}
+	if got, _ := run.Data.Param("scoring"); got != "paper" {
+		t.Errorf("param scoring = %q, want paper", got)
+	}
+	for _, key := range []string{"lenient/score/overall", "lenient/levenshtein/overall", "scoring/paper_binary", "scoring/lenient_binary", "scoring/raised", "scoring/differ"} {
+		if _, ok := run.Data.Metric(key); !ok {
+			t.Errorf("no metric %s (both scoring modes are logged)", key)
+		}
 	}
 	for _, want := range metrics {
 		got, ok := run.Data.Metric(want.Key)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -260,12 +262,17 @@ func graphsScore(args []string) error {
 	prompts := fs.String("prompts", "", "prompts JSONL from 'narlab graphs prompts'")
 	predsPath := fs.String("predictions", "", "predictions JSONL: {\"id\": ..., \"answer_text\": ...} per line")
 	model := fs.String("model", "unknown", "name of the model that produced the predictions (logged as a parameter)")
-	keepDots := fs.Bool("keep-decimal-points", false, "do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
+	keepDots := fs.Bool("keep-decimal-points", false, "lenient scoring: do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers (paper scoring always applies it)")
+	scoring := choice(fs, "scoring", "paper", "how outputs are read and judged: paper (G1's own checker, verify_correctness) or lenient (narlab's reading: \\text{} and $..$ unwrapped, any list syntax, any valid answer); both are reported and logged, this one in the tables", "paper", "lenient")
 	tf := addTrackingFlags(fs, "graphs/serialization", "score offline: print the tables only")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if err := tf.check("graphs score"); err != nil {
+		return err
+	}
+	mode, err := graphtext.ParseScoreMode(*scoring)
+	if err != nil {
 		return err
 	}
 	if *prompts == "" || *predsPath == "" {
@@ -285,11 +292,26 @@ func graphsScore(args []string) error {
 	if err != nil {
 		return fmt.Errorf("graphs score: %s: %w", *predsPath, err)
 	}
-	rep, err := serialization.Score(recs, preds, graphtext.ExtractOptions{KeepDecimalPoints: *keepDots})
+	opts := graphtext.ExtractOptions{KeepDecimalPoints: *keepDots, Mode: mode}
+	rep, err := serialization.Score(recs, preds, opts)
+	if err != nil {
+		return fmt.Errorf("graphs score: %w", err)
+	}
+	otherOpts := opts
+	otherOpts.Mode = graphtext.Lenient
+	if mode == graphtext.Lenient {
+		otherOpts.Mode = graphtext.Paper
+	}
+	other, err := serialization.Score(recs, preds, otherOpts)
+	if err != nil {
+		return fmt.Errorf("graphs score: %w", err)
+	}
+	cmp, err := graphsCompareModes(recs, preds, opts)
 	if err != nil {
 		return fmt.Errorf("graphs score: %w", err)
 	}
 	printScoreReport(stdout, rep)
+	fmt.Fprintf(stdout, "\nscoring: %s (table above); per output: %s\n", mode, cmp)
 	if tf.off() {
 		return nil
 	}
@@ -299,7 +321,7 @@ func graphsScore(args []string) error {
 	}
 	params := map[string]string{"model": *model, "prompts": *prompts, "predictions": *predsPath, "data.graphs": src,
 		"n_prompts": strconv.Itoa(len(recs)), "configs": strings.Join(rep.Configs, ","), "tasks": strconv.Itoa(len(rep.Tasks)),
-		"extract.keep_decimal_points": strconv.FormatBool(*keepDots)}
+		"extract.keep_decimal_points": strconv.FormatBool(*keepDots), "scoring": mode.String()}
 	note := fmt.Sprintf("`narlab graphs score`: the answers of **%s** to %d graph-task prompts in %d serializations "+
 		"(Lost in Serialization; graphs: %s), scored per task and configuration. Results: `serialization_scores.json` "+
 		"and the figures under `figures/` in the artifacts.", *model, len(recs), len(rep.Configs), src)
@@ -307,8 +329,62 @@ func graphsScore(args []string) error {
 		tracking.Source("narlab graphs score"),
 		tracking.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
 	return logOneRun("graphs score", tf, params, eopts, func(ctx context.Context, run *tracking.Run) error {
-		return serialization.Log(ctx, run, rep)
+		if err := serialization.Log(ctx, run, rep); err != nil {
+			return err
+		}
+		return logGraphsOtherMode(run, otherOpts.Mode, other, cmp)
 	})
+}
+
+// graphsCompareModes scores every answered prompt in both modes.
+func graphsCompareModes(recs []serialization.Record, preds map[string]string, opts graphtext.ExtractOptions) (graphtext.ModeComparison, error) {
+	var cmp graphtext.ModeComparison
+	po, lo := opts, opts
+	po.Mode, lo.Mode = graphtext.Paper, graphtext.Lenient
+	for _, r := range recs {
+		out, ok := preds[r.ID]
+		if !ok {
+			continue
+		}
+		task, err := graphtext.LookupTask(r.Task)
+		if err != nil {
+			return cmp, err
+		}
+		g, err := graphtext.ReadJSON(bytes.NewReader(r.Graph))
+		if err != nil {
+			return cmp, fmt.Errorf("prompt %s: %w", r.ID, err)
+		}
+		gold, err := graphtext.DecodeAnswer(task.Kind, r.Answer)
+		if err != nil {
+			return cmp, fmt.Errorf("prompt %s: %w", r.ID, err)
+		}
+		cmp.Add(task.ScoreOutput(g, gold, out, po), task.ScoreOutput(g, gold, out, lo))
+	}
+	return cmp, nil
+}
+
+// logGraphsOtherMode logs the other scoring mode's mean accuracy per
+// configuration (a fraction, under "<mode>/mean_accuracy/<config>") and
+// the comparison of the two modes (scoring/...).
+func logGraphsOtherMode(run *tracking.Run, m graphtext.ScoreMode, other *serialization.Report, cmp graphtext.ModeComparison) error {
+	for _, c := range other.Configs {
+		key := strings.NewReplacer("=", "_", ":", "_").Replace(m.String() + "/mean_accuracy/" + c)
+		if err := run.LogMetric(key, 0, other.MeanAccuracy(c)/100); err != nil {
+			return err
+		}
+	}
+	ms := cmp.Metrics()
+	keys := make([]string, 0, len(ms))
+	for k := range ms {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := run.LogMetric(k, 0, ms[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printScoreReport(w io.Writer, rep *serialization.Report) {

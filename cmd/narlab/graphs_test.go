@@ -85,7 +85,8 @@ func TestGraphsPromptsScoreCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("score: %v %s", err, stderr)
 	}
-	for _, want := range []string{"E0/erdos/orig", "A1/erdos/relabeled", "syntax variability", "E0/json/orig best in", "normalized output spread", "density", "not Erdős"} {
+	for _, want := range []string{"E0/erdos/orig", "A1/erdos/relabeled", "syntax variability", "E0/json/orig best in", "normalized output spread", "density", "not Erdős",
+		"scoring: paper", "lenient", "G1's checker"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("score output lacks %q:\n%s", want, out)
 		}
@@ -156,10 +157,14 @@ func TestGraphsScoreMLflow(t *testing.T) {
 	if got, _ := run.Data.Param("model"); got != "noisy-baseline" {
 		t.Errorf("model = %q", got)
 	}
-	for _, key := range []string{"mean_accuracy/E0/erdos/orig", "syntax_variability", "parse_rate"} {
+	for _, key := range []string{"mean_accuracy/E0/erdos/orig", "syntax_variability", "parse_rate",
+		"lenient/mean_accuracy/E0/erdos/orig", "scoring/paper_accuracy", "scoring/lenient_accuracy", "scoring/raised", "scoring/differ"} {
 		if _, ok := run.Data.Metric(key); !ok {
-			t.Errorf("no metric %s", key)
+			t.Errorf("no metric %s (both scoring modes are logged)", key)
 		}
+	}
+	if got, _ := run.Data.Param("scoring"); got != "paper" {
+		t.Errorf("scoring = %q, want paper", got)
 	}
 	for _, m := range run.Data.Metrics { // per-task numbers are tables, not one-point charts
 		if strings.HasPrefix(m.Key, "accuracy/") || strings.HasPrefix(m.Key, "output_spread/") {

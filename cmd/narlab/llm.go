@@ -115,7 +115,8 @@ Options:`)
 	shuffleSeeds := fs.Int("shuffle-seeds", 1, "graphs: shuffle seeds per shuffled encoding")
 	maxNodes := fs.Int("max-nodes", 35, "graphs: largest synthetic graph")
 	noWrap := fs.Bool("no-wrap", false, "graphs, spectral: leave out G1's \\boxed{} query template")
-	keepDots := fs.Bool("keep-decimal-points", false, "graphs: do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
+	keepDots := fs.Bool("keep-decimal-points", false, "graphs, lenient scoring: do not apply G1's quirk of deleting \".\" from \"the answer is ...\" answers")
+	scoring := choice(fs, "scoring", "paper", "graphs, dsr: how answers are judged: paper (the paper's own scorer: G1's checker, DSR-Bench's evaluation scripts) or lenient (narlab's reading); the run logs both, this one as its scores", "paper", "lenient")
 	trainCount := fs.Int("train-count", 500, "spectral: graphs the mean baseline is fitted on")
 	spectralOpts := spectralOptionFlags(fs)
 	// dsr
@@ -166,6 +167,9 @@ Options:`)
 	}
 	if set["no-wrap"] && *suite != llmeval.Graphs && *suite != llmeval.Spectral {
 		return fmt.Errorf("llm run: --no-wrap is a graphs and spectral option, not a %s one", *suite)
+	}
+	if set["scoring"] && *suite != llmeval.Graphs && *suite != llmeval.DSR {
+		return fmt.Errorf("llm run: --scoring is a graphs and dsr option, not a %s one", *suite)
 	}
 	if *count < 0 {
 		return fmt.Errorf("llm run: --count %d: want a positive number", *count)
@@ -242,6 +246,9 @@ Options:`)
 	case llmeval.Graphs:
 		o := llmeval.GraphsOptions{Relabel: *relabelings, Seeds: *shuffleSeeds, Instances: *count, Seed: uint64(*dataSeed),
 			MaxNodes: *maxNodes, NoWrap: *noWrap, KeepDecimalPoints: *keepDots}
+		if o.Scoring, err = graphtext.ParseScoreMode(*scoring); err != nil {
+			return fmt.Errorf("llm run: --scoring: %w", err)
+		}
 		t := *tasks
 		if t == "" {
 			t = "all"
@@ -262,6 +269,9 @@ Options:`)
 	case llmeval.DSR:
 		o := llmeval.DSROptions{Structures: splitCSV(*structures), Categories: splitCSV(*categories), Count: *count,
 			Seed: uint64(*dataSeed), Tokens: *tokens, NoSchema: *noSchema, Options: dsrOpts.o}
+		if o.Scoring, err = dsr.ParseScoreMode(*scoring); err != nil {
+			return fmt.Errorf("llm run: --scoring: %w", err)
+		}
 		if o.Strategy, err = dsr.ParseStrategy(*strategy); err != nil {
 			return fmt.Errorf("llm run: --strategy: %w", err)
 		}

@@ -59,6 +59,8 @@ func TestLLMRunBadInput(t *testing.T) {
 		{[]string{"llm", "run", "--suite", "mmlu"}, `--suite "mmlu"`},
 		{[]string{"llm", "run", "--suite", "graphs", "--lengths", "4"}, "--lengths is a clrstext option"},
 		{[]string{"llm", "run", "--suite", "clrstext", "--structures", "stack"}, "--structures is a dsr option"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--scoring", "lenient"}, "--scoring is a graphs and dsr option"},
+		{[]string{"llm", "run", "--suite", "dsr", "--scoring", "loose"}, "-scoring: \"loose\" is not accepted"},
 		{[]string{"llm", "run", "--suite", "dsr", "--structures", "splay_tree"}, "unknown structure"},
 		{[]string{"llm", "run", "--suite", "dsr", "--strategy", "CodeOnly"}, "code-probe mode"},
 		{[]string{"llm", "run", "--suite", "clrstext", "--algorithms", "quick_sort", "--lengths", "4"}, "quick_sort"},

@@ -40,6 +40,9 @@ type DSROptions struct {
 	NoSchema bool
 	// Options choose between the reference code's and the paper's reading.
 	Options dsr.Options
+	// Scoring is dsr.Paper (the default: the reference's evaluation
+	// scripts) or dsr.Lenient; the run logs both, this one as its scores.
+	Scoring dsr.ScoreMode
 }
 
 type dsrSuite struct {
@@ -118,6 +121,7 @@ func (s *dsrSuite) params() map[string]string {
 	m["levels"] = strings.Join(levels, ",")
 	m["count"] = strconv.Itoa(s.o.Count)
 	m["seed"] = strconv.FormatUint(s.o.Seed, 10)
+	m["scoring"] = s.o.Scoring.String()
 	m["tokens"] = strconv.Itoa(s.o.Tokens)
 	m["structured_output"] = strconv.FormatBool(!s.o.NoSchema)
 	return m
@@ -175,7 +179,7 @@ func (s *dsrSuite) score(items []item, answers []answer, label string) (*scored,
 			}
 		}
 	}
-	results, err := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: s.o.Strategy, Options: s.o.Options})
+	results, err := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: s.o.Strategy, Options: s.o.Options, Mode: s.o.Scoring})
 	if err != nil {
 		return nil, fmt.Errorf("llmeval: dsr: %w", err)
 	}
@@ -193,9 +197,19 @@ func (s *dsrSuite) score(items []item, answers []answer, label string) (*scored,
 		}
 		v := r.Binary
 		recs[i].Score = &v
-		recs[i].Extra = map[string]float64{"levenshtein": r.Lev}
+		recs[i].Extra = map[string]float64{"levenshtein": r.Lev, "paper": r.Paper.Binary, "paper_levenshtein": r.Paper.Levenshtein,
+			"lenient": r.Lenient.Binary, "lenient_levenshtein": r.Lenient.Levenshtein}
+		if r.Raised != "" {
+			recs[i].Extra["paper_raised"] = 1
+		}
 	}
 	tables := dsr.Aggregate(results)
+	other := dsr.Lenient
+	if s.o.Scoring == dsr.Lenient {
+		other = dsr.Paper
+	}
+	otherTables := dsr.Aggregate(dsr.ResultsIn(results, other))
+	cmp := dsr.CompareModes(results)
 	figs := map[string]*plots.Figure{}
 	if len(tables.Structures) > 0 {
 		if radar, bars, err := dsrbench.RunFigures(label, tables); err == nil {
@@ -204,6 +218,19 @@ func (s *dsrSuite) score(items []item, answers []answer, label string) (*scored,
 	}
 	return &scored{records: recs, scoreName: "binary", report: &tables, figures: figs,
 		log: func(ctx context.Context, run *tracking.Run) error {
-			return dsrbench.Log(run, tables, label)
+			if err := dsrbench.Log(run, tables, label); err != nil {
+				return err
+			}
+			// The other scoring mode's overall and category scores, and
+			// the comparison of the two.
+			for _, m := range dsrbench.Metrics(otherTables) {
+				if strings.HasPrefix(m.Key, "responses/") {
+					continue
+				}
+				if err := run.LogMetric(other.String()+"/"+m.Key, 0, m.Value); err != nil {
+					return err
+				}
+			}
+			return logMetricMap(run, cmp.Metrics())
 		}}, nil
 }

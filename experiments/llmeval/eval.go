@@ -93,7 +93,9 @@ type Record struct {
 	// parsed.
 	Score *float64 `json:"score"`
 	// Extra holds further per-prompt measures (clrstext: ttff; dsr:
-	// levenshtein).
+	// levenshtein; dsr and graphs: the score in each scoring mode, paper
+	// and lenient, and paper_raised = 1 where the paper's own scorer
+	// raises on the response).
 	Extra map[string]float64 `json:"extra,omitempty"`
 	// Error is why the prompt has no answer (the server rejected it).
 	Error        string  `json:"error,omitempty"`
@@ -671,4 +673,19 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// logMetricMap logs named values (sorted by name) at step 0.
+func logMetricMap(run *tracking.Run, m map[string]float64) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := run.LogMetric(k, 0, m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -37,9 +37,12 @@ type GraphsOptions struct {
 	MaxNodes int
 	// NoWrap leaves out G1's \boxed{} query template.
 	NoWrap bool
-	// KeepDecimalPoints turns off G1's quirk of deleting "." from "the
-	// answer is …" answers.
+	// KeepDecimalPoints turns off, in lenient scoring, G1's quirk of
+	// deleting "." from "the answer is …" answers.
 	KeepDecimalPoints bool
+	// Scoring is graphtext.Paper (the default: G1's own checker) or
+	// graphtext.Lenient; the run logs both, this one as its scores.
+	Scoring graphtext.ScoreMode
 }
 
 type graphsSuite struct {
@@ -92,7 +95,7 @@ func (s *graphsSuite) params() map[string]string {
 	return map[string]string{"tasks": orAll(tasks, "all"), "encodings": orAll(encs, "E0"), "syntaxes": orAll(syns, "erdos"),
 		"relabel": strconv.Itoa(s.o.Relabel), "seeds": strconv.Itoa(s.o.Seeds), "instances": strconv.Itoa(s.o.Instances),
 		"seed": strconv.FormatUint(s.o.Seed, 10), "max_nodes": strconv.Itoa(s.o.MaxNodes), "wrap": strconv.FormatBool(!s.o.NoWrap),
-		"keep_decimal_points": strconv.FormatBool(s.o.KeepDecimalPoints), "data.graphs": "synthetic (not Erdős)"}
+		"keep_decimal_points": strconv.FormatBool(s.o.KeepDecimalPoints), "data.graphs": "synthetic (not Erdős)", "scoring": s.o.Scoring.String()}
 }
 
 func (s *graphsSuite) build() ([]item, error) {
@@ -116,7 +119,15 @@ func (s *graphsSuite) build() ([]item, error) {
 }
 
 func (s *graphsSuite) score(items []item, answers []answer, label string) (*scored, error) {
-	opts := graphtext.ExtractOptions{KeepDecimalPoints: s.o.KeepDecimalPoints}
+	opts := graphtext.ExtractOptions{KeepDecimalPoints: s.o.KeepDecimalPoints, Mode: s.o.Scoring}
+	otherOpts := opts
+	otherOpts.Mode = graphtext.Lenient
+	if s.o.Scoring == graphtext.Lenient {
+		otherOpts.Mode = graphtext.Paper
+	}
+	po, lo := opts, opts
+	po.Mode, lo.Mode = graphtext.Paper, graphtext.Lenient
+	var cmp graphtext.ModeComparison
 	recs := make([]Record, len(items))
 	prompts := make([]serialization.Record, len(items))
 	preds := map[string]string{}
@@ -143,13 +154,26 @@ func (s *graphsSuite) score(items []item, answers []answer, label string) (*scor
 		}
 		raw := answers[i].resp.Text
 		preds[p.ID] = raw
-		sc := task.ScoreOutput(g, gold, raw, opts)
+		paper, lenient := task.ScoreOutput(g, gold, raw, po), task.ScoreOutput(g, gold, raw, lo)
+		cmp.Add(paper, lenient)
+		sc := paper
+		if opts.Mode == graphtext.Lenient {
+			sc = lenient
+		}
 		if sc.Parsed {
 			recs[i].Parsed = sc.Pred.String()
 		}
 		recs[i].Score = b2f(sc.Correct)
+		recs[i].Extra = map[string]float64{"paper": *b2f(paper.Correct), "lenient": *b2f(lenient.Correct)}
+		if paper.Raised != "" {
+			recs[i].Extra["paper_raised"] = 1
+		}
 	}
 	rep, err := serialization.Score(prompts, preds, opts)
+	if err != nil {
+		return nil, fmt.Errorf("llmeval: graphs: %w", err)
+	}
+	other, err := serialization.Score(prompts, preds, otherOpts)
 	if err != nil {
 		return nil, fmt.Errorf("llmeval: graphs: %w", err)
 	}
@@ -169,6 +193,17 @@ func (s *graphsSuite) score(items []item, answers []answer, label string) (*scor
 	return &scored{records: recs, scoreName: "accuracy", report: rep, figures: figs,
 		log: func(ctx context.Context, run *tracking.Run) error {
 			if err := serialization.Log(ctx, run, rep); err != nil {
+				return err
+			}
+			// The other scoring mode's mean accuracy per configuration (a
+			// fraction) and the comparison of the two modes.
+			for _, c := range other.Configs {
+				key := strings.NewReplacer("=", "_", ":", "_").Replace(otherOpts.Mode.String() + "/mean_accuracy/" + c)
+				if err := run.LogMetric(key, 0, other.MeanAccuracy(c)/100); err != nil {
+					return err
+				}
+			}
+			if err := logMetricMap(run, cmp.Metrics()); err != nil {
 				return err
 			}
 			for _, name := range []string{"accuracy_by_config.png", "delta_heatmap.png"} {

@@ -198,6 +198,30 @@ func TestSuitesEndToEnd(t *testing.T) {
 			if metrics["llm/prompts"] != float64(res.Prompts) || metrics["llm/tokens/completion"] != float64(res.OutputTokens) {
 				t.Errorf("llm/prompts %v, llm/tokens/completion %v", metrics["llm/prompts"], metrics["llm/tokens/completion"])
 			}
+			// Graphs and DSR runs log both scoring modes: the paper's
+			// scorer (their scores) and the lenient reading.
+			bothModes := map[string][]string{
+				llmeval.Graphs: {"scoring/paper_accuracy", "scoring/lenient_accuracy", "scoring/raised", "scoring/differ"},
+				llmeval.DSR:    {"scoring/paper_binary", "scoring/lenient_binary", "scoring/raised", "scoring/differ"},
+			}
+			for _, k := range bothModes[name] {
+				if _, ok := metrics[k]; !ok {
+					t.Errorf("metric %s missing; have %v", k, keys(metrics))
+				}
+			}
+			if len(bothModes[name]) > 0 {
+				if params[name+".scoring"] != "paper" {
+					t.Errorf("param %s.scoring %q, want paper", name, params[name+".scoring"])
+				}
+				for _, r := range res.Records {
+					if r.Score == nil {
+						continue
+					}
+					if _, ok := r.Extra["lenient"]; !ok || r.Extra["paper"] != *r.Score {
+						t.Errorf("record %s: extra %v, want the paper score (%v) and the lenient one", r.ID, r.Extra, *r.Score)
+					}
+				}
+			}
 			files, err := mc.ListArtifactsRecursive(ctx, run.Info.ArtifactURI, "")
 			if err != nil {
 				t.Fatal(err)

@@ -24,17 +24,117 @@ type Result struct {
 	Operation string
 	Variant   string // spatial variant ("2d", "circle"), "" otherwise
 	Level     Level
-	Run       int  // repeat number, for several runs of one model
-	Extra     bool // an extra published instance (not in the paper's scores)
-	Binary    float64
+	Run       int     // repeat number, for several runs of one model
+	Extra     bool    // an extra published instance (not in the paper's scores)
+	Binary    float64 // under the run's scoring mode (Paper unless chosen otherwise)
 	Lev       float64
 	Reason    string // why Binary is 0 ("" for a match)
+	// Raised is the exception the reference's script raised on the
+	// response (see Verdict.Raised), "" otherwise.
+	Raised string
+	// Paper and Lenient hold the response's scores in both modes (ScoreAll
+	// fills both whatever the run's mode), so that a run reports both.
+	Paper, Lenient Scores
 }
 
-// NewResult builds a result from an instance and its verdict.
+// NewResult builds a result from an instance and its verdict (both modes'
+// scores set to the verdict's).
 func NewResult(inst *Instance, run int, v Verdict) Result {
+	sc := Scores{v.Binary, v.Levenshtein}
 	return Result{ID: inst.ID, Structure: inst.Structure, Operation: inst.Operation, Variant: inst.Variant(),
-		Level: inst.Level, Run: run, Extra: inst.Extra, Binary: v.Binary, Lev: v.Levenshtein, Reason: v.Reason}
+		Level: inst.Level, Run: run, Extra: inst.Extra, Binary: v.Binary, Lev: v.Levenshtein, Reason: v.Reason,
+		Raised: v.Raised, Paper: sc, Lenient: sc}
+}
+
+// ResultsIn returns copies of results whose Binary and Lev are the scores
+// of the given mode, to aggregate the other mode's tables.
+func ResultsIn(results []Result, m ScoreMode) []Result {
+	out := make([]Result, len(results))
+	for i, r := range results {
+		sc := r.Paper
+		if m == Lenient {
+			sc = r.Lenient
+		}
+		if sc.Binary != r.Binary && sc.Binary == 1 {
+			r.Reason = ""
+		} else if sc.Binary != r.Binary && sc.Binary == 0 {
+			r.Reason = "wrong answer"
+		}
+		r.Binary, r.Lev = sc.Binary, sc.Levenshtein
+		out[i] = r
+	}
+	return out
+}
+
+// ModeComparison summarises a run's responses scored both ways.
+type ModeComparison struct {
+	// N counts responses; Paper and Lenient their mean binary scores in
+	// each mode (over responses, not the paper's table means).
+	N              int
+	Paper, Lenient Scores
+	// Raised counts responses on which the reference's script raises
+	// (their paper score is the lenient reading's); Differ those whose
+	// binary score differs between the modes.
+	Raised, Differ int
+}
+
+// CompareModes summarises results scored both ways.
+func CompareModes(results []Result) ModeComparison {
+	var c ModeComparison
+	for _, r := range results {
+		c.N++
+		c.Paper.Binary += r.Paper.Binary
+		c.Paper.Levenshtein += r.Paper.Levenshtein
+		c.Lenient.Binary += r.Lenient.Binary
+		c.Lenient.Levenshtein += r.Lenient.Levenshtein
+		if r.Raised != "" {
+			c.Raised++
+		}
+		if r.Paper.Binary != r.Lenient.Binary {
+			c.Differ++
+		}
+	}
+	if c.N > 0 {
+		n := float64(c.N)
+		c.Paper.Binary /= n
+		c.Paper.Levenshtein /= n
+		c.Lenient.Binary /= n
+		c.Lenient.Levenshtein /= n
+	}
+	return c
+}
+
+// Metrics names the comparison's numbers for a tracking run (scores as
+// fractions):
+//
+//	scoring/paper_binary, scoring/paper_levenshtein
+//	scoring/lenient_binary, scoring/lenient_levenshtein
+//	scoring/raised, scoring/differ   (response counts)
+func (c ModeComparison) Metrics() map[string]float64 {
+	return map[string]float64{
+		"scoring/paper_binary": c.Paper.Binary, "scoring/paper_levenshtein": c.Paper.Levenshtein,
+		"scoring/lenient_binary": c.Lenient.Binary, "scoring/lenient_levenshtein": c.Lenient.Levenshtein,
+		"scoring/raised": float64(c.Raised), "scoring/differ": float64(c.Differ),
+	}
+}
+
+// String is a one-line summary, e.g. "paper 0.62 binary, lenient 0.71;
+// 12 of 200 responses judged differently, 3 raised in the reference's
+// scorer (scored by the lenient reading)".
+func (c ModeComparison) String() string {
+	return fmt.Sprintf("paper %.3f binary (%.3f Levenshtein), lenient %.3f (%.3f); %d of %d responses judged differently; %d on which the reference's script raises (scored by the lenient reading)",
+		c.Paper.Binary, c.Paper.Levenshtein, c.Lenient.Binary, c.Lenient.Levenshtein, c.Differ, c.N, c.Raised)
+}
+
+// Raised counts the results on which the reference's script raised.
+func Raised(results []Result) int {
+	n := 0
+	for _, r := range results {
+		if r.Raised != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Scores is a pair of means.

@@ -39,11 +39,17 @@
 // BuildPrompt words an instance in narlab's own text under one of the five
 // prompting strategies (Stepwise, ZeroShotCoT, OneShotCoT, ThreeShot,
 // NoReasoning) or the code probe's modes, closes with the token-budget
-// instruction, and returns the response's JSON Schema. Score parses a raw
-// response (JSON, possibly fenced or inside prose), checks it against the
-// schema and compares it with the truth by exact match and normalized
-// Levenshtein similarity; malformed output scores 0 with the reason
-// recorded. Aggregate turns per-response Results into the paper's tables:
+// instruction, and returns the response's JSON Schema. Score scores a raw
+// response by exact match and normalized Levenshtein similarity in one of
+// two modes. Paper (the default) gives it the score the reference's own
+// evaluation script would: a strict json.loads, str() of the final answer
+// (without spaces for the BST and K-D tree tasks) compared with the
+// published truth line, the script's partial credit (over names for the
+// realistic queue); where the script raises, Verdict.Raised says so and the
+// lenient reading decides. Lenient parses JSON also inside a code fence or
+// prose, checks it against the schema and compares structured values.
+// Malformed output scores 0 with the reason recorded; ScoreAll keeps every
+// response's scores in both modes. Aggregate turns per-response Results into the paper's tables:
 // cells per task and level, structures, categories, the overall score and
 // the challenge score (Table 3's 11 structures at the long level).
 package dsr

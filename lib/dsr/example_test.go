@@ -52,7 +52,10 @@ func ExampleTask_Truth() {
 }
 
 // Score model responses: exact match, Levenshtein partial credit, and a
-// reason for every zero.
+// reason for every zero. The default Paper mode scores like the
+// reference's evaluation script (strict JSON, str() of the answer against
+// the published truth line); Lenient also reads JSON inside a code fence
+// and compares structured values.
 func ExampleScore() {
 	task, _ := dsr.LookupTask("stack", "compound")
 	in := dsr.Input{Ops: []dsr.Op{
@@ -60,19 +63,21 @@ func ExampleScore() {
 	}}
 	truth, _ := task.Truth(&in, dsr.Options{})
 	inst := &dsr.Instance{ID: "demo", Structure: "stack", Operation: "compound", Input: in, Truth: truth}
-	cfg := dsr.ScoreConfig{Strategy: dsr.Stepwise}
 	for _, resp := range []string{
 		`{"steps": [{"explanation": "push 5, push 7, pop, push 9", "output": "[5, 9]"}], "final_answer": [5, 9]}`,
 		`{"steps": [], "final_answer": [5, 7]}`,
-		`{"steps": [], "final_answer": [5,`,
+		`{"steps": [], "final_answer": [5.0, 9.0]}`,
+		"```json\n{\"steps\": [], \"final_answer\": [5, 9]}\n```",
 	} {
-		v := dsr.Score(inst, resp, cfg)
-		fmt.Printf("binary %.0f  levenshtein %.2f  reason %q\n", v.Binary, v.Levenshtein, v.Reason)
+		paper := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise})
+		lenient := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise, Mode: dsr.Lenient})
+		fmt.Printf("paper %.0f (%.2f)  lenient %.0f (%.2f)\n", paper.Binary, paper.Levenshtein, lenient.Binary, lenient.Levenshtein)
 	}
 	// Output:
-	// binary 1  levenshtein 1.00  reason ""
-	// binary 0  levenshtein 0.83  reason "wrong answer"
-	// binary 0  levenshtein 0.00  reason "truncated JSON: the JSON object ends early (output cut off?)"
+	// paper 1 (1.00)  lenient 1 (1.00)
+	// paper 0 (0.83)  lenient 0 (0.83)
+	// paper 0 (0.60)  lenient 1 (1.00)
+	// paper 0 (0.00)  lenient 1 (1.00)
 }
 
 // Build a prompt and its response schema.
@@ -122,4 +127,36 @@ func ExampleAggregate() {
 	// Linear 0.50
 	// Hierarchical 0.50
 	// overall 0.50, challenge 0.50 over 1 structures
+}
+
+// Score a run both ways: ScoreAll scores in the chosen mode (Paper by
+// default) and keeps each response's scores in both modes, so a run can
+// report the paper's and narlab's lenient reading side by side.
+func ExampleCompareModes() {
+	task, _ := dsr.LookupTask("queue", "compound")
+	in := dsr.Input{Ops: []dsr.Op{{Name: "enqueue", Args: []int{4}}, {Name: "enqueue", Args: []int{8}}, {Name: "dequeue"}, {Name: "enqueue", Args: []int{15}}}}
+	truth, _ := task.Truth(&in, dsr.Options{})
+	var insts []dsr.Instance
+	for i := range 4 {
+		insts = append(insts, dsr.Instance{ID: fmt.Sprint("q", i), Structure: "queue", Operation: "compound", Input: in, Truth: truth})
+	}
+	resp := func(s string) *string { return &s }
+	preds := []dsr.Prediction{
+		{ID: "q0", Response: resp(`{"final_answer": [8, 15]}`)},
+		{ID: "q1", Response: resp(`{"final_answer": [8.0, 15.0]}`)},             // floats: wrong for the reference
+		{ID: "q2", Response: resp("```json\n{\"final_answer\": [8, 15]}\n```")}, // a fence: not strict JSON
+		{ID: "q3", Response: resp(`{"final_answer": [15, 8]}`)},
+	}
+	results, _ := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: dsr.NoReasoning})
+	for _, r := range results {
+		fmt.Printf("%s paper %.0f lenient %.0f\n", r.ID, r.Paper.Binary, r.Lenient.Binary)
+	}
+	c := dsr.CompareModes(results)
+	fmt.Printf("paper %.2f, lenient %.2f, %d differ, %d raised\n", c.Paper.Binary, c.Lenient.Binary, c.Differ, c.Raised)
+	// Output:
+	// q0 paper 1 lenient 1
+	// q1 paper 0 lenient 1
+	// q2 paper 0 lenient 1
+	// q3 paper 0 lenient 0
+	// paper 0.25, lenient 0.75, 2 differ, 0 raised
 }

@@ -60,7 +60,12 @@ func ReadPredictions(r io.Reader) ([]Prediction, error) {
 	return out, nil
 }
 
-// ScoreAll scores predictions against instances (matched by ID). Instances
+// ScoreAll scores predictions against instances (matched by ID) under
+// cfg.Mode, and fills each Result's Lenient scores with the lenient
+// reading's. A prediction's "answer" (an already parsed final answer) is
+// scored in Paper mode as the response {"final_answer": <answer>}; an
+// "output" (a code probe's printed result) is scored by the lenient
+// reading in both modes (the reference does not score code). Instances
 // without a prediction score 0 with reason "no prediction"; a prediction for
 // an unknown instance is an error, and so is a second prediction for the
 // same instance and run.
@@ -90,23 +95,37 @@ func ScoreAll(insts []Instance, preds []Prediction, cfg ScoreConfig) ([]Result, 
 		}
 		seen[k] = true
 		runs[p.Run] = true
-		var v Verdict
+		var paper, lenient Verdict
+		pcfg, lcfg := cfg, cfg
+		pcfg.Mode, lcfg.Mode = Paper, Lenient
 		switch {
 		case p.Response != nil:
-			v = Score(inst, *p.Response, cfg)
+			paper = Score(inst, *p.Response, pcfg)
+			lenient = Score(inst, *p.Response, lcfg)
 		case p.Output != nil:
-			v = ScoreCodeOutput(inst, *p.Output, cfg.Options)
+			lenient = ScoreCodeOutput(inst, *p.Output, cfg.Options)
+			paper = lenient
 		default:
 			dec := json.NewDecoder(bytes.NewReader(p.Answer))
 			dec.UseNumber()
 			var a any
 			if err := dec.Decode(&a); err != nil {
-				v = Verdict{Reason: (&ParseError{Kind: "invalid JSON", Detail: err.Error()}).Error()}
+				lenient = Verdict{Reason: (&ParseError{Kind: "invalid JSON", Detail: err.Error()}).Error()}
+				paper = lenient
 			} else {
-				v = ScoreAnswer(inst, a, cfg.Options)
+				lenient = ScoreAnswer(inst, a, cfg.Options)
+				paper = Score(inst, `{"final_answer": `+string(bytes.TrimSpace(p.Answer))+`}`, ScoreConfig{Strategy: NoReasoning, Options: cfg.Options})
 			}
 		}
-		out = append(out, NewResult(inst, p.Run, v))
+		v := paper
+		if cfg.Mode == Lenient {
+			v = lenient
+		}
+		r := NewResult(inst, p.Run, v)
+		r.Raised = paper.Raised
+		r.Paper = Scores{paper.Binary, paper.Levenshtein}
+		r.Lenient = Scores{lenient.Binary, lenient.Levenshtein}
+		out = append(out, r)
 	}
 	for run := range runs {
 		for i := range insts {

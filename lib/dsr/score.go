@@ -9,13 +9,18 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/narlab/narlab/internal/pyval"
 )
 
-// Scoring (paper §3.4, App. I): a model's response is parsed as the JSON
-// object of the response schema; its final_answer is checked against the
-// task's answer shape and compared with the truth by binary exact match and
-// by the normalized Levenshtein similarity of the printed answers. Anything
-// malformed scores 0 with the reason recorded; nothing panics.
+// Scoring (paper §3.4, App. I). In the default Paper mode (paper.go) a
+// response gets the score the reference's evaluation script gives it. In
+// Lenient mode a model's response is parsed as the JSON object of the
+// response schema (also inside a code fence or prose); its final_answer is
+// checked against the task's answer shape and compared with the truth by
+// binary exact match and by the normalized Levenshtein similarity of the
+// printed answers. Anything malformed scores 0 with the reason recorded;
+// nothing panics.
 
 // Verdict is the score of one response.
 type Verdict struct {
@@ -24,14 +29,24 @@ type Verdict struct {
 	// Reason says why Binary is 0: the parse or schema error, or "wrong
 	// answer"; empty for a match.
 	Reason string
-	// Answer is the parsed final answer (nil when parsing failed).
+	// Answer is the parsed final answer (nil when parsing failed), as the
+	// lenient reading finds it.
 	Answer any
+	// Mode is the scoring mode that gave Binary and Levenshtein.
+	Mode ScoreMode
+	// Raised is set in Paper mode when the reference's script raises on
+	// this response (e.g. "KeyError: 'final_answer'"), which stops its
+	// whole run: narlab's lenient reading decided Binary and Levenshtein
+	// instead. Such responses are counted apart (Report.Raised).
+	Raised string
 }
 
 // ScoreConfig is what scoring depends on besides the instance.
 type ScoreConfig struct {
 	Strategy Strategy
 	Options  Options
+	// Mode is Paper (the default) or Lenient.
+	Mode ScoreMode
 }
 
 // ParseError is a response that could not be read as an answer.
@@ -128,26 +143,74 @@ func ParseResponse(t *Task, s Strategy, resp string) (any, error) {
 	return v, nil
 }
 
-// Score scores a raw response to an instance. CodeOnly responses hold code,
-// which narlab does not run: they score 0 with a reason; run the code
-// elsewhere and score its printed result with ScoreCodeOutput.
+// Score scores a raw response to an instance under cfg.Mode (Paper by
+// default). CodeOnly responses hold code, which narlab does not run: they
+// score 0 with a reason in both modes (the reference scores them 0 too);
+// run the code elsewhere and score its printed result with
+// ScoreCodeOutput.
 func Score(inst *Instance, resp string, cfg ScoreConfig) Verdict {
+	lenient := scoreLenient(inst, resp, cfg)
+	if cfg.Mode == Lenient || cfg.Strategy == CodeOnly {
+		return lenient
+	}
 	t, err := inst.Task()
 	if err != nil {
 		return Verdict{Reason: err.Error()}
 	}
+	bin, part, err := scorePaper(t, inst.Truth, resp)
+	if err != nil {
+		lenient.Mode = Paper
+		lenient.Raised = err.Error()
+		if lenient.Reason != "" {
+			lenient.Reason = "the reference's scorer raised " + err.Error() + "; lenient reading: " + lenient.Reason
+		}
+		return lenient
+	}
+	v := Verdict{Binary: bin, Levenshtein: part, Answer: lenient.Answer, Mode: Paper}
+	if bin == 0 {
+		v.Reason = paperReason(resp, lenient)
+	}
+	return v
+}
+
+// paperReason says why the reference's script gives a response 0: the
+// lenient reading's parse or schema error when it has one (the response is
+// malformed either way), else what stops the strict reading, else a wrong
+// answer.
+func paperReason(resp string, lenient Verdict) string {
+	if lenient.Reason != "" && lenient.Reason != "wrong answer" {
+		return lenient.Reason
+	}
+	js, err := pyval.JSONLoads(resp)
+	if err != nil {
+		return "not strict JSON (the reference reads the response with json.loads, no code fence or prose around it): " + err.Error()
+	}
+	if _, err := pyval.GetItem(js, pyval.NewStr("final_answer")); err != nil {
+		return "schema: no final_answer in the JSON object"
+	}
+	return "wrong answer"
+}
+
+// scoreLenient is narlab's lenient reading of a response.
+func scoreLenient(inst *Instance, resp string, cfg ScoreConfig) Verdict {
+	t, err := inst.Task()
+	if err != nil {
+		return Verdict{Reason: err.Error(), Mode: Lenient}
+	}
 	o, err := inst.EffectiveOptions(cfg.Options)
 	if err != nil {
-		return Verdict{Reason: err.Error()}
+		return Verdict{Reason: err.Error(), Mode: Lenient}
 	}
 	ans, err := ParseResponse(t, cfg.Strategy, resp)
 	if err != nil {
-		return Verdict{Reason: err.Error()}
+		return Verdict{Reason: err.Error(), Mode: Lenient}
 	}
 	if cfg.Strategy == CodeOnly {
-		return Verdict{Reason: "code answer: run solution() and score its output with ScoreCodeOutput", Answer: ans}
+		return Verdict{Reason: "code answer: run solution() and score its output with ScoreCodeOutput", Answer: ans, Mode: Lenient}
 	}
-	return judge(t, inst.Truth, ans, o)
+	v := judge(t, inst.Truth, ans, o)
+	v.Mode = Lenient
+	return v
 }
 
 // ScoreAnswer scores an already-parsed final answer (a canonical value, or

@@ -8,27 +8,32 @@ import (
 	"strings"
 )
 
-// Answer extraction and scoring follow G1's Erdős checker (§3.1 and §6.3
-// of the notes): the last \boxed{...} (or \fbox{...}, or "\boxed x"),
-// else the text after "the (final) answer is"; then G1's strip_string
-// normalization; then a comparison by answer class.
+// Scoring has two modes (ExtractOptions.Mode). Paper, the default, is G1's
+// checker reproduced exactly (paper_score.go). Lenient is narlab's own
+// reading, in this file: the last \boxed{...} (or \fbox{...}, or
+// "\boxed x"), else the text after "the (final) answer is" on its line;
+// then a normalization that unwraps \text{...} and $...$ and drops units;
+// then a comparison by answer class that accepts any list syntax and, for
+// the tasks with several right answers, any valid one.
 
-// ExtractOptions adjusts the G1 rules.
+// ExtractOptions chooses the scoring mode and adjusts the lenient rules.
 type ExtractOptions struct {
-	// KeepDecimalPoints disables G1's quirk of deleting every "." from a
-	// fallback ("the answer is ...") answer, which also deletes decimal
-	// points. The default (false) is faithful to G1.
+	// Mode is Paper (G1's checker, the default) or Lenient.
+	Mode ScoreMode
+	// KeepDecimalPoints disables, in Lenient mode, G1's quirk of deleting
+	// every "." from a fallback ("the answer is ...") answer, which also
+	// deletes decimal points. Paper mode always keeps G1's rule.
 	KeepDecimalPoints bool
 }
 
-var answerIsRe = regexp.MustCompile(`(?is)(?:the (?:final )?answer is\s*)(.*)`)
+var answerIsRe = regexp.MustCompile(`(?i)(?:the (?:final )?answer is\s*)(.*)`)
 
-// ExtractAnswer returns the final answer of a model output: the content
-// of the last \boxed{...} or \fbox{...} (braces matched), or of "\boxed x"
-// up to the next "$"; without a box, the text after the first "the answer
-// is" / "the final answer is" (case-insensitive) with ":", newlines and
-// "." removed (G1; see [ExtractOptions]). ok is false when neither is
-// found or a box is not closed.
+// ExtractAnswer is the lenient reading's extraction: the content of the
+// last \boxed{...} or \fbox{...} (braces matched), or of "\boxed x" up to
+// the next "$"; without a box, the text after the first "the answer is" /
+// "the final answer is" (case-insensitive) up to the end of its line, with
+// ":" and "." removed (as G1 does; see [ExtractOptions]). ok is false when
+// neither is found or a box is not closed. [G1Extract] is G1's own.
 func ExtractAnswer(output string, opts ExtractOptions) (ans string, ok bool) {
 	if s, ok := lastBoxedContent(output); ok {
 		return s, true
@@ -37,7 +42,7 @@ func ExtractAnswer(output string, opts ExtractOptions) (ans string, ok bool) {
 	if m == nil {
 		return "", false
 	}
-	s := strings.NewReplacer(":", "", "\n", "").Replace(m[1])
+	s := strings.ReplaceAll(m[1], ":", "")
 	if !opts.KeepDecimalPoints {
 		s = strings.ReplaceAll(s, ".", "")
 	} else {
@@ -87,13 +92,15 @@ var (
 	slashRe    = regexp.MustCompile(`^(-?\d+)/(\d+)$`)
 )
 
-// StripString is G1's normalization of an extracted answer (after the
-// MATH benchmark's strip_string): newlines, "\!", \left, \right, degree
-// signs, "$", "%" and trailing "\text{ unit}" are dropped; \text{x} keeps
-// x; tfrac/dfrac become frac; a leading "." gets a 0; a short "x = "
-// prefix is dropped; all spaces are removed; "a/b" becomes \frac{a}{b} and
-// "0.5" becomes \frac{1}{2}; finally every backslash is removed and
-// "{yes}"/"{no}" lose their braces.
+// StripString is the lenient reading's normalization of an extracted
+// answer, a more forgiving variant of G1's strip_string ([G1StripString]
+// is G1's own): newlines, "\!", \left, \right, degree signs, "$", "%" and
+// a trailing "\text{ unit}" are dropped (G1 keeps "$" and "%" and turns
+// "4 \text{ nodes}" into "4{nodes}"); \text{x} keeps x; tfrac/dfrac become
+// frac; a leading "." gets a 0; a short "x = " prefix is dropped; all
+// spaces are removed; "a/b" becomes \frac{a}{b} and "0.5" becomes
+// \frac{1}{2}; finally every backslash is removed and "{yes}"/"{no}" lose
+// their braces.
 func StripString(s string) string {
 	s = strings.ReplaceAll(s, "\n", "")
 	s = strings.ReplaceAll(s, `\!`, "")
@@ -281,7 +288,8 @@ func ParseAnswer(kind AnswerKind, stripped string) (Answer, error) {
 
 // Score is the outcome of scoring one model output.
 type Score struct {
-	// Extracted is the raw extracted answer ("" when none was found).
+	// Extracted is the extracted answer ("" when none was found): in Paper
+	// mode G1's generated_answer, in Lenient mode the raw text found.
 	Extracted string
 	// Parsed reports whether an answer was extracted and read as the
 	// task's answer class.
@@ -292,17 +300,73 @@ type Score struct {
 	Pred Answer
 	// Reason says why an answer is not correct ("" when it is).
 	Reason string
+	// Mode is the scoring mode that decided Correct.
+	Mode ScoreMode
+	// Raised is set in Paper mode when G1's checker raises on this output
+	// (e.g. "AmbiguousSolution: ..." for a matching on a disconnected
+	// bipartite graph, "IndexError: ..." for a trailing \frac): the
+	// lenient reading decided Correct. Such outputs are counted apart.
+	Raised string
 }
 
 // ScoreOutput scores a model output for task t on graph g with ground
-// truth gold (the stored answer; for validated tasks any valid answer
-// counts, checked with [Task.Validate] on g).
+// truth gold (the stored answer) in the mode opts.Mode: Paper (the
+// default) gives G1's verdict; Lenient accepts, for validated tasks, any
+// valid answer (checked with [Task.Validate] on g). Paper mode needs g for
+// the tasks G1 validates; without it, the lenient reading decides and
+// Raised says why.
 func (t *Task) ScoreOutput(g *Graph, gold Answer, output string, opts ExtractOptions) Score {
+	if opts.Mode == Lenient {
+		return t.scoreLenient(g, gold, output, opts)
+	}
+	lenient := t.scoreLenient(g, gold, output, opts)
+	var (
+		ok, found bool
+		gen       string
+		err       error
+	)
+	_, validated := g1Validators[t.Name]
+	switch {
+	case validated && g == nil:
+		err = fmt.Errorf("no graph to run G1's %s validator on", t.Name)
+	case validated && t.Check(g) != nil:
+		err = fmt.Errorf("the graph does not fit task %s: %w", t.Name, t.Check(g))
+	default:
+		ok, gen, found, err = g1Verify(t, g, gold, output)
+	}
+	if err != nil {
+		lenient.Mode, lenient.Raised = Paper, err.Error()
+		return lenient
+	}
+	sc := Score{Mode: Paper, Extracted: gen, Correct: ok}
+	if found && gen != "" {
+		if pred, perr := ParseAnswer(t.Kind, gen); perr == nil {
+			sc.Parsed, sc.Pred = true, pred
+		} else if ok {
+			sc.Parsed = true
+		}
+	}
+	switch {
+	case ok:
+	case !found:
+		sc.Reason = "no \\boxed{} answer and no \"the answer is\""
+	case gen == "":
+		sc.Reason = "empty answer"
+	case lenient.Correct:
+		sc.Reason = fmt.Sprintf("G1 reads %q and rejects it (lenient reading: right)", gen)
+	default:
+		sc.Reason = fmt.Sprintf("G1 reads %q: wrong (expected %s)", gen, gold)
+	}
+	return sc
+}
+
+// scoreLenient is narlab's lenient reading of an output.
+func (t *Task) scoreLenient(g *Graph, gold Answer, output string, opts ExtractOptions) Score {
 	raw, ok := ExtractAnswer(output, opts)
 	if !ok {
-		return Score{Reason: "no \\boxed{} answer and no \"the answer is\""}
+		return Score{Reason: "no \\boxed{} answer and no \"the answer is\"", Mode: Lenient}
 	}
-	sc := Score{Extracted: raw}
+	sc := Score{Extracted: raw, Mode: Lenient}
 	stripped := StripString(raw)
 	pred, err := ParseAnswer(t.Kind, stripped)
 	if err != nil {

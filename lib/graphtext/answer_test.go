@@ -136,7 +136,7 @@ func TestReadPredictions(t *testing.T) {
 // FuzzScoreOutput: extraction, stripping, parsing and scoring never panic
 // on any text, for every answer class.
 func FuzzScoreOutput(f *testing.F) {
-	for _, s := range []string{`\boxed{[1, 2]}`, `\boxed{{`, `the answer is [(1,2),(`, `\fbox{frac{1}{0}}`, `\boxed 1/0$`, `\boxed{-}`, "0.5", `\boxed{[(1, 2, 3), [4, 5]]}`, `\boxed{1e400}`} {
+	for _, s := range []string{`\boxed{[1, 2]}`, `\boxed{{`, `\boxed{\frac}`, `\boxed{\sqrt}`, "The answer is {1, 2}\nx", `\boxed{1e200}`, `\boxed {3}$`, `the answer is [(1,2),(`, `\fbox{frac{1}{0}}`, `\boxed 1/0$`, `\boxed{-}`, "0.5", `\boxed{[(1, 2, 3), [4, 5]]}`, `\boxed{1e400}`} {
 		f.Add(s)
 	}
 	g := &Graph{N: 5, Edges: []Edge{{U: 1, V: 2}, {U: 2, V: 3}, {U: 3, V: 4}, {U: 4, V: 5}}, Params: map[string]int{"u": 1, "v": 3, "source": 1, "target": 5}}
@@ -151,11 +151,15 @@ func FuzzScoreOutput(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc := task.ScoreOutput(g, gold, s, ExtractOptions{})
-			if sc.Correct && !sc.Parsed {
-				t.Fatalf("correct but not parsed: %q", s)
+			for _, o := range []ExtractOptions{{}, {Mode: Lenient}, {Mode: Lenient, KeepDecimalPoints: true}} {
+				sc := task.ScoreOutput(g, gold, s, o)
+				if sc.Correct && !sc.Parsed {
+					t.Fatalf("%v: correct but not parsed: %q", o.Mode, s)
+				}
+				if sc.Raised != "" && o.Mode == Lenient {
+					t.Fatalf("lenient score marked raised: %q", s)
+				}
 			}
-			_ = task.ScoreOutput(g, gold, s, ExtractOptions{KeepDecimalPoints: true})
 		}
 	})
 }

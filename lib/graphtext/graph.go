@@ -3,6 +3,12 @@
 // encodings and syntaxes, the Erdős graph tasks and the spectral tasks, with
 // their ground truth.
 //
+// Model outputs are scored by [Task.ScoreOutput] in one of two modes: Paper
+// (the default) reproduces G1's own checker, verify_correctness, exactly —
+// its \boxed{} and "the answer is" extraction, strip_string, comparison
+// rules and validators — and marks the outputs on which it raises; Lenient
+// is narlab's more forgiving reading, which accepts any valid answer.
+//
 // Graphs use 1-based node ids, as the Erdős data does, and keep their edges
 // in the order they were given: the baseline serialization depends on it.
 package graphtext

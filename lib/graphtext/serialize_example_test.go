@@ -43,14 +43,61 @@ func ExampleTask_Truth() {
 func ExampleTask_ScoreOutput() {
 	g, _ := graphtext.New(4, false, false, []graphtext.Edge{{U: 1, V: 3}, {U: 3, V: 2}, {U: 2, V: 4}})
 	g.Params = map[string]int{"u": 3}
-	task, _ := graphtext.LookupTask("degree_centrality")
+	task, _ := graphtext.LookupTask("degree")
 	gold, _ := task.Truth(g)
-	for _, out := range []string{`... Therefore, the final answer is: $\boxed{\frac{2}{3}}$.`, `the answer is 0.6667`, `\boxed{0.7}`} {
-		sc := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{})
-		fmt.Println(sc.Extracted, sc.Parsed, sc.Correct)
+	for _, out := range []string{
+		`Therefore, the final answer is: $\boxed{2}$.`,
+		"The answer is 2\nI double-checked each step.",
+		`$\boxed{\text{2}}$`,
+		`$\boxed{2 \text{ neighbours}}$`,
+		`$\boxed{3}$`,
+	} {
+		paper := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{})
+		lenient := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{Mode: graphtext.Lenient})
+		fmt.Printf("G1 reads %-16q paper %-5v lenient %v\n", paper.Extracted, paper.Correct, lenient.Correct)
 	}
 	// Output:
-	// \frac{2}{3} true true
-	// 06667 true false
-	// 0.7 true false
+	// G1 reads "2"              paper true  lenient true
+	// G1 reads "2"              paper true  lenient true
+	// G1 reads "{2}"            paper false lenient true
+	// G1 reads "2{neighbours}"  paper false lenient true
+	// G1 reads "3"              paper false lenient false
+}
+
+// G1's extraction: the last \boxed{} through G1's strip_string, else "the
+// answer is" up to the end of its line, stripped, then with ":" and "."
+// removed (which leaves the space after a colon).
+func ExampleG1Extract() {
+	for _, out := range []string{
+		`Therefore, the final answer is: $\boxed{\frac{2}{3}}$.`,
+		`so \boxed{[1, 2]} and finally \boxed{\text{[1, 3]}}`,
+		"The answer is: 0.25\nDone.",
+		"no answer here",
+	} {
+		ans, ok, err := graphtext.G1Extract(out)
+		fmt.Printf("%q %v %v\n", ans, ok, err)
+	}
+	// Output:
+	// "frac{2}{3}" true <nil>
+	// "{[1,3]}" true <nil>
+	// " 025" true <nil>
+	// "" false <nil>
+}
+
+// G1's strip_string: note what it keeps ("$", "%") and what it breaks
+// (\text{ unit}).
+func ExampleG1StripString() {
+	for _, s := range []string{`\dfrac{1}{2}`, `$18$`, `4 \text{ nodes}`, `x = 7`, `0.5`, `3/4`, `\text{Yes}`, `\sqrt`} {
+		out, err := graphtext.G1StripString(s)
+		fmt.Printf("%-16q → %q %v\n", s, out, err)
+	}
+	// Output:
+	// "\\dfrac{1}{2}"  → "frac{1}{2}" <nil>
+	// "$18$"           → "$18$" <nil>
+	// "4 \\text{ nodes}" → "4{nodes}" <nil>
+	// "x = 7"          → "7" <nil>
+	// "0.5"            → "frac{1}{2}" <nil>
+	// "3/4"            → "frac{3}{4}" <nil>
+	// "\\text{Yes}"    → "Yes" <nil>
+	// "\\sqrt"         → "" IndexError: string index out of range
 }

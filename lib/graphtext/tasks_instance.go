@@ -37,9 +37,25 @@ func MakeInstance(t *Task, seed uint64, opts GenOptions) (*Graph, error) {
 		if _, err := t.Truth(g); err != nil {
 			continue
 		}
+		if g1NeedsConnected[t.Name] && newView(g).components() != 1 {
+			// G1's checker is not defined on these graphs: redraw.
+			continue
+		}
 		return g, nil
 	}
 	return nil, fmt.Errorf("graphtext: could not draw a valid %s instance from seed %d in 50 attempts", t.Name, seed)
+}
+
+// g1NeedsConnected lists the tasks whose G1 checker needs a connected
+// graph: a spanning tree must span the whole graph (on a disconnected one
+// no answer passes, the right spanning forest included), and the bipartite
+// matching checker raises AmbiguousSolution. MakeInstance redraws a
+// disconnected graph of these tasks (a rejection step that leaves every
+// connected draw, and every other task, as it was).
+var g1NeedsConnected = map[string]bool{
+	"minimum_spanning_tree":          true,
+	"weighted_minimum_spanning_tree": true,
+	"bipartite_maximum_matching":     true,
 }
 
 // MakeInstances draws count instances of a task; instance i uses
@@ -89,10 +105,10 @@ func makeInstance(t *Task, r *rand.Rand, o GenOptions) (*Graph, error) {
 		}
 	case "is_bipartite":
 		if yes {
-			g = bipartite(n, r, true)
+			g = bipartite(n, r, true, false)
 		}
 	case "bipartite_maximum_matching":
-		g = bipartite(n, r, false)
+		g = bipartite(n, r, false, true)
 	case "has_cycle":
 		if yes {
 			v := newView(g)
@@ -295,8 +311,10 @@ func eulerian(n int, r *rand.Rand) *Graph {
 
 // bipartite makes a random bipartite graph; with shuffled false the parts
 // are the contiguous blocks 1..k and k+1..n (as in the Erdős matching
-// task), otherwise the labels are random.
-func bipartite(n int, r *rand.Rand, shuffled bool) *Graph {
+// task), otherwise the labels are random. With connected, components are
+// then joined by one random edge each between the parts (see
+// connectBipartite); a connected draw is unchanged.
+func bipartite(n int, r *rand.Rand, shuffled, connected bool) *Graph {
 	if n < 2 {
 		n = 2
 	}
@@ -318,7 +336,68 @@ func bipartite(n int, r *rand.Rand, shuffled bool) *Graph {
 		}
 	}
 	r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+	if connected {
+		left := make([]bool, n+1)
+		for a := 0; a < k; a++ {
+			left[label[a]+1] = true
+		}
+		es = connectBipartite(n, es, left, r)
+	}
 	return fromPairs(n, es, false)
+}
+
+// connectBipartite joins the components of a bipartite graph (parts given
+// by left) with one edge each between the parts: the component of node 1
+// first, then the components with a node on the right, then the rest (lone
+// left nodes), each linked from a random node of it to a random node of
+// the other part already joined. It appends the new edges.
+func connectBipartite(n int, es [][2]int, left []bool, r *rand.Rand) [][2]int {
+	uf := newUnionFind(n)
+	for _, e := range es {
+		uf.union(e[0], e[1])
+	}
+	comps := map[int][]int{}
+	var roots []int
+	for v := 1; v <= n; v++ {
+		root := uf.find(v)
+		if _, ok := comps[root]; !ok {
+			roots = append(roots, root)
+		}
+		comps[root] = append(comps[root], v)
+	}
+	if len(roots) < 2 {
+		return es
+	}
+	hasRight := func(c []int) bool {
+		return slices.ContainsFunc(c, func(v int) bool { return !left[v] })
+	}
+	order := []int{roots[0]}
+	for _, want := range []bool{true, false} {
+		for _, root := range roots[1:] {
+			if hasRight(comps[root]) == want {
+				order = append(order, root)
+			}
+		}
+	}
+	joined := slices.Clone(comps[order[0]])
+	for _, root := range order[1:] {
+		c := comps[root]
+		var pairs [][2]int // (node of c, node of joined) on opposite sides
+		for _, x := range c {
+			for _, y := range joined {
+				if left[x] != left[y] {
+					pairs = append(pairs, [2]int{x, y})
+				}
+			}
+		}
+		if len(pairs) == 0 {
+			continue // cannot happen: the order guarantees a partner
+		}
+		p := pairs[r.IntN(len(pairs))]
+		es = append(es, p)
+		joined = append(joined, c...)
+	}
+	return es
 }
 
 // tournament makes a random tournament on n nodes.
