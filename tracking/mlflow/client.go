@@ -32,6 +32,17 @@ const (
 	EnvRequestTimeout   = "MLFLOW_HTTP_REQUEST_TIMEOUT"
 )
 
+// Environment variables of MLflow's fluent API that narlab honours as
+// Python's mlflow.start_run does (package tracking reads them).
+const (
+	// EnvExperimentName is the experiment of runs whose command was not
+	// given one explicitly.
+	EnvExperimentName = "MLFLOW_EXPERIMENT_NAME"
+	// EnvRunID names an existing run that the next run started in the
+	// process resumes instead of creating one.
+	EnvRunID = "MLFLOW_RUN_ID"
+)
+
 // RetryPolicy says how a [Client] retries transient failures: after the
 // n-th failure (n from 0) it waits min(MaxDelay, BaseDelay·2ⁿ), stretched by
 // a random factor in [1, 1+Jitter), or the server's Retry-After if longer.

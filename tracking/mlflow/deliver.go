@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // SpoolIDTag is the run tag that holds the spool's local id, so that a
@@ -66,12 +67,16 @@ type deliverer struct {
 // success. inDoubt says that the server may already have applied it.
 func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error {
 	st := d.s.snapshot()
-	if rec.Op != opCreateRun && st.RunID == "" {
+	if rec.Op != opCreateRun && rec.Op != opAttachRun && st.RunID == "" {
 		return &permanentError{fmt.Errorf("mlflow: spool %s: record %d (%s) comes before the run was created", d.s.dir, rec.Seq, rec.Op)}
 	}
 	switch rec.Op {
 	case opCreateRun:
 		return d.createRun(ctx, rec, st, inDoubt)
+	case opAttachRun:
+		return d.attachRun(ctx, rec)
+	case opLogInputs:
+		return d.post(ctx, rec, "mlflow/runs/log-inputs", withRunID(rec.Body, st.RunID))
 	case opLogBatch:
 		body := rec.Body
 		if inDoubt {
@@ -181,6 +186,43 @@ func (d *deliverer) createRun(ctx context.Context, rec record, st spoolState, in
 		return fmt.Errorf("mlflow: runs/create: unreadable answer: %v (%w)", err, ErrAmbiguous)
 	}
 	r := out.Run
+	return d.s.ack(rec, func(s *spoolState) {
+		s.RunID, s.ExperimentID, s.ArtifactURI = r.Info.RunID, r.Info.ExperimentID, r.Info.ArtifactURI
+	})
+}
+
+// attachRun resumes an existing run (MLFLOW_RUN_ID): the run must exist
+// and not be deleted; it is marked RUNNING again, its end time kept, as
+// mlflow.start_run(run_id=…) does. Idempotent, so an in-doubt attempt is
+// simply repeated.
+func (d *deliverer) attachRun(ctx context.Context, rec record) error {
+	var in struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal(rec.Body, &in); err != nil || in.RunID == "" {
+		return &permanentError{fmt.Errorf("mlflow: spool %s: attach-run record without a run id", d.s.dir)}
+	}
+	r, err := d.c.GetRun(ctx, in.RunID)
+	if err != nil {
+		if IsNotFound(err) {
+			return &permanentError{fmt.Errorf("mlflow: run %s (%s) does not exist on %s: %w", in.RunID, EnvRunID, d.c.URI(), err)}
+		}
+		return err
+	}
+	if r.Info.LifecycleStage == "deleted" {
+		return &permanentError{fmt.Errorf("mlflow: run %s (%s) is deleted; restore it (MLflow UI) or unset %s", in.RunID, EnvRunID, EnvRunID)}
+	}
+	if r.Info.Status != StatusRunning {
+		body, err := updateRunBody(StatusRunning, time.Time{})
+		if err != nil {
+			return &permanentError{err}
+		}
+		resp, err := d.c.send(ctx, request{method: http.MethodPost, endpoint: "mlflow/runs/update", body: withRunID(body, in.RunID)}, NoRetry)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+	}
 	return d.s.ack(rec, func(s *spoolState) {
 		s.RunID, s.ExperimentID, s.ArtifactURI = r.Info.RunID, r.Info.ExperimentID, r.Info.ArtifactURI
 	})

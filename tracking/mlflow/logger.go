@@ -28,6 +28,13 @@ type RunOptions struct {
 	// child); ParentRunID does the same with a server run id.
 	Parent      *RunLogger
 	ParentRunID string
+	// AttachRunID, when set, resumes that existing run instead of creating
+	// one (what MLFLOW_RUN_ID asks, see [EnvRunID]): once delivered it is
+	// marked RUNNING again and everything logged goes to it. Experiment,
+	// RunName, StartTime and the parent are then ignored (the run keeps
+	// its own), and of Tags only those outside the reserved mlflow.
+	// prefix are set: the run keeps its source, user and description.
+	AttachRunID string
 	// SpoolDir is the new, empty (or missing) directory of the run's spool.
 	SpoolDir string
 	// Tracking is recorded in the spool to say which server the run
@@ -141,6 +148,9 @@ func (c *Client) StartRun(ctx context.Context, opts RunOptions) (*RunLogger, err
 	if err != nil {
 		return nil, err
 	}
+	if opts.AttachRunID != "" {
+		return c.attachRun(ctx, s, opts)
+	}
 	tags := append(append([]Tag(nil), opts.Tags...), Tag{SpoolIDTag, s.meta.LocalID})
 	rec := record{Op: opCreateRun, Experiment: opts.Experiment}
 	switch {
@@ -157,11 +167,19 @@ func (c *Client) StartRun(ctx context.Context, opts RunOptions) (*RunLogger, err
 	if start.IsZero() {
 		start = time.Now()
 	}
+	// user_id as Python's client sends it: the mlflow.user tag.
+	user := ""
+	for _, t := range tags {
+		if t.Key == TagUser {
+			user = t.Value
+		}
+	}
 	rec.Body, err = jsonMarshal(struct {
 		RunName   string `json:"run_name,omitempty"`
 		StartTime int64  `json:"start_time"`
+		UserID    string `json:"user_id,omitempty"`
 		Tags      []Tag  `json:"tags"`
-	}{opts.RunName, Millis(start), tags})
+	}{opts.RunName, Millis(start), user, tags})
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -179,6 +197,52 @@ func (c *Client) StartRun(ctx context.Context, opts RunOptions) (*RunLogger, err
 			c.URI(), r.lastFailure(), s.dir)
 	}
 	return r, nil
+}
+
+// attachRun is StartRun for opts.AttachRunID.
+func (c *Client) attachRun(ctx context.Context, s *Spool, opts RunOptions) (*RunLogger, error) {
+	if err := ValidateRunID(opts.AttachRunID); err != nil {
+		s.Close()
+		return nil, err
+	}
+	body, err := jsonMarshal(map[string]string{"run_id": opts.AttachRunID})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if _, err := s.append(record{Op: opAttachRun, Body: body}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	r := newRunLogger(c, s, opts)
+	for _, t := range append(opts.Tags, Tag{SpoolIDTag, s.meta.LocalID}) {
+		if !strings.HasPrefix(t.Key, "mlflow.") {
+			r.SetTag(t.Key, t.Value)
+		}
+	}
+	r.startLoops()
+	wctx, cancel := context.WithTimeout(ctx, opts.CreateTimeout)
+	defer cancel()
+	if err := r.waitAcked(wctx, 1); err != nil {
+		if errs := r.rejectsSoFar(); len(errs) > 0 {
+			r.Close()
+			os.RemoveAll(s.dir)
+			return nil, fmt.Errorf("mlflow: resuming run %s: %w", opts.AttachRunID, errors.Join(errs...))
+		}
+		r.logf("mlflow: run %s not resumed yet on %s (%v); logging goes on into the spool %s and is sent when the server answers (or by `narlab mlflow sync`)",
+			opts.AttachRunID, c.URI(), r.lastFailure(), s.dir)
+	} else if errs := r.rejectsSoFar(); len(errs) > 0 {
+		r.Close()
+		os.RemoveAll(s.dir)
+		return nil, fmt.Errorf("mlflow: resuming run %s: %w", opts.AttachRunID, errors.Join(errs...))
+	}
+	return r, nil
+}
+
+func (r *RunLogger) rejectsSoFar() []error {
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	return append([]error(nil), r.rejects...)
 }
 
 func newRunLogger(c *Client, s *Spool, opts RunOptions) *RunLogger {

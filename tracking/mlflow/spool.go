@@ -121,6 +121,11 @@ const (
 	opUpdateRun = "update_run" // body: runs/update without run_id
 	opDeleteTag = "delete_tag" // body: runs/delete-tag without run_id
 	opArtifact  = "artifact"   // PUT of File as Path
+	opLogInputs = "log_inputs" // body: runs/log-inputs without run_id
+	// opAttachRun replaces create_run for a run that exists already
+	// (MLFLOW_RUN_ID): body {"run_id": …}; delivering it marks the run
+	// RUNNING again, as mlflow.start_run(run_id=…) does.
+	opAttachRun = "attach_run"
 )
 
 const (

@@ -146,6 +146,9 @@ type CreateRunOptions struct {
 	RunName      string    // empty: the server picks a name
 	StartTime    time.Time // zero: now
 	Tags         []Tag
+	// UserID is the run's user (RunInfo.UserID); empty: the value of the
+	// mlflow.user tag, as Python's client sends it.
+	UserID string
 }
 
 // CreateRun creates a run in status RUNNING. It is not retried after
@@ -173,12 +176,19 @@ func createRunBody(opts CreateRunOptions) ([]byte, error) {
 	if start.IsZero() {
 		start = time.Now()
 	}
+	user := opts.UserID
+	for _, t := range opts.Tags {
+		if t.Key == TagUser && user == "" {
+			user = t.Value
+		}
+	}
 	in := struct {
 		ExperimentID string `json:"experiment_id"`
 		RunName      string `json:"run_name,omitempty"`
 		StartTime    int64  `json:"start_time"`
+		UserID       string `json:"user_id,omitempty"`
 		Tags         []Tag  `json:"tags,omitempty"`
-	}{opts.ExperimentID, opts.RunName, Millis(start), opts.Tags}
+	}{opts.ExperimentID, opts.RunName, Millis(start), user, opts.Tags}
 	return jsonMarshal(in)
 }
 

@@ -216,8 +216,10 @@ type Experiment struct {
 // latest point of each metric; the full series comes from
 // [Client.GetMetricHistory].
 type Run struct {
-	Info RunInfo `json:"info"`
-	Data RunData `json:"data"`
+	Info    RunInfo    `json:"info"`
+	Data    RunData    `json:"data"`
+	Inputs  RunInputs  `json:"inputs"`
+	Outputs RunOutputs `json:"outputs"`
 }
 
 // RunInfo is a run's metadata.
@@ -225,6 +227,7 @@ type RunInfo struct {
 	RunID          string    `json:"run_id"`
 	RunName        string    `json:"run_name"`
 	ExperimentID   string    `json:"experiment_id"`
+	UserID         string    `json:"user_id"`
 	Status         RunStatus `json:"status"`
 	StartTime      Int64     `json:"start_time"`
 	EndTime        Int64     `json:"end_time"`

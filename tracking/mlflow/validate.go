@@ -134,3 +134,21 @@ func truncateRunes(s string, n int) string {
 	}
 	return s
 }
+
+// ValidateRunID checks a run id as MLflow does: a letter or digit, then
+// up to 255 letters, digits, underscores or dashes (the server makes 32
+// hex digits).
+func ValidateRunID(id string) error {
+	ok := id != "" && len(id) <= 256
+	for i, c := range id {
+		alnum := c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c))
+		if !(alnum || i > 0 && (c == '_' || c == '-')) {
+			ok = false
+		}
+	}
+	if !ok {
+		return &ValidationError{What: fmt.Sprintf("run id %q", id),
+			Reason: "expected the id of an MLflow run: a letter or digit, then up to 255 letters, digits, '_' or '-' (e.g. 32 hex digits)"}
+	}
+	return nil
+}
