@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 type Option func(*options)
 
 type options struct {
+	runID       string
 	runName     string
 	tags        map[string]string
 	parent      string
@@ -37,6 +37,15 @@ type options struct {
 
 // RunName names the run in the UI (default: chosen by the server).
 func RunName(name string) Option { return func(o *options) { o.runName = name } }
+
+// Resume logs to the existing run runID instead of creating one, as
+// mlflow.start_run(run_id=…) does: the run is marked RUNNING again and
+// keeps its experiment, name, parent, source, user and description; the
+// params are logged to it (a param it has with another value is an
+// error), and the other tags are set. Without this option, [Start] resumes
+// $MLFLOW_RUN_ID when it is set (and unsets it, so that only the first run
+// of the process resumes it).
+func Resume(runID string) Option { return func(o *options) { o.runID = runID } }
 
 // Tags sets tags when the run is created.
 func Tags(tags map[string]string) Option {
@@ -75,12 +84,17 @@ type Run struct {
 	sys    *systemMetrics // sysmetrics.go
 }
 
-// Start opens a run in the named experiment (created if missing) and logs
-// params. The server is the TrackingURI option, else MLFLOW_TRACKING_URI,
-// else the embedded local server (started or reused; its UI address is
-// printed on standard error the first time in a process). If the server
-// cannot be reached the run goes on offline and its data waits in the
-// spool.
+// Start opens a run in the named experiment (created if missing; empty:
+// $MLFLOW_EXPERIMENT_NAME) and logs params. The server is the TrackingURI
+// option, else MLFLOW_TRACKING_URI, else the embedded local server
+// (started or reused; its UI address is printed on standard error the
+// first time in a process). If the server cannot be reached the run goes
+// on offline and its data waits in the spool.
+//
+// The run gets MLflow's system tags ([SystemTags]: user, source — NOTEBOOK
+// in a GoNB cell —, git commit), its user id, and a description (the Note
+// option, or a default one that says so). With the Resume option, or
+// $MLFLOW_RUN_ID set, it resumes that run instead of creating one.
 func Start(ctx context.Context, experiment string, params map[string]string, opts ...Option) (*Run, error) {
 	if _, err := TrackingTimeout(); err != nil {
 		return nil, err
@@ -90,7 +104,18 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 		opt(&o)
 	}
 	if strings.TrimSpace(experiment) == "" {
-		return nil, fmt.Errorf("tracking: empty experiment name")
+		experiment = DefaultExperiment("")
+	}
+	if strings.TrimSpace(experiment) == "" {
+		return nil, fmt.Errorf("tracking: empty experiment name (give one, or set %s)", mlflow.EnvExperimentName)
+	}
+	attach := o.runID
+	if attach == "" {
+		attach = takeRunID()
+	}
+	if attach != "" && o.parent != "" {
+		return nil, fmt.Errorf("tracking: run %s (%s) is to be resumed, but the run was asked to be nested under %s; "+
+			"a resumed run keeps its own place: unset %s or do not nest the run", attach, mlflow.EnvRunID, o.parent, mlflow.EnvRunID)
 	}
 	client, tracking, err := clientFor(ctx, o.trackingURI)
 	if err != nil {
@@ -100,19 +125,12 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	if err != nil {
 		return nil, err
 	}
-	tags := []mlflow.Tag{
-		{Key: mlflow.TagSourceType, Value: mlflow.SourceLocal},
-		{Key: mlflow.TagSourceName, Value: sourceName(o.source)},
+	tags := SystemTags(o.source)
+	note := o.note
+	if note == "" {
+		note = defaultNote(sourceName(o.source), experiment, params)
 	}
-	if u, err := user.Current(); err == nil {
-		tags = append(tags, mlflow.Tag{Key: mlflow.TagUser, Value: u.Username})
-	}
-	if commit := gitCommit(); commit != "" {
-		tags = append(tags, mlflow.Tag{Key: mlflow.TagGitCommit, Value: commit})
-	}
-	if o.note != "" {
-		tags = append(tags, mlflow.Tag{Key: mlflow.TagNote, Value: o.note})
-	}
+	tags = append(tags, mlflow.Tag{Key: mlflow.TagNote, Value: note})
 	for k, v := range o.tags {
 		tags = append(tags, mlflow.Tag{Key: k, Value: v})
 	}
@@ -120,10 +138,13 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	if err != nil {
 		return nil, err
 	}
-	ro := mlflow.RunOptions{Experiment: experiment, RunName: o.runName, Tags: tags, ParentRunID: o.parent,
+	ro := mlflow.RunOptions{Experiment: experiment, RunName: o.runName, Tags: tags, ParentRunID: o.parent, AttachRunID: attach,
 		SpoolDir: spool, Tracking: tracking, Logf: o.logf, CreateTimeout: min(wait, 15*time.Second), EndTimeout: wait}
 	lg, err := client.StartRun(ctx, ro)
 	if err != nil {
+		if attach != "" {
+			return nil, fmt.Errorf("tracking: resuming run %s (%s): %w", attach, mlflow.EnvRunID, err)
+		}
 		return nil, fmt.Errorf("tracking: starting a run in %q: %w", experiment, err)
 	}
 	r := &Run{logger: lg, sys: startSystemMetrics(lg.LogMetric)}
