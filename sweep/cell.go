@@ -72,7 +72,19 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		return nil, err
 	}
 	g := sw.group(c)
+	// However the cell ends, its parent run follows (it ends with the last
+	// cell); a cell that runs reopens it.
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := sw.settle(sctx, c, false); err != nil {
+			fmt.Fprintf(stderr, "narlab sweep: cell %s: updating the parent run: %v\n", cell.Key, err)
+		}
+	}()
 	res, err := g.RunCell(ctx, cell.Key, stderr, func(ctx context.Context, earlier int) error {
+		if err := g.Reopen(ctx, sw.ParentRunID); err != nil {
+			return err
+		}
 		tags := g.CellTags(cell.Key)
 		keys := make([]string, 0, len(tags))
 		for k := range tags {
@@ -89,10 +101,7 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 			cell.Key, earlier, sw.Narlab, strings.Join(args, " "))
 		cmd := exec.CommandContext(ctx, sw.Narlab, args...)
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.Env = os.Environ()
-		if sw.Root != "" {
-			cmd.Env = append(cmd.Env, "NARLAB_ROOT="+sw.Root)
-		}
+		cmd.Env = sw.cellEnv()
 		// The training dies with us (so the lock never outlives it) and
 		// stops cleanly, resumable, when we are cancelled.
 		// (Pdeathsig follows the thread that started the child: keep it.)
@@ -131,6 +140,28 @@ func supersede(ctx context.Context, c *mlflow.Client, stale []Attempt, finished 
 		done = append(done, a.RunID)
 	}
 	return done, nil
+}
+
+// settle updates the parent run from the cells' runs ([Group.Settle]):
+// each cell's attempts from before its latest submission (jobs.jsonl) do
+// not count; final says no more cells run in this invocation.
+func (sw *Sweep) settle(ctx context.Context, c *mlflow.Client, final bool) error {
+	subs, err := sw.submissions()
+	if err != nil {
+		return err
+	}
+	since := map[string]int64{}
+	for _, s := range subs {
+		for _, k := range s.Cells {
+			since[k] = max(since[k], s.Submitted.UnixMilli())
+		}
+	}
+	keys := make([]string, len(sw.Cells))
+	for i, cell := range sw.Cells {
+		keys[i] = cell.Key
+	}
+	_, err = sw.group(c).Settle(ctx, sw.ParentRunID, keys, since, final)
+	return err
 }
 
 // attemptName names this task: SLURM's array job and task, or the process.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/narlab/narlab/tracking"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
@@ -58,10 +59,14 @@ func (g Group) EnsureParent(ctx context.Context, known string, o ParentOptions) 
 		sort.Slice(runs, func(i, j int) bool { return runs[i].Info.StartTime < runs[j].Info.StartTime })
 		return runs[0].Info.RunID, nil
 	}
-	r, err := g.Client.CreateRun(ctx, mlflow.CreateRunOptions{ExperimentID: g.ExperimentID, RunName: o.Name, Tags: []mlflow.Tag{
-		{Key: TagSweep, Value: g.ID}, {Key: TagRole, Value: "parent"},
-		{Key: mlflow.TagSourceType, Value: mlflow.SourceJob}, {Key: mlflow.TagSourceName, Value: o.Source},
-		{Key: mlflow.TagNote, Value: o.Note}}})
+	tags := []mlflow.Tag{{Key: TagSweep, Value: g.ID}, {Key: TagRole, Value: "parent"}, {Key: mlflow.TagNote, Value: o.Note}}
+	for _, t := range tracking.SystemTags(o.Source) {
+		if t.Key == mlflow.TagSourceType && t.Value == mlflow.SourceLocal {
+			t.Value = mlflow.SourceJob // a grid of runs, not one program's run
+		}
+		tags = append(tags, t)
+	}
+	r, err := g.Client.CreateRun(ctx, mlflow.CreateRunOptions{ExperimentID: g.ExperimentID, RunName: o.Name, Tags: tags})
 	if err != nil {
 		return "", fmt.Errorf("creating the parent run of %s: %w", g.ID, err)
 	}
@@ -263,8 +268,100 @@ func (g Group) LogResults(ctx context.Context, parentID string, files []Artifact
 	return nil
 }
 
+// Settle makes the parent run's status follow its cells' runs, as
+// MLflow's client reads a parent: it ends when its last cell ends —
+// FINISHED when every cell has a FINISHED run, else FAILED when a cell's
+// latest attempt failed, else KILLED — with the end time of that last
+// cell; it is RUNNING while a cell runs (reopened if it had ended). keys
+// are every cell of the group. A cell with no run yet (queued, or not
+// started) keeps the parent as it is, unless final says that no more
+// cells will run in this invocation: it then counts as KILLED (an
+// interrupted local sweep) and the parent ends now. since, when it has a
+// cell's key, is when the cell was last submitted (ms since the epoch):
+// its attempts that started earlier belong to an earlier submission, and
+// until one starts the cell counts as not run yet. Settle returns the
+// parent's status.
+func (g Group) Settle(ctx context.Context, parentID string, keys []string, since map[string]int64, final bool) (mlflow.RunStatus, error) {
+	parent, err := g.Client.GetRun(ctx, parentID)
+	if err != nil {
+		return "", fmt.Errorf("parent run %s: %w", parentID, err)
+	}
+	attempts, err := g.Attempts(ctx)
+	if err != nil {
+		return "", err
+	}
+	var finished, failed, killed, running, missing int
+	var end int64
+	for _, k := range keys {
+		as := attempts[k]
+		if fin := Finished(as); fin != nil {
+			finished++
+			end = max(end, int64(fin.Run.Info.EndTime))
+			continue
+		}
+		var current []Attempt
+		for _, a := range as {
+			if a.StartTime >= since[k] {
+				current = append(current, a)
+			}
+		}
+		as = current
+		if len(as) == 0 {
+			missing++
+			continue
+		}
+		last := as[len(as)-1]
+		switch last.Status {
+		case mlflow.StatusFailed:
+			failed++
+		case mlflow.StatusKilled:
+			killed++
+		default:
+			running++
+		}
+		end = max(end, int64(last.Run.Info.EndTime))
+	}
+	status := parent.Info.Status
+	endsNow := false
+	switch {
+	case running > 0:
+		status = mlflow.StatusRunning
+	case missing > 0 && !final:
+		return status, nil // cells still to come: the parent stays as it is
+	case missing > 0:
+		killed += missing
+		end = max(end, time.Now().UnixMilli()) // ends now: the cells not started end with it
+		endsNow = true
+		fallthrough
+	default:
+		switch {
+		case failed > 0:
+			status = mlflow.StatusFailed
+		case killed > 0:
+			status = mlflow.StatusKilled
+		default:
+			status = mlflow.StatusFinished
+		}
+	}
+	if status == mlflow.StatusRunning {
+		return status, g.Reopen(ctx, parentID)
+	}
+	if end < int64(parent.Info.StartTime) {
+		end = time.Now().UnixMilli()
+	}
+	if parent.Info.Status == status && parent.Info.EndTime > 0 && (endsNow || int64(parent.Info.EndTime) >= end) {
+		return status, nil // ended so already
+	}
+	if _, err := g.Client.UpdateRun(ctx, parentID, status, time.UnixMilli(end)); err != nil {
+		return "", fmt.Errorf("ending the parent run %s: %w", parentID, err)
+	}
+	return status, nil
+}
+
 // Reopen marks the parent run RUNNING again (a group's command run again
-// to finish the cells an earlier invocation left).
+// to finish the cells an earlier invocation left). Like
+// mlflow.start_run(run_id=…), it keeps the end time of the earlier end
+// until the run ends again.
 func (g Group) Reopen(ctx context.Context, parentID string) error {
 	r, err := g.Client.GetRun(ctx, parentID)
 	if err != nil {

@@ -26,7 +26,7 @@ type LocalResult struct {
 // the same exactly-once rules hold as on SLURM), and waits for them. Each
 // task's output goes to logs/KEY.out. Cancelling ctx stops the running
 // cells (their trainings end FAILED, resumable) and starts no more.
-func (sw *Sweep) RunLocal(ctx context.Context) (*LocalResult, error) {
+func (sw *Sweep) RunLocal(ctx context.Context) (_ *LocalResult, retErr error) {
 	c, err := sw.client()
 	if err != nil {
 		return nil, err
@@ -44,6 +44,11 @@ func (sw *Sweep) RunLocal(ctx context.Context) (*LocalResult, error) {
 		}
 	}
 	if len(res.Submitted) == 0 {
+		// Every cell has finished: the parent has ended FINISHED with the
+		// last of them (this ends a parent an older narlab left RUNNING).
+		if err := sw.settle(ctx, c, true); err != nil {
+			return nil, fmt.Errorf("sweep: updating the parent run: %w", err)
+		}
 		return res, nil
 	}
 	if err := os.MkdirAll(sw.LogDir(), 0o755); err != nil {
@@ -57,6 +62,19 @@ func (sw *Sweep) RunLocal(ctx context.Context) (*LocalResult, error) {
 		Submitted: time.Now().UTC(), Cells: keys}); err != nil {
 		return nil, err
 	}
+	// The parent run is RUNNING while cells run; once the last one ends
+	// (each cell's task settles it, and this process once more at the end,
+	// counting the cells it did not start as KILLED) it ends as they did.
+	if err := sw.group(c).Reopen(ctx, sw.ParentRunID); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := sw.settle(sctx, c, true); err != nil && retErr == nil {
+			retErr = fmt.Errorf("sweep: updating the parent run: %w", err)
+		}
+	}()
 	sem := make(chan struct{}, sw.Spec.Local.Parallel)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -96,10 +114,7 @@ func (sw *Sweep) runLocalCell(ctx context.Context, cell Cell) error {
 	fmt.Fprintf(f, "=== narlab sweep: cell %s started at %s\n", cell.Key, time.Now().UTC().Format(time.RFC3339))
 	cmd := exec.CommandContext(ctx, sw.Narlab, "sweep", "cell", "--dir", sw.Dir, "--index", strconv.Itoa(cell.Index))
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = os.Environ()
-	if sw.Root != "" {
-		cmd.Env = append(cmd.Env, "NARLAB_ROOT="+sw.Root)
-	}
+	cmd.Env = sw.cellEnv()
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 2 * time.Minute
 	if err := cmd.Run(); err != nil {

@@ -180,6 +180,13 @@ func (sw *Sweep) SubmitSlurm(ctx context.Context) (*Submission, error) {
 	if err := fsutil.WriteFile(sub.Script, []byte(script), 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
+	// The parent run is RUNNING while the cells are queued or run (it ends
+	// with the last of them); the submission's time is taken before any
+	// task can start.
+	if err := sw.group(c).Reopen(ctx, sw.ParentRunID); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	submitted := time.Now().UTC()
 	cmd := exec.CommandContext(ctx, "sbatch", "--parsable", sub.Script)
 	cmd.Dir = sw.Dir
 	var stderr bytes.Buffer
@@ -197,7 +204,7 @@ func (sw *Sweep) SubmitSlurm(ctx context.Context) (*Submission, error) {
 	for i, c := range sub.Submitted {
 		keys[i] = c.Key
 	}
-	if err := sw.recordSubmission(submission{JobID: id, Executor: "slurm", Submitted: time.Now().UTC(), Cells: keys}); err != nil {
+	if err := sw.recordSubmission(submission{JobID: id, Executor: "slurm", Submitted: submitted, Cells: keys}); err != nil {
 		return sub, fmt.Errorf("sweep: job %s was submitted but not recorded: %w", id, err)
 	}
 	return sub, nil

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/narlab/narlab/tracking"
 )
 
 // Spec is a sweep as a user writes it: the grid and how to run it. Its JSON
@@ -133,7 +135,7 @@ func ReadSpec(path string) (Spec, error) {
 // bad flag or value fails here, before anything is submitted.
 func (s *Spec) Validate(check func(args []string) error) error {
 	if s.Experiment == "" {
-		s.Experiment = "clrs-sweeps"
+		s.Experiment = tracking.DefaultExperiment("clrs-sweeps")
 	}
 	if s.Local.Parallel == 0 {
 		s.Local.Parallel = 1

@@ -105,6 +105,9 @@ func Load(dir string) (*Sweep, error) {
 // the parent run and writes sweep.json. Preparing the same spec again
 // (a resubmission) finds the same parent run.
 func Prepare(ctx context.Context, dir string, spec *Spec, o Options) (*Sweep, error) {
+	if id := os.Getenv(mlflow.EnvRunID); id != "" {
+		return nil, fmt.Errorf("sweep: %s=%s asks to resume one run, but a sweep makes a parent run and a run per cell; unset %s", mlflow.EnvRunID, id, mlflow.EnvRunID)
+	}
 	sw, err := Plan(dir, spec, o)
 	if err != nil {
 		return nil, err
@@ -222,6 +225,22 @@ func (sw *Sweep) client() (*mlflow.Client, error) {
 	return c, nil
 }
 
+// cellEnv is the environment of a cell's process: this one's, less
+// MLFLOW_RUN_ID (each cell makes its own run), with NARLAB_ROOT when the
+// sweep has a project root.
+func (sw *Sweep) cellEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, mlflow.EnvRunID+"=") {
+			env = append(env, kv)
+		}
+	}
+	if sw.Root != "" {
+		env = append(env, "NARLAB_ROOT="+sw.Root)
+	}
+	return env
+}
+
 // group is the sweep's parent run and cells in MLflow.
 func (sw *Sweep) group(c *mlflow.Client) Group {
 	return Group{Client: c, ExperimentID: sw.ExperimentID, ID: sw.ID}
@@ -297,17 +316,27 @@ type submission struct {
 	Cells     []string  `json:"cells"`
 }
 
-func (sw *Sweep) recordSubmission(s submission) error {
+// submissions reads jobs.jsonl (none yet: empty).
+func (sw *Sweep) submissions() ([]submission, error) {
 	path := filepath.Join(sw.Dir, jobsFile)
 	var subs []submission
 	if f, err := os.Open(path); err == nil {
 		err = fsutil.ReadJSONL(f, func(_ int, v submission) error { subs = append(subs, v); return nil })
 		f.Close()
 		if err != nil {
-			return fmt.Errorf("sweep: %s: %w", path, err)
+			return nil, fmt.Errorf("sweep: %s: %w", path, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("sweep: %w", err)
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return subs, nil
+}
+
+func (sw *Sweep) recordSubmission(s submission) error {
+	path := filepath.Join(sw.Dir, jobsFile)
+	subs, err := sw.submissions()
+	if err != nil {
+		return err
 	}
 	subs = append(subs, s)
 	return fsutil.Write(path, fsutil.DataMode, func(w io.Writer) error {
