@@ -77,7 +77,7 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if err := sw.settle(sctx, c, false); err != nil {
+		if err := sw.settle(sctx, c, false, cell.Key); err != nil {
 			fmt.Fprintf(stderr, "narlab sweep: cell %s: updating the parent run: %v\n", cell.Key, err)
 		}
 	}()
@@ -144,8 +144,11 @@ func supersede(ctx context.Context, c *mlflow.Client, stale []Attempt, finished 
 
 // settle updates the parent run from the cells' runs ([Group.Settle]):
 // each cell's attempts from before its latest submission (jobs.jsonl) do
-// not count; final says no more cells run in this invocation.
-func (sw *Sweep) settle(ctx context.Context, c *mlflow.Client, final bool) error {
+// not count; final says no more cells run in this invocation. A cell runs
+// while its lock is held by another process; done names a cell whose
+// attempt has just ended here (its training returned, whatever its run
+// says).
+func (sw *Sweep) settle(ctx context.Context, c *mlflow.Client, final bool, done string) error {
 	subs, err := sw.submissions()
 	if err != nil {
 		return err
@@ -160,7 +163,18 @@ func (sw *Sweep) settle(ctx context.Context, c *mlflow.Client, final bool) error
 	for i, cell := range sw.Cells {
 		keys[i] = cell.Key
 	}
-	_, err = sw.group(c).Settle(ctx, sw.ParentRunID, keys, since, final)
+	alive := func(key string) bool {
+		if key == done {
+			return false
+		}
+		lock, err := lockCell(filepath.Join(sw.Dir, "cells", key+".lock"))
+		if err != nil {
+			return true // held: an attempt runs (or the lock cannot be read: assume so)
+		}
+		lock.Close()
+		return false
+	}
+	_, err = sw.group(c).Settle(ctx, sw.ParentRunID, keys, since, final, alive)
 	return err
 }
 

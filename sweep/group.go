@@ -279,9 +279,12 @@ func (g Group) LogResults(ctx context.Context, parentID string, files []Artifact
 // interrupted local sweep) and the parent ends now. since, when it has a
 // cell's key, is when the cell was last submitted (ms since the epoch):
 // its attempts that started earlier belong to an earlier submission, and
-// until one starts the cell counts as not run yet. Settle returns the
-// parent's status.
-func (g Group) Settle(ctx context.Context, parentID string, keys []string, since map[string]int64, final bool) (mlflow.RunStatus, error) {
+// until one starts the cell counts as not run yet. alive, when not nil,
+// says whether a cell is being run now: a cell whose latest attempt is
+// RUNNING but that nothing runs (its process was killed outright) is
+// abandoned: its run is ended KILLED, and it counts as KILLED. Settle
+// returns the parent's status.
+func (g Group) Settle(ctx context.Context, parentID string, keys []string, since map[string]int64, final bool, alive func(key string) bool) (mlflow.RunStatus, error) {
 	parent, err := g.Client.GetRun(ctx, parentID)
 	if err != nil {
 		return "", fmt.Errorf("parent run %s: %w", parentID, err)
@@ -311,11 +314,17 @@ func (g Group) Settle(ctx context.Context, parentID string, keys []string, since
 			continue
 		}
 		last := as[len(as)-1]
-		switch last.Status {
-		case mlflow.StatusFailed:
+		switch {
+		case last.Status == mlflow.StatusFailed:
 			failed++
-		case mlflow.StatusKilled:
+		case last.Status == mlflow.StatusKilled:
 			killed++
+		case alive != nil && !alive(k):
+			if err := g.Client.EndRun(ctx, last.RunID, mlflow.StatusKilled); err != nil {
+				return "", fmt.Errorf("cell %s: ending the abandoned run %s: %w", k, last.RunID, err)
+			}
+			killed++
+			end = max(end, time.Now().UnixMilli())
 		default:
 			running++
 		}

@@ -338,10 +338,10 @@ func TestSlurmSweepKillResubmit(t *testing.T) {
 }
 
 // TestLocalSweepKilledTraining runs a sweep with the local executor, kills
-// one cell's training process with SIGKILL (its run stays RUNNING in
-// MLflow and it saves nothing more), checks the sweep fails with that
-// cell named, runs it again and checks every cell ends FINISHED exactly
-// once.
+// one cell's training process with SIGKILL (it cannot end its run and
+// saves nothing more), checks the sweep fails with that cell named and
+// ends the abandoned run and the parent KILLED, runs it again and checks
+// every cell ends FINISHED exactly once, and the parent with them.
 func TestLocalSweepKilledTraining(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts an MLflow server and several training runs (make test runs it)")
@@ -399,8 +399,14 @@ func TestLocalSweepKilledTraining(t *testing.T) {
 	if s := out.String(); !strings.Contains(s, "1 of 2 cells failed") || !strings.Contains(s, victim.Key) {
 		t.Errorf("the first run's output does not name the failed cell:\n%s", s)
 	}
-	if r, err := c.GetRun(context.Background(), killedRun); err != nil || r.Info.Status != mlflow.StatusRunning {
-		t.Fatalf("the killed training's run: %v %v; want it left RUNNING", r, err)
+	// The killed training could not end its run; the sweep, which knows
+	// that nothing runs the cell any more (its lock is free), ended it
+	// KILLED, and the parent run with it (KILLED: a cell was killed).
+	if r, err := c.GetRun(context.Background(), killedRun); err != nil || r.Info.Status != mlflow.StatusKilled {
+		t.Fatalf("the killed training's run: %v %v; want it ended KILLED by the sweep", r.Info.Status, err)
+	}
+	if p, err := c.GetRun(context.Background(), sw.ParentRunID); err != nil || p.Info.Status != mlflow.StatusKilled || p.Info.EndTime == 0 {
+		t.Fatalf("the parent run after the first invocation: %v (end %v), %v; want KILLED with an end time", p.Info.Status, p.Info.EndTime, err)
 	}
 
 	out2 := runNarlab(t, env, 0, "sweep", "run", "--dir", dir)
@@ -410,6 +416,13 @@ func TestLocalSweepKilledTraining(t *testing.T) {
 	finished := checkExactlyOnce(t, c, sw)
 	if t.Failed() {
 		t.FailNow()
+	}
+	// The rerun reopened the parent, which ended FINISHED with its last
+	// cell (before any report).
+	if p, err := c.GetRun(context.Background(), sw.ParentRunID); err != nil || p.Info.Status != mlflow.StatusFinished ||
+		p.Info.EndTime != finished[victim.Key].Info.EndTime {
+		t.Errorf("the parent after the rerun: %v, end %v (the rerun cell ended at %v), %v; want FINISHED with its last cell",
+			p.Info.Status, p.Info.EndTime, finished[victim.Key].Info.EndTime, err)
 	}
 	checkSuperseded(t, c, sw, victim.Key, finished[victim.Key], killedRun)
 	if r, _ := c.GetRun(context.Background(), killedRun); r != nil && r.Info.Status != mlflow.StatusKilled {

@@ -46,7 +46,7 @@ func (sw *Sweep) RunLocal(ctx context.Context) (_ *LocalResult, retErr error) {
 	if len(res.Submitted) == 0 {
 		// Every cell has finished: the parent has ended FINISHED with the
 		// last of them (this ends a parent an older narlab left RUNNING).
-		if err := sw.settle(ctx, c, true); err != nil {
+		if err := sw.settle(ctx, c, true, ""); err != nil {
 			return nil, fmt.Errorf("sweep: updating the parent run: %w", err)
 		}
 		return res, nil
@@ -71,7 +71,7 @@ func (sw *Sweep) RunLocal(ctx context.Context) (_ *LocalResult, retErr error) {
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if err := sw.settle(sctx, c, true); err != nil && retErr == nil {
+		if err := sw.settle(sctx, c, true, ""); err != nil && retErr == nil {
 			retErr = fmt.Errorf("sweep: updating the parent run: %w", err)
 		}
 	}()

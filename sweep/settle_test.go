@@ -44,6 +44,7 @@ func TestParentFollowsCells(t *testing.T) {
 		since   map[string]int64 // minutes after base
 		final   bool
 		ended   bool // the parent had ended FINISHED before (a rerun)
+		alive   func(key string) bool
 		want    mlflow.RunStatus
 		wantEnd int64 // minutes after base; -1: now; 0: not ended by Settle
 	}
@@ -56,6 +57,8 @@ func TestParentFollowsCells(t *testing.T) {
 		{name: "a later attempt finished", cells: map[string][]attempt{"a": {{fail, 1, 2}, {fin, 3, 6}}, "b": {{fin, 2, 4}}}, want: fin, wantEnd: 6},
 		{name: "a cell still runs", cells: map[string][]attempt{"a": {{fin, 1, 2}}, "b": {{run, 3, 0}}}, want: run},
 		{name: "a rerun cell reopens the parent", ended: true, cells: map[string][]attempt{"a": {{fin, 1, 2}}, "b": {{kill, 2, 3}, {run, 4, 0}}}, want: run},
+		{name: "a cell's process died", alive: func(k string) bool { return k != "b" },
+			cells: map[string][]attempt{"b": {{run, 3, 0}}}, want: kill, wantEnd: -1},
 		{name: "a cell not started yet", cells: map[string][]attempt{"a": {{fin, 1, 2}}, "b": nil}, want: run},
 		{name: "a cell not started when the sweep stops", final: true, cells: map[string][]attempt{"a": {{fin, 1, 2}}, "b": nil}, want: kill, wantEnd: 2},
 		{name: "no cell started when the sweep stops", final: true, cells: map[string][]attempt{"a": nil, "b": nil}, want: kill, wantEnd: -1},
@@ -104,13 +107,24 @@ func TestParentFollowsCells(t *testing.T) {
 			for k, m := range tc.since {
 				since[k] = base + m*60000
 			}
-			got, err := g.Settle(ctx, parent, keys, since, tc.final)
+			got, err := g.Settle(ctx, parent, keys, since, tc.final, tc.alive)
 			settled[i] = time.Now().UnixMilli()
 			if err != nil || got != tc.want {
 				t.Errorf("Settle = %s, %v; want %s", got, err, tc.want)
 			}
+			if tc.alive != nil {
+				attempts, err := g.Attempts(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, as := range attempts {
+					if last := as[len(as)-1]; !tc.alive(k) && last.Status != kill {
+						t.Errorf("cell %s: its abandoned run is %s, want KILLED", k, last.Status)
+					}
+				}
+			}
 			// Settling again changes nothing.
-			if again, err := g.Settle(ctx, parent, keys, since, tc.final); err != nil || again != tc.want {
+			if again, err := g.Settle(ctx, parent, keys, since, tc.final, tc.alive); err != nil || again != tc.want {
 				t.Errorf("second Settle = %s, %v", again, err)
 			}
 		})

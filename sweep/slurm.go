@@ -168,6 +168,11 @@ func (sw *Sweep) SubmitSlurm(ctx context.Context) (*Submission, error) {
 		}
 	}
 	if len(sub.Submitted) == 0 {
+		// Nothing to run: the parent ends once the queued cells have (this
+		// also ends a parent an older narlab left RUNNING).
+		if err := sw.settle(ctx, c, false, ""); err != nil {
+			return nil, fmt.Errorf("sweep: updating the parent run: %w", err)
+		}
 		return sub, nil
 	}
 	script, err := sw.Script(sub.Submitted)

@@ -215,14 +215,20 @@ type LoggedModel struct {
 // file with the flavor and the signature, the run's output at o.Step),
 // and registers it when o.Register is set. It talks to the server directly
 // (the run must have reached it), after delivering what the run logged so
-// far.
+// far (waiting at most NARLAB_MLFLOW_TIMEOUT for that).
 func (r *Run) LogModel(ctx context.Context, o ModelOptions) (*LoggedModel, error) {
-	if err := r.Flush(ctx); err != nil {
-		return nil, fmt.Errorf("tracking: logging model %s: %w", o.Name, err)
-	}
 	runID, expID := r.logger.RunID(), r.logger.ExperimentID()
 	if runID == "" || expID == "" {
-		return nil, fmt.Errorf("tracking: logging model %s: the run is not on the tracking server yet", o.Name)
+		return nil, fmt.Errorf("tracking: logging model %s: the run is not on the tracking server (it is logged offline, into its spool)", o.Name)
+	}
+	wait, err := TrackingTimeout()
+	if err != nil {
+		return nil, err
+	}
+	fctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := r.Flush(fctx); err != nil {
+		return nil, fmt.Errorf("tracking: logging model %s: %w", o.Name, err)
 	}
 	opts := mlflow.LogModelOptions{Step: o.Step, Flavor: o.Flavor, FlavorFields: o.FlavorFields, Signature: o.Signature}
 	opts.ExperimentID, opts.Name, opts.ModelType, opts.SourceRunID = expID, o.Name, o.ModelType, runID

@@ -274,7 +274,8 @@ func clrstextScore(args []string) error {
 		return nil
 	}
 	params := textexp.Params(*data, *predPath, label, len(rows), len(preds), missing)
-	return clrstextLogRun(tf, label, params, rep, fig)
+	inputs := []fileInput{{"clrstext/questions", *data, "eval"}, {"clrstext/predictions/" + label, *predPath, "predictions"}}
+	return clrstextLogRun(tf, label, params, inputs, rep, fig)
 }
 
 func readRowsFile(path string) ([]clrstext.Row, error) {
@@ -288,8 +289,8 @@ func readRowsFile(path string) ([]clrstext.Row, error) {
 
 // clrstextLogRun records a scoring run in MLflow (see textexp.Log for what
 // it logs).
-func clrstextLogRun(tf trackingFlags, label string, params map[string]string, r clrstext.Report, fig *plots.Figure) error {
-	return logOneRun("clrstext score", tf, params, textexp.RunOptions(label), func(_ context.Context, run *tracking.Run) error {
+func clrstextLogRun(tf trackingFlags, label string, params map[string]string, inputs []fileInput, r clrstext.Report, fig *plots.Figure) error {
+	return logOneRun("clrstext score", tf, params, textexp.RunOptions(label), inputs, func(_ context.Context, run *tracking.Run) error {
 		return textexp.Log(run, r, fig)
 	})
 }

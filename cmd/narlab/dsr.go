@@ -376,18 +376,19 @@ func dsrScore(args []string) error {
 	params := dsrbench.Params(*path, *predPath, s, opts.o, len(insts), len(preds))
 	params["model"] = label
 	params["scoring"] = mode.String()
-	return dsrLogRun(tf, label, params, tables, otherMode, otherTables, cmp)
+	inputs := []fileInput{{"dsr/instances", *path, "eval"}, {"dsr/predictions/" + label, *predPath, "predictions"}}
+	return dsrLogRun(tf, label, params, inputs, tables, otherMode, otherTables, cmp)
 }
 
 // dsrLogRun records a scoring run in MLflow and prints its address on
 // standard error: the run's tables in its scoring mode, the other mode's
 // overall, category and challenge scores under "<mode>/", and the
 // comparison of the two (scoring/...).
-func dsrLogRun(tf trackingFlags, label string, params map[string]string, tables dsr.Tables, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
+func dsrLogRun(tf trackingFlags, label string, params map[string]string, inputs []fileInput, tables dsr.Tables, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
 	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("dsr score", label)),
 		tracking.Note(dsrbench.RunNote(label, params)), tracking.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
 		tracking.Source("narlab dsr score")}
-	return logOneRun("dsr score", tf, params, opts, func(_ context.Context, run *tracking.Run) error {
+	return logOneRun("dsr score", tf, params, opts, inputs, func(_ context.Context, run *tracking.Run) error {
 		if err := dsrbench.Log(run, tables, label); err != nil {
 			return err
 		}

@@ -328,7 +328,8 @@ func graphsScore(args []string) error {
 	eopts := []tracking.Option{tracking.RunName(tracking.RunNameFor("graphs score", *model)), tracking.Note(note),
 		tracking.Source("narlab graphs score"),
 		tracking.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
-	return logOneRun("graphs score", tf, params, eopts, func(ctx context.Context, run *tracking.Run) error {
+	inputs := []fileInput{{"graphs/prompts", *prompts, "eval"}, {"graphs/predictions/" + *model, *predsPath, "predictions"}}
+	return logOneRun("graphs score", tf, params, eopts, inputs, func(ctx context.Context, run *tracking.Run) error {
 		if err := serialization.Log(ctx, run, rep); err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +23,7 @@ import (
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/spectralgnn"
 	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 func init() {
@@ -212,6 +215,7 @@ func graphsSpectralEval(args []string) error {
 		preds = append(preds, gnn)
 	}
 	var file *spectral.FilePredictor
+	predName := ""
 	if *predPath != "" {
 		f, err := os.Open(*predPath)
 		if err != nil {
@@ -221,6 +225,7 @@ func graphsSpectralEval(args []string) error {
 		if label == "" {
 			label = strings.TrimSuffix(filepath.Base(*predPath), filepath.Ext(*predPath))
 		}
+		predName = label
 		file, err = spectral.LoadPredictions(label, f)
 		f.Close()
 		if err != nil {
@@ -287,7 +292,17 @@ func graphsSpectralEval(args []string) error {
 	runName, runNote := spectralRunText(rep.Predictors, len(testGraphs), params)
 	eopts := []tracking.Option{tracking.RunName(runName), tracking.Note(runNote), tracking.Source("narlab graphs spectral-eval"),
 		tracking.Tags(map[string]string{"benchmark": "spectral-tasks", "predictors": strings.Join(rep.Predictors, ",")})}
-	return logOneRun("graphs spectral-eval", tf, params, eopts, func(_ context.Context, run *tracking.Run) error {
+	inputs := []fileInput{{"spectral/test-graphs", *graphsPath, "test"}, {"spectral/predictions/" + predName, *predPath, "predictions"}}
+	return logOneRun("graphs spectral-eval", tf, params, eopts, inputs, func(_ context.Context, run *tracking.Run) error {
+		if *graphsPath == "" { // generated: the graphs' digest and the generator's settings
+			ds, err := spectralGraphsDataset(testGraphs, *seed)
+			if err != nil {
+				return err
+			}
+			if err := run.LogInputs(ds); err != nil {
+				return err
+			}
+		}
 		err := spectral.LogReport(run, rep)
 		if len(spreads) > 0 && err == nil {
 			err = logOutputSpread(run, spreads)
@@ -320,4 +335,22 @@ func writeSpectralFigures(dir string, rep *spectral.Report) error {
 		}
 	}
 	return nil
+}
+
+// spectralGraphsDataset describes generated test graphs as a run input:
+// the digest of their JSON, the generator and seed as the source.
+func spectralGraphsDataset(graphs []*graphtext.Graph, seed int64) (mlflow.DatasetInput, error) {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	nodes, edges := 0, 0
+	for _, g := range graphs {
+		if err := enc.Encode(g); err != nil {
+			return mlflow.DatasetInput{}, err
+		}
+		nodes += g.N
+		edges += len(g.Edges)
+	}
+	source, _ := json.Marshal(map[string]any{"generator": "narlab lib/graphtext GenerateSet (synthetic, not Erdős)", "seed": seed, "count": len(graphs)})
+	profile, _ := json.Marshal(map[string]any{"graphs": len(graphs), "nodes": nodes, "edges": edges})
+	return tracking.Dataset("spectral/test-graphs", hex.EncodeToString(h.Sum(nil))[:32], "code", string(source), "", string(profile), "test"), nil
 }

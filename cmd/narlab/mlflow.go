@@ -116,7 +116,7 @@ func mlflowSync(args []string) error {
 
 func mlflowRuns(args []string) error {
 	fs := newFlags("mlflow runs")
-	exp := fs.String("experiment", "", "experiment name")
+	exp := fs.String("experiment", tracking.DefaultExperiment(""), "experiment name (default: $MLFLOW_EXPERIMENT_NAME)")
 	filter := fs.String("filter", "", `MLflow search filter, e.g. "params.algo = 'bfs'"`)
 	max := fs.Int("max", 50, "at most this many runs (0: all)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up when the tracking server has not answered within this long")
@@ -172,7 +172,7 @@ func mlflowRuns(args []string) error {
 // table), without training anything. scripts/ui-screenshot.sh uses it.
 func mlflowExample(args []string) error {
 	fs := newFlags("mlflow example")
-	exp := fs.String("experiment", "narlab-example", "experiment name")
+	exp := fs.String("experiment", tracking.DefaultExperiment("narlab-example"), "experiment name (default: $MLFLOW_EXPERIMENT_NAME, else narlab-example)")
 	steps := fs.Int("steps", 500, "training steps to log (each logs train/loss and train/acc; every 50th val/score)")
 	seed := fs.Int64("seed", 1, "seed of the synthetic noise")
 	if help, err := parseFlags(fs, args); help || err != nil {

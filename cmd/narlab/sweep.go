@@ -57,7 +57,7 @@ func sweepRun(args []string) error {
 	fs.Var(&sets, "set", "`flag=value`: a narlab train flag every cell gets, e.g. steps=500 (repeatable)")
 	fs.Var(&varies, "vary", "`flag=v1,v2`: another axis over a narlab train flag, e.g. hidden=64,128 (repeatable)")
 	name := fs.String("name", "", "the sweep's name (default: the directory's name)")
-	experiment := fs.String("experiment", "", "MLflow experiment (default clrs-sweeps)")
+	experiment := fs.String("experiment", "", "MLflow experiment (default: $MLFLOW_EXPERIMENT_NAME, else clrs-sweeps)")
 	executor := fs.String("executor", "", "slurm or local (default slurm)")
 	trackingURI := fs.String("tracking", "", "MLflow server every cell logs to (default: the sweep's, else $MLFLOW_TRACKING_URI)")
 	partition := fs.String("partition", "", "slurm: partition")

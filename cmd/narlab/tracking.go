@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // trackingUsage is the help of --tracking on every command that logs a run.
@@ -48,7 +49,7 @@ type trackingFlags struct {
 // default experiment; offline says what the command does without logging.
 func addTrackingFlags(fs *flag.FlagSet, defaultExperiment, offline string) trackingFlags {
 	return trackingFlags{
-		experiment: fs.String("experiment", defaultExperiment, "MLflow experiment of the run"),
+		experiment: fs.String("experiment", tracking.DefaultExperiment(defaultExperiment), "MLflow experiment of the run (default: $MLFLOW_EXPERIMENT_NAME, else "+defaultExperiment+")"),
 		tracking:   fs.String("tracking", "", trackingUsage),
 		noMLflow:   fs.Bool("no-mlflow", false, offline+" (same as --tracking none)"),
 	}
@@ -61,12 +62,28 @@ func (t trackingFlags) check(cmd string) error { return checkTracking(cmd, t.tra
 // turns --tracking none into --no-mlflow).
 func (t trackingFlags) off() bool { return *t.noMLflow }
 
+// fileInput is a file a command read, logged as a dataset input of its
+// run (tracking.FileDataset): its dataset name, path and context.
+type fileInput struct{ name, path, context string }
+
 // logOneRun starts the command's MLflow run (name, note and tags in opts),
-// logs it with log, ends it and prints its address on standard error. Its
-// errors say what to do: score offline when the server cannot be reached,
+// logs the files it read as the run's dataset inputs, logs the rest with
+// log, ends the run and prints its address on standard error. Its errors
+// say what to do: score offline when the server cannot be reached,
 // `narlab mlflow sync` when it did not take the whole run.
-func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []tracking.Option,
+func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []tracking.Option, inputs []fileInput,
 	log func(ctx context.Context, run *tracking.Run) error) error {
+	var datasets []mlflow.DatasetInput
+	for _, in := range inputs {
+		if in.path == "" || in.path == "-" {
+			continue // standard input: nothing to digest again
+		}
+		ds, err := tracking.FileDataset(in.name, in.path, in.context)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+		datasets = append(datasets, ds)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if *t.tracking != "" {
@@ -76,7 +93,13 @@ func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []tra
 	if err != nil {
 		return fmt.Errorf("%s: %w (run offline with --no-mlflow)", cmd, err)
 	}
-	logErr := log(ctx, run)
+	var logErr error
+	if len(datasets) > 0 {
+		logErr = run.LogInputs(datasets...)
+	}
+	if logErr == nil {
+		logErr = log(ctx, run)
+	}
 	if err := run.EndWith(ctx, logErr); err != nil {
 		return fmt.Errorf("%s: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", cmd, err)
 	}

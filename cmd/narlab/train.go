@@ -57,6 +57,12 @@ func trainCmd(args []string) error {
 	if res.RunURL != "" && err == nil {
 		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
 	}
+	if res.ModelID != "" {
+		fmt.Fprintf(stdout, "mlflow model: models:/%s\n", res.ModelID)
+	}
+	if res.RegisteredModel != "" {
+		fmt.Fprintf(stdout, "registered: %s version %s (models:/%s/%s)\n", res.RegisteredModel, res.ModelVersion, res.RegisteredModel, res.ModelVersion)
+	}
 	return err
 }
 
@@ -104,8 +110,11 @@ func checkTrainConfig(c *clrs30.Config, finish func() error, pluginHere bool) er
 	if err := finish(); err != nil {
 		return err
 	}
-	if c.NoMLflow && (c.ParentRun != "" || len(c.Tags) > 0) {
-		return fmt.Errorf("train: --parent-run and --tag place the run in MLflow, but --no-mlflow (or --tracking none) logs nothing; give one or the other")
+	if c.NoMLflow && (c.ParentRun != "" || len(c.Tags) > 0 || c.Register != "") {
+		return fmt.Errorf("train: --parent-run, --tag and --register place the run in MLflow, but --no-mlflow (or --tracking none) logs nothing; give one or the other")
+	}
+	if c.Register != "" && (strings.TrimSpace(c.Register) != c.Register || len(c.Register) > 256) {
+		return fmt.Errorf("train: --register %q: a registered model name of at most 256 characters, without surrounding spaces", c.Register)
 	}
 	return nil
 }
@@ -142,13 +151,14 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.StringVar(&c.StepLoop, "step-loop", nn.StepLoopAuto, "how the steps run: "+strings.Join(nn.StepLoopModes, ", ")+
 		" (auto: one compiled step in a loop, short batches unrolled; the same function either way)")
 	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
-	fs.StringVar(&c.Experiment, "experiment", "clrs-baselines", "MLflow experiment")
+	fs.StringVar(&c.Experiment, "experiment", tracking.DefaultExperiment("clrs-baselines"), "MLflow experiment (default: $MLFLOW_EXPERIMENT_NAME, else clrs-baselines)")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
 	fs.StringVar(&c.TrackingURI, "tracking", "", trackingUsage)
 	alias(fs, "tracking-uri", "tracking")
 	// Sweeps (narlab sweep): the cell's run is a child of the sweep's run.
 	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
 	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
+	fs.StringVar(&c.Register, "register", "", "register the run's model (the best checkpoint, logged as an MLflow model) in MLflow's model registry as a new version of the registered model `NAME` (created if missing)")
 	finish = func() error {
 		if err := checkTracking("train", &c.TrackingURI, &c.NoMLflow); err != nil {
 			return err
@@ -229,6 +239,7 @@ func evalCmd(args []string) error {
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	alias(fs, "samples", "count")
 	backend := fs.String("backend", "", backendUsage)
+	tf := addTrackingFlags(fs, "clrs-eval", "score without logging a run")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -236,11 +247,21 @@ func evalCmd(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("eval: --checkpoint is required")
 	}
-	sc, err := clrs30.Evaluate(*ckpt, *split, *backend, *limit)
-	if err != nil {
+	if err := tf.check("eval"); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s split score %.4f\n", *split, sc["score"])
-	printScores(sc)
+	res, err := clrs30.Eval(commandContext(), clrs30.EvalConfig{Checkpoint: *ckpt, Split: *split, Limit: *limit, Backend: *backend,
+		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()})
+	if res == nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
+	printScores(res.Scores)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if res.RunURL != "" {
+		fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", res.RunID, res.RunURL)
+	}
 	return nil
 }

@@ -107,6 +107,9 @@ type Config struct {
 	// (a sweep's id and cell key).
 	ParentRun string
 	Tags      map[string]string
+	// Register, when set, registers the run's model (the best checkpoint)
+	// in MLflow's model registry as a new version of this registered model.
+	Register string
 	// Progress receives the progress line (steps/s, loss, scores); nil:
 	// none.
 	Progress io.Writer
@@ -339,6 +342,9 @@ type Result struct {
 	Run           *tracking.Run // the MLflow run (nil with NoMLflow); ended
 	RunID         string
 	RunURL        string
+	// ModelID is the best checkpoint as an MLflow logged model (models:/ID);
+	// RegisteredModel and ModelVersion its registry entry (Config.Register).
+	ModelID, RegisteredModel, ModelVersion string
 }
 
 // stateFile holds a run's state, in last/ and beside it.
@@ -393,7 +399,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	val, err := splitBatches(cfg.Algo, "val", cfg.ValSamples, cfg.Batch)
+	valTrajs, err := splitTrajectories(cfg.Algo, "val", cfg.ValSamples)
+	if err != nil {
+		return nil, err
+	}
+	val, err := batchTrajectories(valTrajs, cfg.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -446,8 +456,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 
 	var run *tracking.Run
+	var params map[string]string
 	if !cfg.NoMLflow {
-		opts := []tracking.Option{tracking.RunName(RunName(cfg, start)),
+		opts := []tracking.Option{tracking.RunName(RunName(cfg, start)), tracking.Note(runNote(cfg, start)),
 			tracking.Tags(map[string]string{"backend": backendName, "resumed_at_step": strconv.Itoa(start),
 				"settings_id": settings.ID()})}
 		if cfg.TrackingURI != "" {
@@ -457,7 +468,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			opts = append(opts, tracking.Parent(cfg.ParentRun))
 		}
 		opts = append(opts, tracking.Tags(cfg.Tags))
-		params := cfg.Params()
+		params = cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
 		params["resumed_at_step"] = strconv.Itoa(start)
@@ -472,6 +483,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 					ErrNotDelivered, endErr)
 			}
 		}()
+		// The data: the training set and the validation split as run
+		// inputs (the test split once it is drawn, after training).
+		if err = logDataInputs(run, cfg, data, valTrajs); err != nil {
+			return res, err
+		}
 		// A resumed run carries the validation curve it resumes from, so
 		// each run has the whole curve (a sweep deletes the interrupted one).
 		for _, p := range st.History {
@@ -545,7 +561,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	defer best.Close()
-	test, err := splitBatches(cfg.Algo, "test", cfg.TestSamples, cfg.Batch)
+	testTrajs, err := splitTrajectories(cfg.Algo, "test", cfg.TestSamples)
+	if err != nil {
+		return res, err
+	}
+	test, err := batchTrajectories(testTrajs, cfg.Batch)
 	if err != nil {
 		return res, err
 	}
@@ -556,9 +576,48 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	if run != nil {
+		testSet, _ := clrs.CLRS30Split(cfg.Algo, "test")
+		testDS, err := splitDataset(cfg.modelConfig(), testSet, testTrajs, "test")
+		if err == nil {
+			err = run.LogInputs(testDS)
+		}
+		if err != nil {
+			return res, err
+		}
 		logRun(run, cfg, res)
+		// The best checkpoint as the run's MLflow model (registered on
+		// request). Without a server it goes to the run's artifacts
+		// (checkpoint/), delivered with the run's spool.
+		lm, merr := logModel(ctx, run, cfg, res, params)
+		if lm != nil {
+			res.ModelID, res.RegisteredModel, res.ModelVersion = lm.ID, lm.Registered, lm.Version
+		}
+		if merr != nil {
+			if lm == nil {
+				// No model (no server now, or one without MLflow 3's
+				// logged models): the checkpoint goes with the run.
+				logCheckpointArtifacts(run, res)
+			}
+			if cfg.Register != "" || lm != nil {
+				return res, fmt.Errorf("train: %w (the checkpoint is in %s)", merr, res.Checkpoint)
+			}
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "narlab: the best checkpoint was not logged as an MLflow model (%v); it is the run's artifacts checkpoint/ instead\n", merr)
+			}
+		}
 	}
 	return res, nil
+}
+
+// logCheckpointArtifacts logs the best checkpoint's files as run artifacts
+// (checkpoint/…), what a run does when its model could not be logged.
+func logCheckpointArtifacts(run *tracking.Run, res *Result) {
+	entries, _ := os.ReadDir(res.Checkpoint)
+	for _, e := range entries {
+		if !e.IsDir() {
+			run.LogArtifactFile(filepath.Join(res.Checkpoint, e.Name()), "checkpoint/"+e.Name())
+		}
+	}
 }
 
 // RunName is an MLflow run name that says what ran: algorithm, processor,
@@ -623,8 +682,8 @@ const (
 
 // logRun logs the run's results: the summary metrics at step 0, the
 // results table beside the paper's numbers (results.json, results.md), the
-// per-output test scores (tables/test_outputs.json), the validation curve
-// and the best checkpoint.
+// per-output test scores (tables/test_outputs.json) and the validation
+// curve. (The best checkpoint is the run's logged model, see logModel.)
 func logRun(run *tracking.Run, cfg Config, res *Result) {
 	run.LogMetric(MetricTestScore, 0, res.Test["score"])
 	run.LogMetric(MetricBestVal, 0, res.BestVal)
@@ -653,12 +712,6 @@ func logRun(run *tracking.Run, cfg Config, res *Result) {
 	run.LogArtifact("results.md", []byte(md))
 	if png, err := CurvePNG(cfg.Algo, PaperModel(cfg.Processor), res.History); err == nil {
 		run.LogArtifact("plots/validation_curve.png", png)
-	}
-	entries, _ := os.ReadDir(res.Checkpoint)
-	for _, e := range entries {
-		if !e.IsDir() {
-			run.LogArtifactFile(filepath.Join(res.Checkpoint, e.Name()), "checkpoint/"+e.Name())
-		}
 	}
 }
 
@@ -806,6 +859,16 @@ func (d *trainData) batch(step int) (*clrs.Feedback, error) {
 // limit > 0) in batches of at most batch samples, all padded to the
 // split's number of steps so that one compiled graph serves them all.
 func splitBatches(algo, split string, limit, batch int) ([]*clrs.Feedback, error) {
+	trajs, err := splitTrajectories(algo, split, limit)
+	if err != nil {
+		return nil, err
+	}
+	return batchTrajectories(trajs, batch)
+}
+
+// splitTrajectories returns an official split's samples (its first limit
+// when limit > 0).
+func splitTrajectories(algo, split string, limit int) ([]*clrs.Trajectory, error) {
 	s, err := clrs.NewSplitSampler(algo, split)
 	if err != nil {
 		return nil, err
@@ -814,6 +877,12 @@ func splitBatches(algo, split string, limit, batch int) ([]*clrs.Feedback, error
 	if limit > 0 && limit < len(trajs) {
 		trajs = trajs[:limit]
 	}
+	return trajs, nil
+}
+
+// batchTrajectories batches samples, at most batch at a time, all padded
+// to the longest one's number of steps.
+func batchTrajectories(trajs []*clrs.Trajectory, batch int) ([]*clrs.Feedback, error) {
 	steps := 0
 	for _, t := range trajs {
 		steps = max(steps, t.Length)

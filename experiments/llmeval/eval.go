@@ -88,9 +88,9 @@ type Record struct {
 	// Truth is the expected answer.
 	Truth string `json:"truth"`
 	// Score is the prompt's score: 1 or 0 for clrstext (exact match),
-	// graphs (correct) and dsr (binary); the sMAPE (0–100, lower is
-	// better) of the parsed value for spectral, null when nothing could be
-	// parsed.
+	// graphs (correct) and dsr (binary); the sMAPE of the parsed value for
+	// spectral, as a fraction (the paper's 0–100 value / 100; lower is
+	// better), null when nothing could be parsed.
 	Score *float64 `json:"score"`
 	// Extra holds further per-prompt measures (clrstext: ttff; dsr:
 	// levenshtein; dsr and graphs: the score in each scoring mode, paper
@@ -214,7 +214,7 @@ func Prepare(cfg Config) (*Prepared, error) {
 		cfg.Label = cfg.Client.Model()
 	}
 	if cfg.Experiment == "" {
-		cfg.Experiment = "llm-" + cfg.Suite
+		cfg.Experiment = tracking.DefaultExperiment("llm-" + cfg.Suite)
 	}
 	if cfg.Out != "" {
 		if err := fsutil.CheckWritableDir(cfg.Out); err != nil {
@@ -325,7 +325,7 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 	if cfg.Tracking != "none" {
 		opts := []tracking.Option{
 			tracking.RunName(fmt.Sprintf("%s-%s", cfg.Suite, cfg.Label)),
-			tracking.Source("narlab llm run"),
+			tracking.Source("narlab llm run"), tracking.Note(p.runNote()),
 			tracking.Tags(map[string]string{"benchmark": cfg.Suite, "model": cfg.Label, "llm.endpoint": cfg.Client.BaseURL()}),
 			tracking.Logf(logf),
 		}
@@ -335,6 +335,10 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 		var err error
 		if run, err = tracking.Start(ctx, cfg.Experiment, p.runParams(), opts...); err != nil {
 			return nil, fmt.Errorf("llmeval: %w (evaluate without MLflow with --tracking none)", err)
+		}
+		if err := run.LogInputs(p.promptsDataset()); err != nil {
+			run.EndWith(context.WithoutCancel(ctx), err)
+			return nil, fmt.Errorf("llmeval: %w", err)
 		}
 	}
 	res, err := p.ask(ctx, run)

@@ -162,7 +162,8 @@ func (s *spectralSuite) score(items []item, answers []answer, label string) (*sc
 		if v, err := graphtext.ParseSpectralAnswer(raw); err == nil {
 			recs[i].Parsed = strconv.FormatFloat(v, 'g', -1, 64)
 			if m, err := metrics.Regress([]float64{y}, []float64{v}); err == nil {
-				recs[i].Score = &m.SMAPE100
+				smape := m.SMAPE100 / 100 // a fraction, as every score narlab logs
+				recs[i].Score = &smape
 			}
 		}
 	}

@@ -69,8 +69,10 @@ func metricKey(parts ...string) string {
 }
 
 // Log writes a report to an MLflow run as results: a few summary metrics
-// (mean_accuracy/<config>, syntax_variability, parse_rate,
-// missing_predictions) and the breakdowns as tables —
+// (mean_accuracy/<config>, syntax_variability, parse_rate — fractions, as
+// every score narlab logs: the report's percentages divided by 100 —
+// and missing_predictions) and the breakdowns as tables (in %, as the
+// paper prints them) —
 // serialization_scores.json (per configuration and task: accuracy, parse
 // rate, counts), serialization_configs.json (per configuration: mean
 // accuracy, mean Δ vs the baseline, tasks where it is best) and
@@ -97,12 +99,12 @@ func Log(ctx context.Context, run *tracking.Run, r *Report) error {
 	}
 	s := r.Summarize()
 	for c, v := range s.MeanAccuracy {
-		lm("mean_accuracy/"+c, v)
+		lm("mean_accuracy/"+c, v/100)
 	}
 	if s.SyntaxVariability == s.SyntaxVariability {
-		lm("syntax_variability", s.SyntaxVariability)
+		lm("syntax_variability", s.SyntaxVariability/100)
 	}
-	lm("parse_rate", s.ParseRate)
+	lm("parse_rate", s.ParseRate/100)
 	lm("missing_predictions", float64(r.Missing))
 	var configRows [][]any
 	for _, c := range r.Configs {

@@ -11,9 +11,11 @@ import (
 // chart per number: a few summary metrics per predictor (step 0), and the
 // full numbers as tables.
 //
-// Metrics: test/<predictor>/smape and test/<predictor>/relmae (the means
-// over all tasks), and with several predictors test/<predictor>/global_error
-// and test/<predictor>/wins_smape, wins_relmae (tasks won).
+// Metrics: test/<predictor>/smape (a fraction: the paper's 0–100 sMAPE
+// divided by 100, as every score narlab logs) and test/<predictor>/relmae
+// (a ratio; the means over all tasks), and with several predictors
+// test/<predictor>/global_error (in [0, 1]) and test/<predictor>/wins_smape,
+// wins_relmae (tasks won). The tables keep the paper's scale (sMAPE in %).
 //
 // Artifacts: spectral/table10.json (per task and predictor, every metric
 // and the parse rate; an MLflow table), spectral/groups.json (the
@@ -32,7 +34,12 @@ func LogReport(run *tracking.Run, r *Report) error {
 					groupRows = append(groupRows, []any{p, grp, m, finiteOrNil(v)})
 				}
 			}
-			if m == "smape" || m == "relmae" {
+			switch m {
+			case "smape":
+				if err := logFinite(run, fmt.Sprintf("test/%s/%s", p, m), g["All"]/100); err != nil {
+					return err
+				}
+			case "relmae":
 				if err := logFinite(run, fmt.Sprintf("test/%s/%s", p, m), g["All"]); err != nil {
 					return err
 				}

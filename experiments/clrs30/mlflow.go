@@ -1,0 +1,349 @@
+package clrs30
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
+)
+
+// What a training or evaluation run records in MLflow beside its metrics:
+// its description, its datasets (run inputs) and its model (a logged
+// model, registered on request).
+
+// runNote is a training run's description.
+func runNote(cfg Config, start int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`narlab train`: the CLRS baseline **%s** (%s, hidden %d, batch %d, seed %d) on **%s**, %d steps, "+
+		"validated every %d steps on the CLRS-30 val split; the best-validation checkpoint is tested on the test split "+
+		"and logged as this run's MLflow model.", cfg.Processor, cfg.HintMode, cfg.Hidden, cfg.Batch, cfg.Seed,
+		cfg.Algo, cfg.Steps, cfg.EvalEvery)
+	if start > 0 {
+		fmt.Fprintf(&b, " This session resumed the run directory at step %d.", start)
+	}
+	if cfg.ParentRun != "" {
+		fmt.Fprintf(&b, " A cell of the grid whose parent run is %s.", cfg.ParentRun)
+	}
+	fmt.Fprintf(&b, " Results: `results.md`, `results.json`; run directory `%s`.", cfg.Dir)
+	return b.String()
+}
+
+// digestTrajectories is a digest of samples' contents: SHA-256 over every
+// probe's name, dtype, shape and values (float64 bits) and every length,
+// the first 32 hex digits. The same samples give the same digest whatever
+// the batch size or machine.
+func digestTrajectories(trajs []*clrs.Trajectory) string {
+	h := sha256.New()
+	var buf [8]byte
+	num := func(v uint64) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	for _, t := range trajs {
+		num(uint64(t.Length))
+		for _, list := range [][]clrs.DataPoint{t.Inputs, t.Hints, t.Outputs} {
+			for _, d := range list {
+				hashDataPoint(h, d, num)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+func hashDataPoint(h hash.Hash, d clrs.DataPoint, num func(uint64)) {
+	h.Write([]byte(d.Name))
+	h.Write([]byte{0, byte(d.Stage), byte(d.Location), byte(d.Type), byte(d.DType)})
+	num(uint64(len(d.Shape)))
+	for _, s := range d.Shape {
+		num(uint64(s))
+	}
+	for _, v := range d.Data {
+		num(math.Float64bits(v))
+	}
+}
+
+// tensorSpecs describes probes as MLflow tensors: the batch and node
+// dimensions are -1 (any size), a categorical's classes are kept.
+// predictions gives outputs as Model.Predict returns them (float64; a
+// pointer or permutation as one node index per row).
+func tensorSpecs(points []clrs.DataPoint, predictions bool) []mlflow.TensorSpec {
+	var out []mlflow.TensorSpec
+	for _, d := range points {
+		shape := slices.Clone(d.Shape)
+		if predictions && d.Type == clrs.PermutationPointer && len(shape) > 0 {
+			shape = shape[:len(shape)-1]
+		}
+		if len(shape) > 0 {
+			shape[0] = -1
+		}
+		nodeDims := map[clrs.Location]int{clrs.Node: 1, clrs.Edge: 2}[d.Location]
+		for i := 1; i <= nodeDims && i < len(shape); i++ {
+			shape[i] = -1
+		}
+		dtype := d.DType.String()
+		if predictions {
+			dtype = "float64"
+		}
+		out = append(out, mlflow.TensorSpec{Name: d.Name, DType: dtype, Shape: shape})
+	}
+	return out
+}
+
+// sampleFeedback is a small batch of the algorithm, transformed as the
+// model sees it, for describing shapes.
+func sampleFeedback(mc nn.Config) (*clrs.Feedback, error) {
+	s, err := clrs.NewSampler(mc.Algorithm, clrs.Length(5), clrs.Seed(0), clrs.NumSamples(2))
+	if err != nil {
+		return nil, err
+	}
+	fb, err := s.Next(2)
+	if err != nil {
+		return nil, err
+	}
+	return mc.Transform(fb)
+}
+
+// Signature is the MLflow signature of a model of configuration mc: the
+// inputs a batch gives it (the algorithm's input probes after the model's
+// transforms, in the reference's dtypes, and the number of steps of each
+// sample, "lengths") and the predictions Model.Predict returns per output.
+func Signature(mc nn.Config) (mlflow.Signature, error) {
+	fb, err := sampleFeedback(mc)
+	if err != nil {
+		return mlflow.Signature{}, err
+	}
+	in := append(tensorSpecs(fb.Inputs, false), mlflow.TensorSpec{Name: "lengths", DType: "int64", Shape: []int{-1}})
+	return mlflow.Signature{Inputs: in, Outputs: tensorSpecs(fb.Outputs, true)}, nil
+}
+
+// splitDataset describes samples of a CLRS-30 split (the first n of it
+// when the run capped it) as a run input: its name, the contents' digest,
+// the generator's settings as its source, the tensors as its schema and
+// the sizes as its profile.
+func splitDataset(mc nn.Config, set clrs.Split, trajs []*clrs.Trajectory, context string) (mlflow.DatasetInput, error) {
+	steps := 0
+	for _, t := range trajs {
+		steps = max(steps, t.Length)
+	}
+	source, _ := json.Marshal(map[string]any{"generator": "narlab lib/clrs (the CLRS-30 splits)", "algorithm": mc.Algorithm,
+		"split": set.Name, "length": set.Length, "seed": set.Seed, "split_samples": set.NumSamples, "samples": len(trajs)})
+	profile, _ := json.Marshal(map[string]any{"samples": len(trajs), "length": set.Length, "hint_steps": steps})
+	schema, err := datasetSchema(mc)
+	if err != nil {
+		return mlflow.DatasetInput{}, err
+	}
+	return tracking.Dataset(fmt.Sprintf("clrs30/%s/%s", mc.Algorithm, set.Name), digestTrajectories(trajs), "code",
+		string(source), schema, string(profile), context), nil
+}
+
+func datasetSchema(mc nn.Config) (string, error) {
+	fb, err := sampleFeedback(mc)
+	if err != nil {
+		return "", err
+	}
+	return tracking.TensorSchema(tensorSpecs(fb.Inputs, false), tensorSpecs(fb.Outputs, false))
+}
+
+// trainDataset describes a run's training data. Fixed sets (the CLRS-30
+// train split, or the reduced fixed-length set) are digested by content;
+// fresh samples drawn every step (lengths) by the settings that draw them.
+func trainDataset(cfg Config, d *trainData) (mlflow.DatasetInput, error) {
+	mc := cfg.modelConfig()
+	if d.fixed != nil {
+		set := clrs.Split{Name: "train", NumSamples: 1000, Length: 16, Seed: 1}
+		if cfg.TrainData == "fixed" {
+			set = clrs.Split{Name: "train-fixed-n" + strconv.Itoa(cfg.TrainLength), NumSamples: 1000, Length: cfg.TrainLength, Seed: 1}
+		}
+		return splitDataset(mc, set, d.fixed.Trajectories(), "train")
+	}
+	settings := map[string]any{"generator": "narlab lib/clrs samplers, fresh samples every step", "algorithm": cfg.Algo,
+		"lengths": cfg.TrainLengths, "seed": cfg.Seed, "batch": cfg.Batch, "random_pos": !cfg.FixedPos,
+		"seeding": "sampler seed and pos seed derived from (seed, step) by SHA-256"}
+	source, _ := json.Marshal(settings)
+	sum := sha256.Sum256(source)
+	profile, _ := json.Marshal(map[string]any{"samples_per_step": cfg.Batch, "steps": cfg.Steps, "lengths": cfg.TrainLengths})
+	schema, err := datasetSchema(mc)
+	if err != nil {
+		return mlflow.DatasetInput{}, err
+	}
+	return tracking.Dataset(fmt.Sprintf("clrs30/%s/train-fresh", cfg.Algo), hex.EncodeToString(sum[:])[:32], "code",
+		string(source), schema, string(profile), "train"), nil
+}
+
+// logDataInputs logs the training set and the validation split as the
+// run's inputs.
+func logDataInputs(run *tracking.Run, cfg Config, d *trainData, val []*clrs.Trajectory) error {
+	trainDS, err := trainDataset(cfg, d)
+	if err != nil {
+		return err
+	}
+	valSet, err := clrs.CLRS30Split(cfg.Algo, "val")
+	if err != nil {
+		return err
+	}
+	valDS, err := splitDataset(cfg.modelConfig(), valSet, val, "val")
+	if err != nil {
+		return err
+	}
+	return run.LogInputs(trainDS, valDS)
+}
+
+// ModelType is the model_type of the logged models of CLRS baselines.
+const ModelType = "clrs-baseline"
+
+// logModel logs the best checkpoint as the run's MLflow model (registered
+// as cfg.Register when set).
+func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, params map[string]string) (*tracking.LoggedModel, error) {
+	sig, err := Signature(cfg.modelConfig())
+	if err != nil {
+		return nil, err
+	}
+	o := tracking.ModelOptions{Name: fmt.Sprintf("%s-%s", cfg.Algo, cfg.Processor), ModelType: ModelType,
+		Step: int64(res.BestStep), Params: params, Dir: res.Checkpoint, DirPrefix: "checkpoint",
+		Tags: map[string]string{"algorithm": cfg.Algo, "processor": cfg.Processor, "settings_id": cfg.settings().ID(),
+			"val_score": strconv.FormatFloat(res.BestVal, 'g', -1, 64), "test_score": strconv.FormatFloat(res.Test["score"], 'g', -1, 64)},
+		Flavor: "narlab", FlavorFields: map[string]string{
+			"format":    "narlab lib/nn checkpoint (GoMLX variables and nn_config.json) in checkpoint/",
+			"loader":    "nn.Load(backend, DIR/checkpoint) in github.com/narlab/narlab/lib/nn; or narlab eval --checkpoint DIR/checkpoint",
+			"algorithm": cfg.Algo,
+			"processor": cfg.Processor,
+			"best_step": strconv.Itoa(res.BestStep),
+			"predictions": "Model.Predict: per output probe, node indices for pointers, probabilities for masks, " +
+				"class scores for mask_one and categorical, values for scalars",
+		},
+		Signature: sig, Register: cfg.Register,
+		Description: fmt.Sprintf("%s/%s, best validation %.4f at step %d, test %.4f (run %s)", cfg.Algo, cfg.Processor,
+			res.BestVal, res.BestStep, res.Test["score"], run.ID())}
+	return run.LogModel(ctx, o)
+}
+
+// EvalConfig is an evaluation of a checkpoint on a CLRS-30 split.
+type EvalConfig struct {
+	Checkpoint string // the checkpoint directory (train's best/)
+	Split      string // train, val or test
+	Limit      int    // the first Limit samples (0: all)
+	Backend    string
+	// Experiment, TrackingURI and NoMLflow say where the evaluation run
+	// is logged (default experiment "clrs-eval").
+	Experiment  string
+	TrackingURI string
+	NoMLflow    bool
+}
+
+// EvalResult is an evaluation's scores and its MLflow run.
+type EvalResult struct {
+	Scores         map[string]float64 // per output, and their mean under "score"
+	Config         nn.Config          // the checkpoint's model
+	Samples        int
+	RunID, RunURL  string
+	DatasetDigest  string
+	CheckpointPath string
+}
+
+// Eval scores a checkpoint on a CLRS-30 split and logs the evaluation as
+// an MLflow run (unless NoMLflow): params (checkpoint, split, the model's
+// settings), the score as the summary metric <split>/score and each
+// output's in tables/<split>_outputs.json (fractions), the split as the
+// run's dataset input.
+func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
+	be, err := nn.Backend(c.Backend)
+	if err != nil {
+		return nil, err
+	}
+	m, err := nn.Load(be, c.Checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	mc := m.Config()
+	set, err := clrs.CLRS30Split(mc.Algorithm, c.Split)
+	if err != nil {
+		return nil, err
+	}
+	trajs, err := splitTrajectories(mc.Algorithm, c.Split, c.Limit)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := batchTrajectories(trajs, 32)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := m.Evaluate(batches)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(c.Checkpoint)
+	res := &EvalResult{Scores: scores, Config: mc, Samples: len(trajs), CheckpointPath: abs, DatasetDigest: digestTrajectories(trajs)}
+	if c.NoMLflow {
+		return res, nil
+	}
+	exp := c.Experiment
+	if exp == "" {
+		exp = tracking.DefaultExperiment("clrs-eval")
+	}
+	params := map[string]string{"checkpoint": abs, "split": c.Split, "samples": capName(c.Limit),
+		"algorithm": mc.Algorithm, "processor": mc.Processor, "hidden_size": strconv.Itoa(mc.Hidden),
+		"hint_mode": mc.HintMode, "seed": strconv.FormatInt(mc.Seed, 10), "backend": c.Backend}
+	if params["backend"] == "" {
+		params["backend"] = "default"
+	}
+	note := fmt.Sprintf("`narlab eval`: the checkpoint `%s` (%s on %s, hidden %d) scored on the first %d samples of the "+
+		"CLRS-30 **%s** split. Result: the metric `%s/score` (a fraction) and each output's score in `tables/%s_outputs.json`.",
+		abs, mc.Processor, mc.Algorithm, mc.Hidden, len(trajs), c.Split, c.Split, c.Split)
+	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", mc.Algorithm+"/"+mc.Processor, c.Split)),
+		tracking.Note(note), tracking.Source("narlab eval"),
+		tracking.Tags(map[string]string{"clrs.algorithm": mc.Algorithm, "benchmark": "CLRS-30"})}
+	if c.TrackingURI != "" {
+		opts = append(opts, tracking.TrackingURI(c.TrackingURI))
+	}
+	run, err := tracking.Start(ctx, exp, params, opts...)
+	if err != nil {
+		return res, err
+	}
+	logErr := func() error {
+		ds, err := splitDataset(mc, set, trajs, c.Split)
+		if err != nil {
+			return err
+		}
+		if err := run.LogInputs(ds); err != nil {
+			return err
+		}
+		if err := run.LogMetric(c.Split+"/score", 0, scores["score"]); err != nil {
+			return err
+		}
+		var rows [][]any
+		for _, k := range sortedOutputs(scores) {
+			rows = append(rows, []any{k, scores[k]})
+		}
+		return run.LogTable("tables/"+c.Split+"_outputs.json", []string{"output", "score"}, rows)
+	}()
+	res.RunID, res.RunURL = run.ID(), run.URL()
+	if err := run.EndWith(ctx, logErr); err != nil && logErr == nil {
+		logErr = fmt.Errorf("eval: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
+	}
+	return res, logErr
+}
+
+func sortedOutputs(scores map[string]float64) []string {
+	var out []string
+	for k := range scores {
+		if k != "score" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
