@@ -9,7 +9,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -99,10 +98,13 @@ func TestEmbeddedServerRun(t *testing.T) {
 	}
 	for k, want := range map[string]string{mlflow.TagRunName: "embedded", mlflow.TagNote: "a **test** run",
 		"processor": "mpnn", mlflow.TagSourceType: mlflow.SourceLocal, mlflow.TagSourceName: "tracking.test",
-		mlflow.TagGitCommit: gitCommit(), mlflow.TagUser: currentUser(t)} {
+		mlflow.TagGitCommit: gitCommit(), mlflow.TagUser: CurrentUser()} {
 		if tags[k] != want {
 			t.Errorf("tag %s = %q, want %q", k, tags[k], want)
 		}
+	}
+	if got.Info.UserID != CurrentUser() {
+		t.Errorf("user_id %q, want %q (what MLflow's client records)", got.Info.UserID, CurrentUser())
 	}
 	if len(tags[mlflow.TagGitCommit]) != 40 {
 		t.Errorf("tag %s = %q, want the checkout's 40-hex HEAD commit", mlflow.TagGitCommit, tags[mlflow.TagGitCommit])
@@ -275,14 +277,6 @@ func TestEmbeddedServerRun(t *testing.T) {
 		t.Errorf("the token did not go to MLFLOW_TRACKING_URI's server: %q", auths)
 	}
 	mu.Unlock()
-}
-
-func currentUser(t *testing.T) string {
-	u, err := user.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Username
 }
 
 // TestSourceName checks the default mlflow.source.name: the program and
