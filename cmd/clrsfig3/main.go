@@ -56,7 +56,7 @@ func main() {
 	flag.IntVar(&c.ValSamples, "val-samples", 0, "first N validation samples (0: all)")
 	flag.IntVar(&c.TestSamples, "test-samples", 0, "first N test samples (0: all)")
 	flag.StringVar(&c.Backend, "backend", "", "GoMLX backend")
-	flag.StringVar(&c.Experiment, "experiment", "clrs-figure3", "MLflow experiment")
+	flag.StringVar(&c.Experiment, "experiment", tracking.DefaultExperiment("clrs-figure3"), "MLflow experiment (default: $MLFLOW_EXPERIMENT_NAME, else clrs-figure3)")
 	flag.StringVar(&c.TrackingURI, "tracking", "", "MLflow server (default: MLFLOW_TRACKING_URI, else narlab's local server)")
 	dirRoot := flag.String("dir", "", "root of the run directories (default: data/train, one directory per settings)")
 	flag.Parse()

@@ -89,7 +89,7 @@ func demo(args []string) error {
 	}
 	res, err := clrs30.Run(ctx, clrs30.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
 		Batch: 32, Hidden: 128, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
-		Dir: runDir, Experiment: "narlab-demo", NoMLflow: *noMLflow, TrackingURI: *trackingURI, Progress: os.Stderr})
+		Dir: runDir, Experiment: tracking.DefaultExperiment("narlab-demo"), NoMLflow: *noMLflow, TrackingURI: *trackingURI, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ import (
 // runNote is a training run's description.
 func runNote(cfg Config, start int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "`narlab train`: the CLRS baseline **%s** (%s, hidden %d, batch %d, seed %d) on **%s**, %d steps, "+
+	fmt.Fprintf(&b, "Training of the CLRS baseline **%s** (%s, hidden %d, batch %d, seed %d) on **%s**, %d steps, "+
 		"validated every %d steps on the CLRS-30 val split; the best-validation checkpoint is tested on the test split "+
 		"and logged as this run's MLflow model.", cfg.Processor, cfg.HintMode, cfg.Hidden, cfg.Batch, cfg.Seed,
 		cfg.Algo, cfg.Steps, cfg.EvalEvery)

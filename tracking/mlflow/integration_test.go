@@ -561,3 +561,67 @@ func TestServerStartFailures(t *testing.T) {
 		t.Errorf("giving up took %v", d)
 	}
 }
+
+// TestAttachOffline resumes an existing run (MLFLOW_RUN_ID's request)
+// while the server cannot be reached: the resumption, the metrics and the
+// run's end wait in the spool, and Sync delivers them to the run, which is
+// then FINISHED with every point. Dataset inputs take the same path.
+func TestAttachOffline(t *testing.T) {
+	c := testClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	exp, err := c.GetOrCreateExperiment(ctx, "narlab-test/attach")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.CreateRun(ctx, CreateRunOptions{ExperimentID: exp.ID, RunName: "existing", Tags: []Tag{{TagUser, "someone"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LogMetric(ctx, r.Info.RunID, "m", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.EndRun(ctx, r.Info.RunID, StatusFinished); err != nil {
+		t.Fatal(err)
+	}
+	down, err := NewClient("http://127.0.0.1:1", WithRetry(NoRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := down.StartRun(ctx, RunOptions{Experiment: "ignored", AttachRunID: r.Info.RunID, SpoolDir: newSpoolDir(t),
+		Tags: []Tag{{"k", "v"}, {TagNote, "not set on a resumed run"}}, CreateTimeout: 200 * time.Millisecond, EndTimeout: 500 * time.Millisecond, Logf: quietLogf(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := int64(1); s <= 3; s++ {
+		lg.LogMetric("m", s, float64(s+1))
+	}
+	ds := DatasetInput{Dataset: Dataset{Name: "d", Digest: "abc", SourceType: "code", Source: "{}"}, Tags: []Tag{{TagDatasetContext, "train"}}}
+	if err := lg.LogInputs(ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.End(ctx, StatusFinished); !errors.Is(err, ErrPending) {
+		t.Fatalf("End with the server down: %v, want ErrPending", err)
+	}
+	res, err := Sync(ctx, c, lg.SpoolDir(), SyncOptions{})
+	if err != nil || res.RunID != r.Info.RunID || res.Pending != 0 || !res.Ended {
+		t.Fatalf("Sync: %+v, %v", res, err)
+	}
+	got, err := c.GetRun(ctx, r.Info.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := c.GetMetricHistory(ctx, r.Info.RunID, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, hasNote := got.Data.Tag(TagNote)
+	k, _ := got.Data.Tag("k")
+	if got.Info.Status != StatusFinished || got.Info.RunName != "existing" || got.Info.UserID != "someone" || len(hist) != 4 || k != "v" || hasNote {
+		t.Errorf("the resumed run: %s, name %q, user %q, %d points of m, tag k %q, description %q (%v)", got.Info.Status,
+			got.Info.RunName, got.Info.UserID, len(hist), k, note, hasNote)
+	}
+	if len(got.Inputs.DatasetInputs) != 1 || got.Inputs.DatasetInputs[0].Dataset.Name != "d" {
+		t.Errorf("dataset inputs %+v", got.Inputs.DatasetInputs)
+	}
+}
