@@ -103,15 +103,15 @@ func Start(ctx context.Context, experiment string, params map[string]string, opt
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if strings.TrimSpace(experiment) == "" {
-		experiment = DefaultExperiment("")
-	}
-	if strings.TrimSpace(experiment) == "" {
-		return nil, fmt.Errorf("tracking: empty experiment name (give one, or set %s)", mlflow.EnvExperimentName)
-	}
 	attach := o.runID
 	if attach == "" {
 		attach = takeRunID()
+	}
+	if strings.TrimSpace(experiment) == "" {
+		experiment = DefaultExperiment("")
+	}
+	if strings.TrimSpace(experiment) == "" && attach == "" { // a resumed run keeps its own
+		return nil, fmt.Errorf("tracking: empty experiment name (give one, or set %s)", mlflow.EnvExperimentName)
 	}
 	if attach != "" && o.parent != "" {
 		return nil, fmt.Errorf("tracking: run %s (%s) is to be resumed, but the run was asked to be nested under %s; "+

@@ -114,8 +114,10 @@ var ErrEnded = errors.New("mlflow: the run has ended")
 // in the spool and sent when the server is back. The error is non-nil only
 // for invalid options or a spool that cannot be written.
 func (c *Client) StartRun(ctx context.Context, opts RunOptions) (*RunLogger, error) {
-	if err := ValidateExperimentName(opts.Experiment); err != nil {
-		return nil, err
+	if opts.AttachRunID == "" {
+		if err := ValidateExperimentName(opts.Experiment); err != nil {
+			return nil, err
+		}
 	}
 	if opts.SpoolDir == "" {
 		return nil, &ValidationError{What: "run options", Reason: "SpoolDir is empty; expected the run's spool directory"}

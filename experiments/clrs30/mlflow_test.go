@@ -1,0 +1,118 @@
+package clrs30
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn"
+)
+
+// TestSignatureEveryAlgorithm builds the MLflow signature of a model of
+// each CLRS-30 algorithm (with and without the reference's transforms):
+// its inputs are the transformed batch's input probes and lengths, its
+// outputs the probes Model.Predict returns, every batch and node dimension
+// -1 and every other dimension a size.
+func TestSignatureEveryAlgorithm(t *testing.T) {
+	if n := len(clrs.CLRS30()); n != 30 {
+		t.Fatalf("%d CLRS-30 algorithms", n)
+	}
+	for _, algo := range clrs.CLRS30() {
+		for _, transforms := range []bool{true, false} {
+			mc := nn.DefaultConfig(algo, "mpnn")
+			mc.Permutations, mc.PredAsInput = transforms, transforms
+			sig, err := Signature(mc)
+			if err != nil {
+				t.Errorf("%s (transforms %v): %v", algo, transforms, err)
+				continue
+			}
+			fb, err := sampleFeedback(mc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in, out []string
+			for _, d := range fb.Inputs {
+				in = append(in, d.Name)
+			}
+			for _, d := range fb.Outputs {
+				out = append(out, d.Name)
+			}
+			var gotIn, gotOut []string
+			for _, s := range sig.Inputs {
+				gotIn = append(gotIn, s.Name)
+			}
+			for _, s := range sig.Outputs {
+				gotOut = append(gotOut, s.Name)
+			}
+			if !slices.Equal(gotIn, append(in, "lengths")) || !slices.Equal(gotOut, out) {
+				t.Errorf("%s (transforms %v): signature inputs %v outputs %v; want %v + lengths, %v", algo, transforms, gotIn, gotOut, in, out)
+			}
+			// Every dimension that changes with the sample's size is -1.
+			other, err := feedbackOfLength(mc, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes := map[string][2][]int{}
+			for i, d := range fb.Inputs {
+				sizes[d.Name] = [2][]int{d.Shape, other.Inputs[i].Shape}
+			}
+			for _, s := range sig.Inputs {
+				if len(s.Shape) == 0 || s.Shape[0] != -1 || s.DType == "" {
+					t.Errorf("%s: input %s: shape %v dtype %q; want the batch dimension first, -1", algo, s.Name, s.Shape, s.DType)
+				}
+				sh, ok := sizes[s.Name]
+				for i := 1; ok && i < len(s.Shape); i++ {
+					if sh[0][i] != sh[1][i] && s.Shape[i] != -1 {
+						t.Errorf("%s: input %s: shape %v; dimension %d is %d or %d with the sample's size, want -1", algo, s.Name, s.Shape, i, sh[0][i], sh[1][i])
+					}
+				}
+			}
+			if _, err := json.Marshal(sig); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// TestDigestTrajectories checks a split's digest: the same samples give
+// the same digest (whatever run draws them), other samples another.
+func TestDigestTrajectories(t *testing.T) {
+	a, err := splitTrajectories("bfs", "val", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := splitTrajectories("bfs", "val", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := splitTrajectories("bfs", "val", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := splitTrajectories("dfs", "val", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	da, db, dc, dd := digestTrajectories(a), digestTrajectories(b), digestTrajectories(c), digestTrajectories(d)
+	if da != db || len(da) != 32 {
+		t.Errorf("the same samples: %s and %s; want one 32-digit digest", da, db)
+	}
+	if da == dc || da == dd {
+		t.Errorf("other samples give the same digest %s (7 samples %s, dfs %s)", da, dc, dd)
+	}
+}
+
+// feedbackOfLength is a small batch of samples of length n, transformed as
+// the model sees it.
+func feedbackOfLength(mc nn.Config, n int) (*clrs.Feedback, error) {
+	s, err := clrs.NewSampler(mc.Algorithm, clrs.Length(n), clrs.Seed(0), clrs.NumSamples(2))
+	if err != nil {
+		return nil, err
+	}
+	fb, err := s.Next(2)
+	if err != nil {
+		return nil, err
+	}
+	return mc.Transform(fb)
+}
