@@ -63,3 +63,7 @@ scripts/build-narlab.sh bin/narlab
 
 log "installing the Go (narlab) Jupyter kernel"
 NARLAB_ROOT="$root" bin/narlab kernel install
+# The kernel's install rebuilds bin/narlab with a plain go build, which the go
+# command stamps with the commit except in a git worktree or under
+# GOFLAGS=-buildvcs=false: stamp it again (a link from the warm cache).
+scripts/build-narlab.sh bin/narlab
