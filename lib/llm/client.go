@@ -134,9 +134,10 @@ const (
 	// max_tokens), sends the request again once under the other name and
 	// keeps that name for the rest of the client's life.
 	TokenParamAuto TokenParam = "auto"
-	// TokenParamMaxTokens sends max_tokens, the only name llama.cpp's
-	// server and vLLM's completions API read (llama-cpp-python silently
-	// ignores max_completion_tokens and generates without a limit).
+	// TokenParamMaxTokens sends max_tokens, the name every
+	// OpenAI-compatible server reads (llama.cpp's, vLLM's);
+	// llama-cpp-python silently ignores max_completion_tokens and
+	// generates without a limit.
 	TokenParamMaxTokens TokenParam = "max_tokens"
 	// TokenParamMaxCompletionTokens sends max_completion_tokens, the name
 	// OpenAI's chat API wants (its reasoning models reject max_tokens).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -83,7 +84,7 @@ func (l *lockedBuffer) String() string {
 // waits for it; a third call finds the installation at once and says
 // nothing; the server then starts from it. (A pip that has built
 // llama-cpp-python before takes the wheel from its own cache, so this takes
-// a minute or two, not the first build's 5-10.)
+// a minute or two, not the first build's 5-11 minutes.)
 func TestEnsureInstallBuildsOnFirstUse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the LLM server's environment (make test runs it)")
@@ -148,5 +149,27 @@ func TestEnsureInstallBuildsOnFirstUse(t *testing.T) {
 	defer srv.Stop()
 	if !Healthy(ctx, srv.URL) {
 		t.Error("the server built on first use does not answer")
+	}
+}
+
+// TestBuildPhase reads excerpts of a real build log (pip -v installing
+// llama-cpp-python 0.3.36 from source) with the installer's own parser: the
+// indented "Installing collected packages" of pip's isolated build
+// environment is not the final install, and ninja's step counter is the
+// compile's progress.
+func TestBuildPhase(t *testing.T) {
+	for _, tc := range []struct{ log, want string }{
+		{"build-downloading.log", "downloading the packages"},
+		{"build-configuring.log", "configuring the llama.cpp build"},
+		{"build-compiling.log", "compiling llama.cpp: step 23/193 (11%)"},
+		{"build-installing.log", "installing the packages"},
+	} {
+		out, err := exec.Command("bash", filepath.Join("..", "..", "..", SetupScript), "--phase", filepath.Join("testdata", tc.log)).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.log, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != tc.want {
+			t.Errorf("%s: phase %q, want %q", tc.log, got, tc.want)
+		}
 	}
 }

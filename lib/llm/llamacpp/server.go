@@ -88,7 +88,7 @@ func FindInstall() (Install, error) {
 		vals, err := readRecord(rec)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return in, fmt.Errorf("%w (no %s): run scripts/setup-llm.sh (5-10 minutes the first time; `narlab llm serve` runs it too), or set %s and %s", ErrNotInstalled, rec, EnvPython, EnvModel)
+				return in, fmt.Errorf("%w (no %s): run scripts/setup-llm.sh (5-11 minutes the first time; `narlab llm serve` runs it too), or set %s and %s", ErrNotInstalled, rec, EnvPython, EnvModel)
 			}
 			return in, err
 		}
