@@ -56,6 +56,46 @@ func NewChecked(seed int64) (*State, error) {
 	return s, nil
 }
 
+// NewKey returns a RandomState seeded like numpy.random.RandomState(key)
+// for a sequence of integers in [0, 2**32-1]: MT19937's init_by_array,
+// which is also how Python's random.seed seeds an integer (so
+// NewKey([]uint32{0}) starts with random.seed(0)'s random.random()).
+// It panics for an empty key, which numpy rejects too.
+func NewKey(key []uint32) *State {
+	if len(key) == 0 {
+		panic("nprand: NewKey needs a non-empty key (numpy rejects an empty seed array)")
+	}
+	s := &State{}
+	s.Seed(19650218)
+	mt := &s.mt
+	i, j := 1, 0
+	for k := max(mtN, len(key)); k > 0; k-- {
+		prev := mt[i-1]
+		mt[i] = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525)) + key[j] + uint32(j)
+		i++
+		j++
+		if i >= mtN {
+			mt[0] = mt[mtN-1]
+			i = 1
+		}
+		if j >= len(key) {
+			j = 0
+		}
+	}
+	for k := mtN - 1; k > 0; k-- {
+		prev := mt[i-1]
+		mt[i] = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - uint32(i)
+		i++
+		if i >= mtN {
+			mt[0] = mt[mtN-1]
+			i = 1
+		}
+	}
+	mt[0] = 0x80000000
+	s.pos = mtN
+	return s
+}
+
 // Seed re-initialises the generator with MT19937's init_genrand, which is
 // what numpy's legacy seeding does for an integer seed.
 func (s *State) Seed(seed uint32) {

@@ -158,3 +158,32 @@ func TestBernoulliFillMatchesBernoulli(t *testing.T) {
 		}
 	}
 }
+
+// TestNewKey checks seeding by a key array against numpy 2.4.6:
+//
+//	>>> rs = np.random.RandomState([1, 2, 3])
+//	>>> rs.randint(0, 2**32, size=4, dtype=np.uint64)
+//	>>> np.random.RandomState([0]).random_sample()   # = random.seed(0); random.random()
+//	>>> rs = np.random.RandomState([7, 3735928559, 123456])
+//	>>> rs.random_sample(), rs.randint(0, 5), rs.choice([4, 6, 8])
+func TestNewKey(t *testing.T) {
+	s := NewKey([]uint32{1, 2, 3})
+	for i, want := range []uint32{2619334238, 1552691353, 3808334787, 2540200029} {
+		if got := s.Uint32(); got != want {
+			t.Fatalf("RandomState([1,2,3]) draw %d = %d, want %d", i, got, want)
+		}
+	}
+	if got := NewKey([]uint32{0}).RandomSample(); got != 0.8444218515250481 {
+		t.Fatalf("RandomState([0]).random_sample() = %v, want 0.8444218515250481", got)
+	}
+	s = NewKey([]uint32{7, 3735928559, 123456})
+	if got := s.RandomSample(); got != 0.5821146690623225 {
+		t.Fatalf("random_sample() = %v, want 0.5821146690623225", got)
+	}
+	if got := s.Intn(5); got != 4 {
+		t.Fatalf("randint(0, 5) = %d, want 4", got)
+	}
+	if got := s.Intn(3); got != 0 {
+		t.Fatalf("choice([4, 6, 8]) drew index %d, want 0 (the value 4)", got)
+	}
+}
