@@ -287,8 +287,10 @@ func greedyTree(algo string, g *Graph, s int, hints bool) (*Trajectory, error) {
 // argsort of the whole array, as in the reference.
 func extractMin(key []float64, inQ []bool, scratch []float64) (int, error) {
 	best, ties := -1, false
+	outside := math.Inf(1) // the smallest key of a node outside the queue
 	for i, q := range inQ {
 		if !q {
+			outside = min(outside, key[i])
 			continue
 		}
 		switch {
@@ -301,10 +303,8 @@ func extractMin(key []float64, inQ []bool, scratch []float64) (int, error) {
 	if best < 0 {
 		return -1, nil
 	}
-	for i, q := range inQ {
-		if !q && key[i]+penalty <= key[best] {
-			return 0, fmt.Errorf("keys reach %v: the reference's extract-min adds 1e9 to the keys of nodes outside the queue, so keys must stay well below 1e9", key[best])
-		}
+	if outside+penalty <= key[best] {
+		return 0, fmt.Errorf("keys reach %v: the reference's extract-min adds 1e9 to the keys of nodes outside the queue, so keys must stay well below 1e9", key[best])
 	}
 	if !ties {
 		return best, nil
@@ -404,11 +404,7 @@ func fastMIS(g *Graph, draw func() float64, hints bool) *Trajectory {
 	}
 	r.nodes("pos", clrs.Float64, pos)
 	r.set("randomness", clrs.Float64, []int{r.steps, n}, randomness)
-	adj := make([]float64, g.NumEdges())
-	for i := range adj {
-		adj[i] = 1
-	}
-	r.edges("adj", clrs.Float64, adj)
+	r.edges("adj", clrs.Float64, ones(g.NumEdges()))
 	r.nodes("inmis", clrs.Float64, boolsToFloats(inMIS))
 	return r.finish()
 }
@@ -553,5 +549,3 @@ func boolsToFloats(v []bool) []float64 {
 	}
 	return out
 }
-
-var _ = math.Inf

@@ -274,17 +274,27 @@ func wattsStrogatz(n, k int, p float64, rng *nprand.State) (*Graph, error) {
 // directions. The n² draws are made whatever the number of edges.
 func weigh(g *Graph, rng *nprand.State) {
 	n := g.N
-	u := make([]float64, n*n)
-	for i := range u {
-		u[i] = rng.RandomSample()
+	// Only the draws at edges are kept: the edges of row i are sorted by
+	// column, so they are met in edge order as row i is drawn.
+	u := make([]float64, g.NumEdges())
+	for i := range n {
+		lo, hi := g.Row(i)
+		e := lo
+		for j := range n {
+			v := rng.RandomSample()
+			if e < hi && int(g.Dst[e]) == j {
+				u[e] = v
+				e++
+			}
+		}
 	}
+	rev := g.reverse()
 	for e := range g.Src {
-		i, j := int(g.Src[e]), int(g.Dst[e])
-		if i == j {
+		if g.Src[e] == g.Dst[e] {
 			continue
 		}
 		// float64(…) rounds the product: no fused multiply-add, as numpy.
-		g.A[e] = math.Sqrt(float64(u[i*n+j]*u[j*n+i]) + 1e-3)
+		g.A[e] = math.Sqrt(float64(u[e]*u[rev[e]]) + 1e-3)
 	}
 	g.Weighted = true
 }

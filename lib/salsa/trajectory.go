@@ -3,8 +3,8 @@ package salsa
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 
 	"github.com/narlab/narlab/lib/clrs"
 )
@@ -166,11 +166,27 @@ func (r *recorder) graphInputs(src int, withA bool) {
 		}
 		r.edges("A", dt, r.g.A)
 	}
-	adj := make([]float64, r.g.NumEdges())
-	for i := range adj {
-		adj[i] = 1
+	r.edges("adj", clrs.Float64, ones(r.g.NumEdges()))
+}
+
+// onesBuf backs every trajectory's `adj` input (all ones): one shared,
+// read-only slice instead of E float64s per sample.
+var (
+	onesMu  sync.Mutex
+	onesBuf []float64
+)
+
+// ones returns n ones, shared: never modify them.
+func ones(n int) []float64 {
+	onesMu.Lock()
+	defer onesMu.Unlock()
+	if len(onesBuf) < n {
+		onesBuf = make([]float64, max(n, 2*len(onesBuf)))
+		for i := range onesBuf {
+			onesBuf[i] = 1
+		}
 	}
-	r.edges("adj", clrs.Float64, adj)
+	return onesBuf[:n:n]
 }
 
 func (r *recorder) step() { r.steps++ }
@@ -282,14 +298,4 @@ func intsToFloats(v []int) []float64 {
 		out[i] = float64(x)
 	}
 	return out
-}
-
-// sortedKeys is used for stable error messages.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
