@@ -130,11 +130,7 @@ func (s *State) Uint32() uint32 {
 	}
 	y := s.mt[s.pos]
 	s.pos++
-	y ^= y >> 11
-	y ^= (y << 7) & 0x9d2c5680
-	y ^= (y << 15) & 0xefc60000
-	y ^= y >> 18
-	return y
+	return temper(y)
 }
 
 // RandomSample returns a double in [0, 1) built from two 32-bit outputs
@@ -143,6 +139,42 @@ func (s *State) RandomSample() float64 {
 	a := s.Uint32() >> 5
 	b := s.Uint32() >> 6
 	return (float64(a)*67108864.0 + float64(b)) * twoPow53Inv
+}
+
+// FillRandomSample fills dst with successive RandomSample draws, the
+// values and the stream position of len(dst) calls, faster.
+func (s *State) FillRandomSample(dst []float64) {
+	for i := range dst {
+		if s.pos+2 > mtN {
+			dst[i] = s.RandomSample()
+			continue
+		}
+		a := temper(s.mt[s.pos]) >> 5
+		b := temper(s.mt[s.pos+1]) >> 6
+		s.pos += 2
+		dst[i] = (float64(a)*67108864.0 + float64(b)) * twoPow53Inv
+	}
+}
+
+// Skip advances the stream by n raw 32-bit outputs (n/2 RandomSample
+// draws for an even n) without computing them.
+func (s *State) Skip(n int) {
+	for n > 0 {
+		if s.pos >= mtN {
+			s.regenerate()
+		}
+		k := min(n, mtN-s.pos)
+		s.pos += k
+		n -= k
+	}
+}
+
+func temper(y uint32) uint32 {
+	y ^= y >> 11
+	y ^= (y << 7) & 0x9d2c5680
+	y ^= (y << 15) & 0xefc60000
+	y ^= y >> 18
+	return y
 }
 
 // Uniform returns low + (high-low)*RandomSample(), numpy's uniform(low, high).

@@ -187,3 +187,25 @@ func TestNewKey(t *testing.T) {
 		t.Fatalf("choice([4, 6, 8]) drew index %d, want 0 (the value 4)", got)
 	}
 }
+
+// TestFillAndSkip checks FillRandomSample and Skip against draws one at
+// a time, across state regenerations.
+func TestFillAndSkip(t *testing.T) {
+	a, b := New(11), New(11)
+	for _, n := range []int{0, 1, 5, 311, 312, 313, 1000, 3} {
+		got := make([]float64, n)
+		a.FillRandomSample(got)
+		for i := range got {
+			if want := b.RandomSample(); got[i] != want {
+				t.Fatalf("fill of %d: value %d = %v, want %v", n, i, got[i], want)
+			}
+		}
+		a.Skip(2*n + 1)
+		for range 2*n + 1 {
+			b.Uint32()
+		}
+		if x, y := a.Uint32(), b.Uint32(); x != y {
+			t.Fatalf("after skipping %d: %d, want %d", 2*n+1, x, y)
+		}
+	}
+}

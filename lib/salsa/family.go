@@ -208,9 +208,13 @@ func gnp(n int, p float64, rng *nprand.State) *Graph {
 		}
 		return fromAdjacency(n, adj)
 	}
+	row := make([]float64, n)
 	for i := range n {
-		for j := i + 1; j < n; j++ {
-			if rng.RandomSample() < p {
+		draws := row[:n-i-1]
+		rng.FillRandomSample(draws)
+		for k, u := range draws {
+			if u < p {
+				j := i + 1 + k
 				adj[i] = append(adj[i], int32(j))
 				adj[j] = append(adj[j], int32(i))
 			}
@@ -279,14 +283,14 @@ func weigh(g *Graph, rng *nprand.State) {
 	u := make([]float64, g.NumEdges())
 	for i := range n {
 		lo, hi := g.Row(i)
-		e := lo
-		for j := range n {
-			v := rng.RandomSample()
-			if e < hi && int(g.Dst[e]) == j {
-				u[e] = v
-				e++
-			}
+		col := 0 // the next column to draw
+		for e := lo; e < hi; e++ {
+			j := int(g.Dst[e])
+			rng.Skip(2 * (j - col)) // two 32-bit outputs a draw
+			u[e] = rng.RandomSample()
+			col = j + 1
 		}
+		rng.Skip(2 * (n - col))
 	}
 	rev := g.reverse()
 	for e := range g.Src {

@@ -109,7 +109,7 @@ func Sample(algo string, set Set, seed uint32, i int, hints bool) (*Trajectory, 
 	if i < 0 || i > math.MaxUint32 {
 		return nil, Params{}, fmt.Errorf("salsa: sample index %d is out of range [0, 2^32)", i)
 	}
-	rng := nprand.NewKey(SampleKey(seed, set.Name, i))
+	rng := newKey(seed, set.Name, i)
 	g, p, err := set.Family.Sample(rng)
 	if err != nil {
 		return nil, p, fmt.Errorf("%w (set %s, sample %d)", err, set.Name, i)
@@ -130,4 +130,8 @@ func Sample(algo string, set Set, seed uint32, i int, hints bool) (*Trajectory, 
 		return nil, p, fmt.Errorf("%w (set %s, sample %d)", err, set.Name, i)
 	}
 	return t, p, nil
+}
+
+func newKey(seed uint32, set string, i int) *nprand.State {
+	return nprand.NewKey(SampleKey(seed, set, i))
 }
