@@ -64,7 +64,10 @@ func TestBadInput(t *testing.T) {
 			_, _, err := Sample("bfs", Set{Name: "x", Family: Family{Kind: ER, N: []int{8}, P: [2]float64{1e-9, 2e-9}}}, 0, 0, false)
 			return err
 		}, "no connected Erdős–Rényi graph"},
-		{"dataset count", func() error { _, err := NewDataset(context.Background(), "bfs", er16, 0, -2, false, DatasetOptions{}); return err }, "-2 samples"},
+		{"dataset count", func() error {
+			_, err := NewDataset(context.Background(), "bfs", er16, 0, -2, false, DatasetOptions{})
+			return err
+		}, "-2 samples"},
 		{"dataset without size", func() error {
 			_, err := NewDataset(context.Background(), "bfs", Set{Name: "x", Family: er16.Family}, 0, 0, false, DatasetOptions{})
 			return err
@@ -84,8 +87,14 @@ func TestBadInput(t *testing.T) {
 			_, err := Generate(context.Background(), Config{Out: t.TempDir(), Sets: []string{"val", "val"}})
 			return err
 		}, "val is selected twice"},
-		{"generate nothing", func() error { _, err := Generate(context.Background(), Config{Out: t.TempDir(), Sets: []string{}}); return err }, "no algorithm or no set"},
-		{"generate negative count", func() error { _, err := Generate(context.Background(), Config{Out: t.TempDir(), Count: -1}); return err }, "count -1"},
+		{"generate nothing", func() error {
+			_, err := Generate(context.Background(), Config{Out: t.TempDir(), Sets: []string{}})
+			return err
+		}, "no algorithm or no set"},
+		{"generate negative count", func() error {
+			_, err := Generate(context.Background(), Config{Out: t.TempDir(), Count: -1})
+			return err
+		}, "count -1"},
 		{"delaunay odd", func() error { _, err := DelaunayEdges([]float64{0, 0, 1}); return err }, "even number"},
 		{"delaunay two points", func() error { _, err := DelaunayEdges([]float64{0, 0, 1, 1}); return err }, "at least 3"},
 		{"delaunay NaN", func() error { _, err := DelaunayEdges([]float64{0, 0, 1, math.NaN(), 2, 0}); return err }, "finite"},
