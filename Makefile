@@ -24,6 +24,7 @@ run: setup
 ## plugin is installed by setup), not quietly narrow to the pure-Go backend.
 test: setup vet fuzz
 	scripts/setup-cluster.sh
+	scripts/setup-salsa.sh >/dev/null
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
 
 ## The fast tier: no servers, no Jupyter, no long runs (tests behind

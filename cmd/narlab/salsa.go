@@ -89,7 +89,7 @@ func salsaGenerate(args []string) error {
 	for _, f := range m.Files {
 		samples += f.Samples
 	}
-	fmt.Fprintf(stdout, "wrote %d files (%d samples) and manifest.json to %s in %.1fs\n", len(m.Files), samples, *out, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %d files (%d samples) and manifest.json to %s in %v\n", len(m.Files), samples, *out, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
