@@ -144,7 +144,7 @@ var flagBounds = map[string]bound{
 	"llm serve --context":                {min: 256, max: 1_000_000, why: "context length in tokens"},
 	"eval --count":                       {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"salsa generate --seed":              seed32,
-	"salsa generate --count":             {min: 1, max: maxCount, zero: "SALSA-CLRS's sizes", why: "samples per set, held in memory until their file is written; each file's estimated size is also checked against 4 GiB"},
+	"salsa generate --count":             {min: 1, max: maxCount, zero: "SALSA-CLRS's sizes", why: "samples per set, held in memory until their file is written; each file's estimated memory is also checked against 4 GB"},
 	"salsa generate --workers":           workers,
 }
 

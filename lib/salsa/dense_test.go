@@ -16,9 +16,9 @@ import (
 // and the dense arrays zero (adj: zero) off the list.
 func TestDenseAgreement(t *testing.T) {
 	families := []Family{
-		{Kind: ER, N: TrainSizes, P: ERP(16)},
+		{Kind: ER, N: trainSizes, P: ERP(16)},
 		{Kind: ER, N: []int{80}, P: ERP(80)},
-		{Kind: WS, N: []int{16, 40}, P: WSP, K: WSK},
+		{Kind: WS, N: []int{16, 40}, P: wsP, K: wsK},
 		{Kind: Delaunay, N: []int{5, 16, 60}},
 	}
 	for _, algo := range []string{"bfs", "dfs", "dijkstra", "mst_prim"} {

@@ -68,6 +68,10 @@ type Config struct {
 	Compress bool
 	// Workers is the number of sampling goroutines (0: GOMAXPROCS).
 	Workers int
+	// MaxBytes, when positive, refuses a request before any work when a
+	// file's samples would take more memory than this (EstimateBytes):
+	// Generate holds one file's samples at a time.
+	MaxBytes float64
 	// Progress, if set, is called as samples are done: over all files,
 	// and the file being sampled.
 	Progress func(done, total int, file string)
@@ -238,6 +242,20 @@ func (cfg Config) selection() ([]string, []Set, error) {
 	}
 	if cfg.Hints > HintsNone {
 		return nil, nil, fmt.Errorf("salsa: unknown hint policy %v", cfg.Hints)
+	}
+	if cfg.MaxBytes > 0 {
+		for _, a := range algos {
+			for _, s := range out {
+				b, err := EstimateBytes(a, s, cfg.Count, cfg.Hints.keep(s.Split))
+				if err != nil {
+					return nil, nil, err
+				}
+				if b > cfg.MaxBytes {
+					return nil, nil, fmt.Errorf("salsa: %s on %s needs about %.3g GB in memory, more than the %.3g GB allowed; draw fewer samples or drop its hints (dfs keeps 3n hint steps of 12n values: about 740 MB a sample on 1,600 nodes)",
+						a, s.Name, b/1e9, cfg.MaxBytes/1e9)
+				}
+			}
+		}
 	}
 	return algos, out, nil
 }

@@ -95,6 +95,10 @@ func TestBadInput(t *testing.T) {
 			_, err := Generate(context.Background(), Config{Out: t.TempDir(), Count: -1})
 			return err
 		}, "count -1"},
+		{"generate too large", func() error {
+			_, err := Generate(context.Background(), Config{Out: t.TempDir(), Algorithms: []string{"dfs"}, Sets: []string{"delaunay_1600"}, Hints: HintsAll, MaxBytes: 4e9})
+			return err
+		}, "dfs on delaunay_1600 needs about"},
 		{"delaunay odd", func() error { _, err := DelaunayEdges([]float64{0, 0, 1}); return err }, "even number"},
 		{"delaunay two points", func() error { _, err := DelaunayEdges([]float64{0, 0, 1, 1}); return err }, "at least 3"},
 		{"delaunay NaN", func() error { _, err := DelaunayEdges([]float64{0, 0, 1, math.NaN(), 2, 0}); return err }, "finite"},
@@ -189,7 +193,7 @@ func TestSets(t *testing.T) {
 func TestGenerators(t *testing.T) {
 	for _, f := range []Family{
 		{Kind: ER, N: []int{4, 7, 30}, P: ERP(16)},
-		{Kind: WS, N: []int{16, 50}, P: WSP, K: WSK},
+		{Kind: WS, N: []int{16, 50}, P: wsP, K: wsK},
 		{Kind: Delaunay, N: []int{4, 16, 100}},
 	} {
 		rng := nprand.New(3)

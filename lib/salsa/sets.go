@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/narlab/narlab/lib/nprand"
@@ -26,43 +27,48 @@ func ERP(n int) [2]float64 {
 	return [2]float64{base, base * 3}
 }
 
-// TestSizes are the node counts of the test sets.
-var TestSizes = []int{16, 80, 160, 800, 1600}
-
-// TrainSizes are the node counts of the training graphs.
-var TrainSizes = []int{4, 7, 11, 13, 16}
-
-// WSK are the Watts–Strogatz k of the test sets.
-var WSK = []int{4, 6, 8}
-
-// WSP is the Watts–Strogatz p range of the test sets.
-var WSP = [2]float64{0.05, 0.2}
+// SALSA-CLRS's sizes and Watts–Strogatz parameters.
+var (
+	testSizes  = []int{16, 80, 160, 800, 1600}
+	trainSizes = []int{4, 7, 11, 13, 16}
+	wsK        = []int{4, 6, 8}
+	wsP        = [2]float64{0.05, 0.2}
+)
 
 var sets = func() []Set {
 	out := []Set{
 		// SALSA-CLRS draws the training graphs' p from n = 16's range
 		// whatever their n (er_probabilities(16) for n in 4 … 16).
-		{Name: "train", Split: "train", Samples: 10000, Family: Family{Kind: ER, N: TrainSizes, P: ERP(16)}},
+		{Name: "train", Split: "train", Samples: 10000, Family: Family{Kind: ER, N: trainSizes, P: ERP(16)}},
 		{Name: "val", Split: "val", Samples: 1000, Family: Family{Kind: ER, N: []int{16}, P: ERP(16)}},
 	}
-	for _, n := range TestSizes {
+	for _, n := range testSizes {
 		out = append(out, Set{Name: fmt.Sprintf("er_%d", n), Split: "test", Samples: 1000, Family: Family{Kind: ER, N: []int{n}, P: ERP(n)}})
 	}
-	for _, n := range TestSizes {
-		out = append(out, Set{Name: fmt.Sprintf("ws_%d", n), Split: "test", Samples: 1000, Family: Family{Kind: WS, N: []int{n}, P: WSP, K: WSK}})
+	for _, n := range testSizes {
+		out = append(out, Set{Name: fmt.Sprintf("ws_%d", n), Split: "test", Samples: 1000, Family: Family{Kind: WS, N: []int{n}, P: wsP, K: wsK}})
 	}
-	for _, n := range TestSizes {
+	for _, n := range testSizes {
 		out = append(out, Set{Name: fmt.Sprintf("delaunay_%d", n), Split: "test", Samples: 1000, Family: Family{Kind: Delaunay, N: []int{n}}})
 	}
 	return out
 }()
 
 // Sets returns SALSA-CLRS's 17 datasets: train, val, then the 15 test
-// sets er_N, ws_N and delaunay_N for N in TestSizes.
+// sets er_N, ws_N and delaunay_N for N = 16, 80, 160, 800, 1600. They
+// are copies: changing them changes nothing else.
 func Sets() []Set {
 	out := make([]Set, len(sets))
-	copy(out, sets)
+	for i, s := range sets {
+		out[i] = s.clone()
+	}
 	return out
+}
+
+func (s Set) clone() Set {
+	s.Family.N = slices.Clone(s.Family.N)
+	s.Family.K = slices.Clone(s.Family.K)
+	return s
 }
 
 // SetNames returns the names of Sets, in order.
@@ -78,7 +84,7 @@ func SetNames() []string {
 func LookupSet(name string) (Set, error) {
 	for _, s := range sets {
 		if s.Name == name {
-			return s, nil
+			return s.clone(), nil
 		}
 	}
 	return Set{}, fmt.Errorf("salsa: unknown set %q (known: %s)", name, strings.Join(SetNames(), ", "))

@@ -31,7 +31,12 @@ Usage (a scratch environment; numpy, scipy, networkx, loguru, tqdm, attrs):
     git clone https://github.com/jkminder/SALSA-CLRS /tmp/SALSA-CLRS
     git -C /tmp/SALSA-CLRS checkout 3c12bde1f2b45b3fec7b82fb6c8a951c1209fe88
     python gen_reference.py /tmp/SALSA-CLRS /tmp/clrs-ref | gzip -n -9 > reference.json.gz
+
+--seed S and --scale K (K times the samples of every case) make larger
+files for a one-off check: NARLAB_SALSA_REFERENCE=FILE go test -run
+TestSALSAReference ./lib/salsa compares with FILE instead.
 """
+import argparse
 import ast
 import json
 import math
@@ -44,7 +49,6 @@ import networkx
 import numpy as np
 import scipy
 
-SEED = 0
 ALGORITHMS = ['bfs', 'dfs', 'dijkstra', 'mst_prim', 'fast_mis', 'eccentricity']
 # (set, samples with hints, samples without): full traces on the small
 # graphs, inputs, outputs and lengths on larger ones.
@@ -66,7 +70,13 @@ def datasets(salsa):
 
 
 def main():
-    salsa, ref = sys.argv[1], sys.argv[2]
+    ap = argparse.ArgumentParser()
+    ap.add_argument('salsa')
+    ap.add_argument('ref')
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--scale', type=int, default=1)
+    args = ap.parse_args()
+    salsa, ref, seed = args.salsa, args.ref, args.seed
     sys.path.insert(0, os.path.join(ref, 'stubs'))
     for name, path in (('clrs', os.path.join(ref, 'clrs')), ('salsaclrs', os.path.join(salsa, 'salsaclrs'))):
         pkg = types.ModuleType(name)  # bare packages: their __init__ imports jax / torch
@@ -110,6 +120,7 @@ def main():
     table = datasets(salsa)
     cases = []
     for set_name, with_hints, without in CASES:
+        with_hints, without = with_hints * args.scale, without * args.scale
         if set_name in ('train', 'val'):
             family, kwargs = 'er', table[set_name]
         else:
@@ -117,14 +128,14 @@ def main():
         for algo in ALGORITHMS:
             for i in range(with_hints + without):
                 sampler, spec = salsa_sampler.build_sampler(algo, graph_generator=family, graph_generator_kwargs=dict(kwargs))
-                rng = np.random.RandomState([SEED, zlib.crc32(set_name.encode()), i])
+                rng = np.random.RandomState([seed, zlib.crc32(set_name.encode()), i])
                 sampler._rng = current['rng'] = rng
                 inp, outp, hints = sampler.next()
                 cases.append(sparse(algo, set_name, i, spec, inp, outp, hints, keep_hints=i < with_hints, clrs_specs=clrs_specs))
     json.dump({'about': __doc__.split('\n')[0],
                'salsa_clrs_commit': os.popen(f'git -C {salsa} rev-parse HEAD 2>/dev/null').read().strip(),
                'versions': {'numpy': np.__version__, 'networkx': networkx.__version__, 'scipy': scipy.__version__},
-               'seed': SEED, 'cases': cases}, sys.stdout, separators=(',', ':'))
+               'seed': seed, 'cases': cases}, sys.stdout, separators=(',', ':'))
 
 
 def sparse(algo, set_name, i, spec, inp, outp, hints, keep_hints, clrs_specs):
