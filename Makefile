@@ -35,6 +35,7 @@ run: setup
 test: setup llm vet fuzz
 	scripts/setup-cluster.sh
 	scripts/setup-pybridge.sh
+	scripts/setup-salsa.sh >/dev/null
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
 
 ## narlab's Python package (python/): its pytest suites in the project's

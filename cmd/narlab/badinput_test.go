@@ -232,6 +232,12 @@ func TestBadInputLeavesNothing(t *testing.T) {
 		{"clrstext generate, a seed listed twice", func(o string) []string {
 			return []string{"clrstext", "generate", "--split", "test", "--seeds", "3,3", "--out", filepath.Join(o, "t.jsonl")}
 		}},
+		{"salsa generate, unknown set", func(o string) []string {
+			return []string{"salsa", "generate", "--out", o, "--sets", "er_17"}
+		}},
+		{"salsa generate, hints too large to hold", func(o string) []string {
+			return []string{"salsa", "generate", "--out", o, "--algos", "dfs", "--sets", "ws_1600", "--hints", "all"}
+		}},
 		{"sweep run, a value of --vary listed twice", func(o string) []string {
 			return []string{"sweep", "run", "--dir", o, "--algos", "bfs", "--processors", "mpnn", "--vary", "hidden=64,64"}
 		}},

@@ -144,6 +144,9 @@ var flagBounds = map[string]bound{
 	"llm serve --threads":                {min: 1, max: 1024, zero: "the server's choice", why: "CPU threads"},
 	"llm serve --context":                {min: 256, max: 1_000_000, why: "context length in tokens"},
 	"eval --count":                       {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"salsa generate --seed":              seed32,
+	"salsa generate --count":             {min: 1, max: maxCount, zero: "SALSA-CLRS's sizes", why: "samples per set, held in memory until their file is written; each file's estimated memory is also checked against 4 GB"},
+	"salsa generate --workers":           workers,
 }
 
 // maxLength bounds CLRS sampler lengths: 256, four times CLRS-30's test
@@ -293,6 +296,8 @@ var listFlags = map[string]bool{
 	"clrs generate --algos":     true,
 	"clrstext generate --algos": true,
 	"clrstext generate --seeds": true,
+	"salsa generate --algos":    true,
+	"salsa generate --sets":     true,
 	"graphs prompts --tasks":    true,
 	"graphs prompts --encoding": true,
 	"graphs prompts --syntax":   true,
@@ -562,6 +567,7 @@ const (
 var fileFlags = map[string]fileKind{
 	"clrs run --input":                   inFileStdin,
 	"clrs generate --out":                outDir,
+	"salsa generate --out":               outDir,
 	"clrstext generate --out":            outFile,
 	"clrstext score --data":              inFile,
 	"clrstext score --predictions":       inFile,
