@@ -66,7 +66,8 @@ FUZZ_TARGETS := \
 	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
 	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
 	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput \
-	./lib/clrs:FuzzReadNPZ ./lib/clrs:FuzzReadNPY
+	./lib/clrs:FuzzReadNPZ ./lib/clrs:FuzzReadNPY \
+	./internal/pickle:FuzzDecode ./lib/nn:FuzzReferenceCheckpoint
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \

@@ -597,7 +597,9 @@ var fileFlags = map[string]fileKind{
 	"kernel install --jupyter-dir":       outDir,
 	"kernel prepare --dir":               inDir,
 	"mlflow sync --dir":                  inDir,
-	"eval --checkpoint":                  inDir,
+	"eval --checkpoint":                  inPath,
+	"clrs export --checkpoint":           inDir,
+	"clrs export --out":                  outFile,
 	"train --dir":                        outDir,
 }
 

@@ -224,17 +224,24 @@ func printScores(sc map[string]float64) {
 
 func evalCmd(args []string) error {
 	fs := newFlags("eval")
-	ckpt := fs.String("checkpoint", "", "checkpoint directory (required): the one train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best")
+	ckpt := fs.String("checkpoint", "", "checkpoint (required): the directory train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best, or a dm-clrs checkpoint file (BaselineModel.save_model's pickle)")
 	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	alias(fs, "samples", "count")
 	backend := fs.String("backend", "", backendUsage)
+	ref := dmclrsFlags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if *ckpt == "" {
 		fs.Usage()
 		return fmt.Errorf("eval: --checkpoint is required")
+	}
+	if st, err := os.Stat(*ckpt); err == nil && !st.IsDir() {
+		return evalDMCLRS(*ckpt, *split, *backend, *limit, *ref)
+	}
+	if ref.Algorithm != "" || ref.Processor != "" {
+		return fmt.Errorf("eval: --algo and --processor are for dm-clrs checkpoint files; %s is a narlab checkpoint, which records both", *ckpt)
 	}
 	sc, err := clrs30.Evaluate(*ckpt, *split, *backend, *limit)
 	if err != nil {
