@@ -5,17 +5,25 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup gpu run test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
+## Everything the main job needs (not the local LLM server: see llm).
 setup:
 	scripts/setup.sh
+
+## The local LLM server (llama.cpp + Gemma 3 270M, cached per user; a source
+## build of several minutes the first time). `make test` needs it; `narlab llm
+## serve` builds it on first use.
+llm:
+	scripts/setup-llm.sh
 
 ## GPU: the CUDA PJRT plugin and NVIDIA's libraries from PyPI into .venv
 ## (narlab then picks XLA CUDA on a machine with an NVIDIA GPU).
 gpu: setup
 	scripts/setup-gpu.sh
 
-## The main job: see `narlab demo -h`.
+## The main job: see `narlab demo -h`. It trains a small CLRS model and logs
+## to MLflow; it never uses the LLM server, so it does not wait for its build.
 run: setup
 	bin/narlab demo
 
@@ -24,9 +32,10 @@ run: setup
 ## plugin is installed by setup), not quietly narrow to the pure-Go backend.
 ## scripts/setup-pybridge.sh: the cached environment (dm-clrs + JAX, PyTorch
 ## Geometric) in which ./python tests narlab's Python package.
-test: setup vet fuzz
+test: setup llm vet fuzz
 	scripts/setup-cluster.sh
 	scripts/setup-pybridge.sh
+	scripts/setup-salsa.sh >/dev/null
 	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
 
 ## narlab's Python package (python/): its pytest suites in the project's
@@ -57,7 +66,8 @@ FUZZ_TARGETS := \
 	./experiments/spectral:FuzzLoadPredictions ./lib/dsr:FuzzReadPredictions \
 	./lib/dsr:FuzzParseResponse ./lib/dsr:FuzzParsePython ./lib/clrstext:FuzzParseAnswer \
 	./lib/graphtext:FuzzParseSpectralAnswer ./lib/graphtext:FuzzScoreOutput \
-	./lib/clrs:FuzzReadNPZ ./lib/clrs:FuzzReadNPY
+	./lib/clrs:FuzzReadNPZ ./lib/clrs:FuzzReadNPY \
+	./internal/pickle:FuzzDecode ./lib/nn:FuzzReferenceCheckpoint
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:} ($(FUZZTIME))"; \

@@ -1,7 +1,6 @@
 package python
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -241,7 +240,7 @@ func TestBridges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the bridge environment of scripts/setup-pybridge.sh (dm-clrs, JAX, PyTorch Geometric); run without -short")
 	}
-	py, err := bridgePython()
+	py, err := project.BridgePython()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,40 +249,6 @@ func TestBridges(t *testing.T) {
 	// dataset files: stand-ins (tests/standins/README.md).
 	pytest(t, py, []string{filepath.Join(wd, "tests", "standins")},
 		"tests/test_dmclrs.py", "tests/test_pyg.py", "tests/test_docs.py", "--doc-tags=dmclrs,pyg")
-}
-
-// bridgePython finds the bridge environment's interpreter:
-// $NARLAB_PYBRIDGE_PYTHON, else the record scripts/setup-pybridge.sh
-// writes, $NARLAB_CACHE/pybridge.env (default
-// ${XDG_CACHE_HOME:-$HOME/.cache}/narlab/pybridge.env).
-func bridgePython() (string, error) {
-	if p := os.Getenv("NARLAB_PYBRIDGE_PYTHON"); p != "" {
-		return p, nil
-	}
-	cache := os.Getenv("NARLAB_CACHE")
-	if cache == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(d, "narlab")
-	}
-	record := filepath.Join(cache, "pybridge.env")
-	f, err := os.Open(record)
-	if err != nil {
-		return "", fmt.Errorf("no bridge environment (dm-clrs, JAX, PyTorch Geometric): run scripts/setup-pybridge.sh (make test does): %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if p, ok := strings.CutPrefix(sc.Text(), "NARLAB_PYBRIDGE_PYTHON="); ok {
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("%s names %s, which is gone: run scripts/setup-pybridge.sh", record, p)
-			}
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s names no NARLAB_PYBRIDGE_PYTHON: run scripts/setup-pybridge.sh", record)
 }
 
 func lastLine(s string) string {

@@ -15,7 +15,7 @@
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
 #   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: all 30 CLRS-30
-#         algorithms × mpnn, triplet_gmpnn)
+#         algorithms with mpnn, then all 30 with triplet_gmpnn)
 #   STEPS steady-state training steps per row (default 5)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,7 +32,9 @@ else
   algos=$(bin/narlab clrs algos --format json | .venv/bin/python -c \
     'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin) if a["clrs30"]))')
   rows=""
-  for a in $algos; do rows="$rows $a/mpnn $a/triplet_gmpnn"; done
+  for p in mpnn triplet_gmpnn; do
+    for a in $algos; do rows="$rows $a/$p"; done
+  done
 fi
 ref=$(scripts/ref-harness.sh)
 refpy=$(scripts/ref-harness.sh --jax)

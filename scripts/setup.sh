@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Sets up everything narlab needs on a fresh machine, idempotently:
+# Sets up what narlab's main job (`make run`) needs on a fresh machine,
+# idempotently:
 #   - the Python environment ./.venv from environment.yml (MLflow, Jupyter, numpy),
 #     with narlab's Python package (python/) installed editable;
-#   - the local LLM server, llama.cpp with Gemma 3 270M (scripts/setup-llm.sh, cached per user);
-#   - the narlab command (./bin/narlab);
+#   - XLA's CPU PJRT plugin;
+#   - the narlab command (./bin/narlab, scripts/build-narlab.sh);
 #   - the "Go (narlab)" Jupyter kernel (GoNB and goimports built at pinned versions).
+# The local LLM server (llama.cpp with Gemma 3 270M, scripts/setup-llm.sh: a
+# source build of several minutes) is not part of it: the main job never uses
+# it. `make test` installs it, and `narlab llm serve` (or any command that needs
+# the server) builds it on first use; NARLAB_SETUP_LLM=1 makes this script
+# install it too.
 # Re-running is cheap: each step is skipped when its result is up to date.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,8 +62,10 @@ else
   log "XLA CPU plugin up to date"
 fi
 
-log "installing the local LLM server (llama.cpp + Gemma 3 270M; cached, about 10 minutes the first time)"
-scripts/setup-llm.sh
+if [ "${NARLAB_SETUP_LLM:-0}" = 1 ]; then
+  log "installing the local LLM server (llama.cpp + Gemma 3 270M; cached, several minutes the first time)"
+  scripts/setup-llm.sh
+fi
 
 log "fetching the Go module graph"
 # The notebook kernel's scratch module requires every narlab dependency
@@ -66,8 +74,11 @@ log "fetching the Go module graph"
 go mod graph >/dev/null
 
 log "building bin/narlab (cgo, with the XLA backend)"
-mkdir -p bin
-CGO_ENABLED=1 go build -o bin/narlab ./cmd/narlab
+scripts/build-narlab.sh bin/narlab
 
 log "installing the Go (narlab) Jupyter kernel"
 NARLAB_ROOT="$root" bin/narlab kernel install
+# The kernel's install rebuilds bin/narlab with a plain go build, which the go
+# command stamps with the commit except in a git worktree or under
+# GOFLAGS=-buildvcs=false: stamp it again (a link from the warm cache).
+scripts/build-narlab.sh bin/narlab

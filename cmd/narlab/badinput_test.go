@@ -141,7 +141,7 @@ func TestBadInput(t *testing.T) {
 		{"figure unwritable", []string{"clrstext", "score", "--data", empty, "--predictions", empty, "--figure", filepath.Join(under, "f.png"), "--no-mlflow"}, "", []string{"--figure "}},
 		// an empty value (an unset shell variable) is not the default
 		{"generate algos empty", []string{"clrstext", "generate", "--split", "test", "--algos", "", "--out", filepath.Join(tmp, "ct.jsonl")}, "", []string{`--algos "": empty value; expected: comma-separated algorithms`}},
-		{"llm endpoint empty", []string{"llm", "run", "--suite", "dsr", "--endpoint", "", "--model", "m"}, "", []string{`--endpoint "": empty value`, "default: local"}},
+		{"llm endpoint empty", []string{"llm", "run", "--suite", "dsr", "--endpoint", "", "--model", "m"}, "", []string{`--endpoint "": empty value`, "default: $OPENAI_BASE_URL if set, else local"}},
 		{"train experiment empty", []string{"train", "--algo", "bfs", "--experiment", ""}, "", []string{`--experiment "": empty value`, "default: clrs-baselines"}},
 		{"prompts tasks empty", []string{"graphs", "prompts", "--tasks", " ", "--out", filepath.Join(tmp, "p.jsonl")}, "", []string{`--tasks "": empty value`}},
 		{"seed negative", []string{"dsr", "generate", "--structure", "queue", "--operation", "enqueue", "--seed", "-5", "--out", filepath.Join(tmp, "q.jsonl")}, "", []string{"--seed -5", "accepted 0..9223372036854775807 "}},
@@ -233,6 +233,12 @@ func TestBadInputLeavesNothing(t *testing.T) {
 		}},
 		{"clrstext generate, a seed listed twice", func(o string) []string {
 			return []string{"clrstext", "generate", "--split", "test", "--seeds", "3,3", "--out", filepath.Join(o, "t.jsonl")}
+		}},
+		{"salsa generate, unknown set", func(o string) []string {
+			return []string{"salsa", "generate", "--out", o, "--sets", "er_17"}
+		}},
+		{"salsa generate, hints too large to hold", func(o string) []string {
+			return []string{"salsa", "generate", "--out", o, "--algos", "dfs", "--sets", "ws_1600", "--hints", "all"}
 		}},
 		{"sweep run, a value of --vary listed twice", func(o string) []string {
 			return []string{"sweep", "run", "--dir", o, "--algos", "bfs", "--processors", "mpnn", "--vary", "hidden=64,64"}

@@ -125,9 +125,10 @@ var flagBounds = map[string]bound{
 	"llm run --limit":                    {min: 1, max: maxCount, zero: "all", why: "prompts asked"},
 	"llm run --concurrency":              {min: 1, max: 256, why: "requests in flight"},
 	"llm run --temperature":              {min: 0, max: 2, why: "OpenAI-compatible servers accept 0..2"},
-	"llm run --max-tokens":               {min: 1, max: 1_000_000, zero: "the suite's default", why: "answer length in tokens"},
+	"llm run --max-tokens":               {min: 1, max: 1_000_000, zero: "the --sampling preset's (or the suite's) default", why: "answer length in tokens"},
 	"llm run --seed":                     {min: -1, max: math.MaxInt64, why: "-1: no seed sent; else a non-negative 64-bit integer"},
 	"llm run --top-p":                    {min: 0, max: 1, why: "a probability mass (0: the server's default)"},
+	"llm run --top-k":                    {min: 0, max: 1_000_000, why: "tokens kept at each step (0: the server's default, not sent)"},
 	"llm run --timeout":                  {min: float64(time.Second), max: float64(24 * time.Hour), why: "bound on each HTTP attempt"},
 	"llm run --retries":                  {min: 0, max: 100, why: "retries of one request"},
 	"llm run --count":                    {min: 1, max: 10_000, zero: "the suite's default", why: "instances per group are built in memory"},
@@ -143,6 +144,9 @@ var flagBounds = map[string]bound{
 	"llm serve --threads":                {min: 1, max: 1024, zero: "the server's choice", why: "CPU threads"},
 	"llm serve --context":                {min: 256, max: 1_000_000, why: "context length in tokens"},
 	"eval --count":                       {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"salsa generate --seed":              seed32,
+	"salsa generate --count":             {min: 1, max: maxCount, zero: "SALSA-CLRS's sizes", why: "samples per set, held in memory until their file is written; each file's estimated memory is also checked against 4 GB"},
+	"salsa generate --workers":           workers,
 }
 
 // maxLength bounds CLRS sampler lengths: 256, four times CLRS-30's test
@@ -292,6 +296,8 @@ var listFlags = map[string]bool{
 	"clrs generate --algos":     true,
 	"clrstext generate --algos": true,
 	"clrstext generate --seeds": true,
+	"salsa generate --algos":    true,
+	"salsa generate --sets":     true,
 	"graphs prompts --tasks":    true,
 	"graphs prompts --encoding": true,
 	"graphs prompts --syntax":   true,
@@ -561,6 +567,7 @@ const (
 var fileFlags = map[string]fileKind{
 	"clrs run --input":                   inFileStdin,
 	"clrs generate --out":                outDir,
+	"salsa generate --out":               outDir,
 	"clrstext generate --out":            outFile,
 	"clrstext score --data":              inFile,
 	"clrstext score --predictions":       inFile,
@@ -590,7 +597,9 @@ var fileFlags = map[string]fileKind{
 	"kernel install --jupyter-dir":       outDir,
 	"kernel prepare --dir":               inDir,
 	"mlflow sync --dir":                  inDir,
-	"eval --checkpoint":                  inDir,
+	"eval --checkpoint":                  inPath,
+	"clrs export --checkpoint":           inDir,
+	"clrs export --out":                  outFile,
 	"train --dir":                        outDir,
 }
 

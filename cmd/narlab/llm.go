@@ -33,7 +33,7 @@ import (
 
 func init() {
 	register(command{group: "llm", name: "run", summary: "evaluate an OpenAI-compatible model on clrstext, graphs, spectral or dsr prompts and log to MLflow", run: llmRun})
-	register(command{group: "llm", name: "serve", summary: "start (or reuse) the local llama.cpp server with Gemma 3 270M and print its endpoint", run: llmServe})
+	register(command{group: "llm", name: "serve", summary: "start (or reuse) the local llama.cpp server with Gemma 3 270M and print its endpoint (built on first use)", run: llmServe})
 	register(command{group: "llm", name: "stop", summary: "stop the local llama.cpp server", run: llmStop})
 }
 
@@ -67,8 +67,24 @@ responses.jsonl and the suite's figures. Answers are cached on disk (keyed by
 endpoint, model, every generation parameter and the prompt): the same command
 run again sends no request, and a run that stopped resumes where it was.
 
+The endpoint is --endpoint, else $OPENAI_BASE_URL (as OpenAI's clients read
+it), else the local llama.cpp server (narlab llm serve; built on first use).
 The API key, if the endpoint needs one, is read from NARLAB_LLM_API_KEY, else
 OPENAI_API_KEY; it is never printed or logged.
+
+Sampling settings start from --sampling: paper (default) is each suite's
+paper's (clrstext: greedy, the paper states none; graphs and spectral:
+greedy as in Lost in Serialization, at most 4096 new tokens as in G1's
+evaluator; dsr: greedy, the prompt's token budget as the limit, as in
+DSR-Bench's evaluation); g1 is G1's evaluation of the Erdős tasks
+(temperature 0.6, top-p 0.95, top-k 30, 4096 new tokens). --temperature,
+--top-p, --top-k, --max-tokens and --seed override the preset. The run logs
+the preset, its source and every setting sent.
+
+The token limit is sent as max_tokens, or as max_completion_tokens to
+api.openai.com (its reasoning models reject max_tokens); with --token-param
+auto (default) an endpoint that rejects the name gets the request again once
+under the other name, which is then kept.
 
 Suite options apply to the suite named; --count is the number of instances per
 group: clrstext samples per (algorithm, length), graphs instances per task,
@@ -78,7 +94,7 @@ Options:`)
 		fs.PrintDefaults()
 	}
 	suite := fs.String("suite", "", "benchmark: clrstext (CLRS-Text traces), graphs (Erdős tasks under encodings, syntaxes, relabelings), spectral (twelve spectral regression tasks) or dsr (DSR-Bench)")
-	endpoint := fs.String("endpoint", "local", "OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:18080/v1; local: the llama.cpp server of narlab llm serve (started if needed)")
+	endpoint := fs.String("endpoint", "", "OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:18080/v1; local: the llama.cpp server of narlab llm serve (started, and built on first use, if needed) (default: $OPENAI_BASE_URL if set, else local)")
 	model := fs.String("model", "", "model name sent with each request (default for --endpoint local: "+llamacpp.DefaultAlias+")")
 	label := fs.String("label", "", "name of the model in the run name, figure legends and tables (default: --model)")
 	apiName := fs.String("api", "", "chat or completion (default: completion for clrstext, which continues the question as the paper's models do; chat for the others)")
@@ -88,10 +104,13 @@ Options:`)
 	tracking := fs.String("tracking", "", trackingUsage)
 	noMLflow := fs.Bool("no-mlflow", false, "do not log to MLflow (same as --tracking none)")
 	out := fs.String("out", "", "also write responses.jsonl, summary.json and figures/*.png into this folder")
-	temperature := fs.Float64("temperature", 0, "sampling temperature (0: greedy, as the papers evaluate)")
-	maxTokens := fs.Int("max-tokens", 0, "longest answer in tokens (default: clrstext 512 with hints, 128 without; graphs and spectral 1024; dsr the prompt's budget + 256)")
+	sampling := fs.String("sampling", llmeval.SamplingPaper, "preset of sampling settings: paper (the suite's paper's) or g1 (G1's Erdős evaluation: temperature 0.6, top-p 0.95, top-k 30, 4096 tokens)")
+	temperature := fs.Float64("temperature", 0, "sampling temperature (default: the --sampling preset's; 0: greedy)")
+	maxTokens := fs.Int("max-tokens", 0, "longest answer in tokens (default: the --sampling preset's; for paper: clrstext 512 with hints, 128 without; graphs and spectral 4096; dsr the prompt's --tokens budget)")
 	seed := fs.Int64("seed", -1, "sampling seed sent to the server (-1: none)")
-	topP := fs.Float64("top-p", 0, "nucleus sampling mass (0: the server's default)")
+	topP := fs.Float64("top-p", 0, "nucleus sampling mass (default: the --sampling preset's; 0: the server's default)")
+	topK := fs.Int("top-k", 0, "keep the k most likely tokens (default: the --sampling preset's; 0: the server's default, not sent; OpenAI's API has no top_k)")
+	tokenParam := fs.String("token-param", "auto", "name the token limit is sent under: max_tokens (llama.cpp, vLLM), max_completion_tokens (OpenAI's chat API), or auto (max_completion_tokens for api.openai.com, else max_tokens; switches once if the endpoint rejects the name)")
 	var stops stringList
 	fs.Var(&stops, "stop", `stop sequence (repeatable; default: a blank line for clrstext with the completion API, none otherwise; "none" for none)`)
 	timeout := fs.Duration("timeout", 5*time.Minute, "bound on each HTTP attempt")
@@ -196,7 +215,16 @@ Options:`)
 	if err != nil {
 		return fmt.Errorf("llm run: --schema-format: %w", err)
 	}
-	cfg.Params = llm.Params{Temperature: *temperature, MaxTokens: *maxTokens, TopP: *topP}
+	tp, err := llm.ParseTokenParam(*tokenParam)
+	if err != nil {
+		return fmt.Errorf("llm run: --token-param: %w", err)
+	}
+	if !slices.Contains(llmeval.Samplings(), *sampling) {
+		return fmt.Errorf("llm run: --sampling %q: want one of %s", *sampling, strings.Join(llmeval.Samplings(), ", "))
+	}
+	cfg.Sampling = *sampling
+	cfg.Params = llm.Params{Temperature: *temperature, MaxTokens: *maxTokens, TopP: *topP, TopK: *topK}
+	cfg.TemperatureSet, cfg.TopPSet, cfg.TopKSet = set["temperature"], set["top-p"], set["top-k"]
 	if *seed >= 0 {
 		cfg.Params.Seed = seed
 	} else if *seed != -1 {
@@ -297,7 +325,14 @@ Options:`)
 
 	// The endpoint and the client.
 	ctx := commandContext()
-	base := *endpoint
+	base, from := *endpoint, "--endpoint"
+	if base == "" {
+		if env := strings.TrimSpace(os.Getenv(llm.EnvBaseURL)); env != "" {
+			base, from = env, llm.EnvBaseURL
+		} else {
+			base = "local"
+		}
+	}
 	if base == "local" {
 		base = "" // resolved below, once the prompts are known to be fine
 		if *model == "" {
@@ -309,10 +344,16 @@ Options:`)
 	}
 	if *model == "" {
 		fs.Usage()
+		if from == llm.EnvBaseURL {
+			return fmt.Errorf("llm run: --model is required with an endpoint other than local (here $%s: %s)", llm.EnvBaseURL, base)
+		}
 		return errors.New("llm run: --model is required with --endpoint URL")
 	}
 	ccfg := llm.Config{BaseURL: base, Model: *model, Concurrency: *concurrency, Timeout: *timeout,
-		MaxRetries: *retries, SchemaStyle: style}
+		MaxRetries: *retries, SchemaStyle: style, TokenParam: tp}
+	if from == llm.EnvBaseURL {
+		ccfg.BaseURL = "" // the client reads it, and logs where it came from
+	}
 	if *retries == 0 {
 		ccfg.MaxRetries = -1
 	}
@@ -326,6 +367,9 @@ Options:`)
 	client, err := llm.New(ccfg)
 	if err != nil {
 		return fmt.Errorf("llm run: %w", err)
+	}
+	if client.BaseURLSource() == llm.EnvBaseURL {
+		fmt.Fprintf(os.Stderr, "llm run: endpoint %s (from $%s; --endpoint local for the local server)\n", client.BaseURL(), llm.EnvBaseURL)
 	}
 	cfg.Client = client
 	p, err := llmeval.Prepare(cfg)
@@ -465,9 +509,15 @@ func llmServe(args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Built on first use (minutes, with progress; Ctrl-C stops it), then
+	// started within 5 minutes.
+	in, err := llamacpp.EnsureInstall(commandContext(), os.Stderr)
+	if err != nil {
+		return fmt.Errorf("llm serve: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(commandContext(), 5*time.Minute)
 	defer cancel()
-	srv, reused, err := llamacpp.EnsureServer(ctx, llamacpp.Config{Port: *port, Threads: *threads, Context: *nctx})
+	srv, reused, err := llamacpp.EnsureServer(ctx, llamacpp.Config{Port: *port, Threads: *threads, Context: *nctx, Install: in})
 	if err != nil {
 		return err
 	}

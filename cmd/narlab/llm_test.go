@@ -16,11 +16,18 @@ import (
 	"github.com/narlab/narlab/lib/llm/llamacpp"
 )
 
-// llmCLI runs the narlab binary with a private data directory.
+// llmCLI runs the narlab binary with a private data directory (and no
+// OPENAI_BASE_URL from the environment).
 func llmCLI(t *testing.T, data string, args ...string) (string, string, error) {
 	t.Helper()
+	return llmCLIEnv(t, data, nil, args...)
+}
+
+// llmCLIEnv is llmCLI with more environment variables (KEY=value).
+func llmCLIEnv(t *testing.T, data string, env []string, args ...string) (string, string, error) {
+	t.Helper()
 	cmd := exec.Command(narlabCLI(t), args...)
-	cmd.Env = append(os.Environ(), "NARLAB_DATA="+data, "MLFLOW_TRACKING_URI=")
+	cmd.Env = append(append(os.Environ(), "NARLAB_DATA="+data, "MLFLOW_TRACKING_URI=", "OPENAI_BASE_URL="), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -33,7 +40,8 @@ func TestLLMRunHelpDocumentsEveryOption(t *testing.T) {
 		t.Fatalf("llm run -h: %v\n%s", err, stderr)
 	}
 	for _, name := range []string{"suite", "endpoint", "model", "limit", "concurrency", "experiment", "tracking", "no-mlflow", "out",
-		"api", "temperature", "max-tokens", "seed", "stop", "top-p", "timeout", "retries", "schema-format", "cache", "no-cache",
+		"api", "temperature", "max-tokens", "seed", "stop", "top-p", "top-k", "sampling", "token-param", "OPENAI_BASE_URL", "OPENAI_API_KEY",
+		"timeout", "retries", "schema-format", "cache", "no-cache",
 		"count", "data-seed", "algorithms", "lengths", "format", "hints", "tasks", "encodings", "syntaxes", "relabelings",
 		"shuffle-seeds", "structures", "categories", "levels", "strategy", "option", "NARLAB_LLM_API_KEY"} {
 		if !strings.Contains(stderr, "-"+name) && !strings.Contains(stderr, name) {
@@ -76,9 +84,20 @@ func TestLLMRunBadInput(t *testing.T) {
 		{[]string{"llm", "run", "--suite", "dsr", "--stop", "none", "--stop", "x"}, "--stop none (no stop sequence) and other --stop values contradict"},
 		{[]string{"llm", "run", "--suite", "clrstext", "--lengths", "100000"}, `--lengths: "100000"; accepted: integers 1..256`},
 		{[]string{"llm", "run", "--suite", "dsr", "--no-mlflow", "--tracking", "http://127.0.0.1:1"}, "--no-mlflow and --tracking http://127.0.0.1:1 contradict"},
+		{[]string{"llm", "run", "--suite", "dsr", "--sampling", "vllm"}, `--sampling "vllm": want one of paper, g1`},
+		{[]string{"llm", "run", "--suite", "dsr", "--token-param", "max_new_tokens"}, "want auto, max_tokens or max_completion_tokens"},
+		{[]string{"llm", "run", "--suite", "dsr", "--top-k", "-1"}, "--top-k -1"},
+		// OPENAI_BASE_URL is the endpoint when --endpoint is not given
+		// (set for this case below).
+		{[]string{"llm", "run", "--suite", "dsr", "OPENAI_BASE_URL=http://127.0.0.1:1/v1"}, "--model is required with an endpoint other than local (here $OPENAI_BASE_URL: http://127.0.0.1:1/v1)"},
+		{[]string{"llm", "run", "--suite", "dsr", "--model", "m", "OPENAI_BASE_URL=localhost:1"}, `OPENAI_BASE_URL "localhost:1": want an http(s) URL`},
 	} {
 		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
-			_, stderr, err := llmCLI(t, data, tc.args...)
+			var env []string
+			if last := tc.args[len(tc.args)-1]; strings.HasPrefix(last, "OPENAI_BASE_URL=") {
+				env, tc.args = []string{last}, tc.args[:len(tc.args)-1]
+			}
+			_, stderr, err := llmCLIEnv(t, data, env, tc.args...)
 			if err == nil {
 				t.Fatal("exit status 0")
 			}
@@ -139,6 +158,14 @@ func TestLLMServeRunStop(t *testing.T) {
 	stdout, stderr, err = llmCLI(t, data, run...)
 	if err != nil || !strings.Contains(stderr, "2 already answered in the cache") || !strings.Contains(stdout, "(2 from the cache") || !strings.Contains(stdout, "0 HTTP requests") {
 		t.Fatalf("rerun: %v\n%s\n%s", err, stdout, stderr)
+	}
+	// Without --endpoint, OPENAI_BASE_URL names the endpoint (here the
+	// same server under its address: new cache keys, so two requests).
+	viaEnv := []string{"llm", "run", "--suite", "dsr", "--structures", "stack", "--count", "2", "--strategy", "none",
+		"--max-tokens", "32", "--tracking", "none", "--quiet", "--model", "gemma-3-270m"}
+	stdout, stderr, err = llmCLIEnv(t, data, []string{"OPENAI_BASE_URL=" + endpoint}, viaEnv...)
+	if err != nil || !strings.Contains(stderr, "llm run: endpoint "+endpoint+" (from $OPENAI_BASE_URL") || !strings.Contains(stdout, "over 2 prompts (0 from the cache") {
+		t.Fatalf("run with OPENAI_BASE_URL: %v\n%s\n%s", err, stdout, stderr)
 	}
 	// SIGINT in the middle of a run stops it promptly with status 130,
 	// keeps the answers it got in the cache and says how to resume; the
@@ -232,4 +259,35 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestLLMServeBuildsOnFirstUse runs `narlab llm serve` where the server was
+// never installed (an empty cache): it says so, shows the build's progress,
+// then serves.
+func TestLLMServeBuildsOnFirstUse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the LLM server's environment and starts it (make test runs it)")
+	}
+	data, cache := t.TempDir(), t.TempDir()
+	env := []string{"NARLAB_CACHE=" + cache, "NARLAB_LLM_PYTHON=", "NARLAB_LLM_MODEL="}
+	t.Cleanup(func() { llmCLIEnv(t, data, env, "llm", "stop") })
+	endpoint, stderr, err := llmCLIEnv(t, data, env, "llm", "serve")
+	if err != nil {
+		t.Fatalf("llm serve: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"is not installed yet: building it now with scripts/setup-llm.sh", "[setup-llm] building the local LLM server in " + cache,
+		"The local LLM server is installed", "llama.cpp server started"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("llm serve does not say %q:\n%s", want, stderr)
+		}
+	}
+	if !regexp.MustCompile(`\[setup-llm\] [a-z .:/0-9()%]+, [0-9]+m[0-9]{2}s`).MatchString(stderr) {
+		t.Errorf("llm serve shows no progress:\n%s", stderr)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(endpoint), "http://127.0.0.1:") {
+		t.Errorf("llm serve printed %q", endpoint)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "llm.env")); err != nil {
+		t.Errorf("no record in the cache: %v", err)
+	}
 }

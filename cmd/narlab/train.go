@@ -234,11 +234,12 @@ func printScores(sc map[string]float64) {
 
 func evalCmd(args []string) error {
 	fs := newFlags("eval")
-	ckpt := fs.String("checkpoint", "", "checkpoint directory (required): the one train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best")
+	ckpt := fs.String("checkpoint", "", "checkpoint (required): the directory train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best, or a dm-clrs checkpoint file (BaselineModel.save_model's pickle)")
 	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	alias(fs, "samples", "count")
 	backend := fs.String("backend", "", backendUsage)
+	ref := dmclrsFlags(fs)
 	tf := addTrackingFlags(fs, "clrs-eval", "score without logging a run")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -250,10 +251,19 @@ func evalCmd(args []string) error {
 	if err := tf.check("eval"); err != nil {
 		return err
 	}
-	res, err := clrs30.Eval(commandContext(), clrs30.EvalConfig{Checkpoint: *ckpt, Split: *split, Limit: *limit, Backend: *backend,
-		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()})
+	cfg := clrs30.EvalConfig{Checkpoint: *ckpt, Split: *split, Limit: *limit, Backend: *backend,
+		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()}
+	if st, err := os.Stat(*ckpt); err == nil && !st.IsDir() {
+		cfg.Reference = ref // a dm-clrs checkpoint file
+	} else if ref.Algorithm != "" || ref.Processor != "" {
+		return fmt.Errorf("eval: --algo and --processor are for dm-clrs checkpoint files; %s is a narlab checkpoint, which records both", *ckpt)
+	}
+	res, err := clrs30.Eval(commandContext(), cfg)
 	if res == nil {
 		return err
+	}
+	if cfg.Reference != nil {
+		fmt.Fprintf(stdout, "dm-clrs checkpoint: %s\n", describeConfig(res.Config))
 	}
 	fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
 	printScores(res.Scores)

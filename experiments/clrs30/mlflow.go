@@ -236,6 +236,10 @@ type EvalConfig struct {
 	Split      string // train, val or test
 	Limit      int    // the first Limit samples (0: all)
 	Backend    string
+	// Reference, when not nil, reads Checkpoint as a dm-clrs checkpoint
+	// (BaselineModel.save_model's pickle, nn.LoadReference) with these
+	// options.
+	Reference *nn.ReferenceOptions
 	// Experiment, TrackingURI and NoMLflow say where the evaluation run
 	// is logged (default experiment "clrs-eval").
 	Experiment  string
@@ -263,7 +267,14 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := nn.Load(be, c.Checkpoint)
+	var m *nn.Model
+	format := "narlab checkpoint"
+	if c.Reference != nil {
+		m, err = nn.LoadReference(be, c.Checkpoint, *c.Reference)
+		format = "dm-clrs checkpoint"
+	} else {
+		m, err = nn.Load(be, c.Checkpoint)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -296,13 +307,13 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	}
 	params := map[string]string{"checkpoint": abs, "split": c.Split, "samples": capName(c.Limit),
 		"algorithm": mc.Algorithm, "processor": mc.Processor, "hidden_size": strconv.Itoa(mc.Hidden),
-		"hint_mode": mc.HintMode, "seed": strconv.FormatInt(mc.Seed, 10), "backend": c.Backend}
+		"hint_mode": mc.HintMode, "seed": strconv.FormatInt(mc.Seed, 10), "backend": c.Backend, "checkpoint_format": format}
 	if params["backend"] == "" {
 		params["backend"] = "default"
 	}
-	note := fmt.Sprintf("`narlab eval`: the checkpoint `%s` (%s on %s, hidden %d) scored on the first %d samples of the "+
+	note := fmt.Sprintf("`narlab eval`: the %s `%s` (%s on %s, hidden %d) scored on the first %d samples of the "+
 		"CLRS-30 **%s** split. Result: the metric `%s/score` (a fraction) and each output's score in `tables/%s_outputs.json`.",
-		abs, mc.Processor, mc.Algorithm, mc.Hidden, len(trajs), c.Split, c.Split, c.Split)
+		format, abs, mc.Processor, mc.Algorithm, mc.Hidden, len(trajs), c.Split, c.Split, c.Split)
 	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", mc.Algorithm+"/"+mc.Processor, c.Split)),
 		tracking.Note(note), tracking.Source("narlab eval"),
 		tracking.Tags(map[string]string{"clrs.algorithm": mc.Algorithm, "benchmark": "CLRS-30"})}

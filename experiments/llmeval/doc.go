@@ -28,4 +28,17 @@
 // with its error and scored as a failure; a server that stays unreachable
 // after the client's retries ends the run with an error (the MLflow run is
 // marked FAILED) and the same command resumes it.
+//
+// # Sampling
+//
+// Each suite's generation settings default to its paper's ([SamplingPaper];
+// [SuiteSampling] says, per suite, what the paper states and what narlab
+// chose where it is silent); [SamplingG1] is G1's evaluation of the Erdős
+// tasks (temperature 0.6, top-p 0.95, top-k 30, 4,096 new tokens). Config.Params
+// override a preset field by field. The run logs the preset (sampling), its
+// source (sampling.source), the overridden fields (sampling.overridden) and
+// every setting sent (temperature, top_p, top_k, max_tokens, seed, stop), the
+// endpoint and where it came from (endpoint, endpoint.from: config or
+// OPENAI_BASE_URL), and the name the token limit was sent under
+// (token_param, and token_param.sent once requests went out).
 package llmeval

@@ -103,8 +103,8 @@ func (s *dsrSuite) name() string        { return DSR }
 func (s *dsrSuite) defaultAPI() llm.API { return llm.Chat }
 func (s *dsrSuite) defaults(p *llm.Params, _ llm.API) {
 	if p.MaxTokens == 0 {
-		// The prompt's own budget, plus room for the JSON around it.
-		p.MaxTokens = s.o.Tokens + 256
+		// The prompt's own budget, as DSR-Bench's evaluation sends it.
+		p.MaxTokens = s.o.Tokens
 	}
 }
 

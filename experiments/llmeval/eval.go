@@ -43,10 +43,19 @@ type Config struct {
 	// continues the CLRS-Text question as the paper's models do; the
 	// others: chat).
 	API llm.API
-	// Params are the generation parameters. MaxTokens 0 takes the suite's
+	// Sampling names the preset of generation settings the run starts from
+	// ([Samplings]; "" : [SamplingPaper], the suite's paper's, see
+	// [SuiteSampling]).
+	Sampling string
+	// Params override the preset field by field: a Temperature, TopP, TopK
+	// or MaxTokens that is not 0, a Seed or Stop that is not nil. The
+	// *Set flags make a zero Temperature, TopP or TopK an override too
+	// (greedy decoding over a preset that samples; no top_k, for an
+	// endpoint without it). MaxTokens left at 0 by both takes the suite's
 	// default; Stop nil takes the suite's default (clrstext with the
 	// completion API: a blank line, where a reference answer ends).
-	Params llm.Params
+	Params                           llm.Params
+	TemperatureSet, TopPSet, TopKSet bool
 	// Limit, when positive, keeps at most that many prompts, taken in turn
 	// from each group (algorithm, task or structure) so that every group is
 	// represented.
@@ -123,6 +132,9 @@ type Result struct {
 	PromptTokens, OutputTokens               int
 	// Requests is what the client sent during this run.
 	Requests llm.Stats
+	// TokenParam is the name the token limit went out under at the end of
+	// the run ("" when nothing was sent: every answer came from the cache).
+	TokenParam llm.TokenParam
 	// Wall is the time spent asking.
 	Wall time.Duration
 	// RunID and RunURL name the MLflow run ("" when not logged).
@@ -188,6 +200,10 @@ type Prepared struct {
 	suite suite
 	items []item
 	reqs  []llm.Request
+	// sampling is the preset; overridden names the Params fields that
+	// replaced its values.
+	sampling   Sampling
+	overridden []string
 }
 
 // Prepare checks the configuration and builds every prompt; nothing is
@@ -206,6 +222,13 @@ func Prepare(cfg Config) (*Prepared, error) {
 	if cfg.API == "" {
 		cfg.API = s.defaultAPI()
 	}
+	smp, err := SuiteSampling(cfg.Suite, cfg.Sampling)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Sampling = smp.Name
+	var overridden []string
+	cfg.Params, overridden = smp.apply(&cfg)
 	s.defaults(&cfg.Params, cfg.API)
 	if err := cfg.Params.Validate(); err != nil {
 		return nil, fmt.Errorf("llmeval: %w", err)
@@ -229,7 +252,7 @@ func Prepare(cfg Config) (*Prepared, error) {
 		return nil, fmt.Errorf("llmeval: the %s suite has no prompts with these options", cfg.Suite)
 	}
 	items = limitItems(items, cfg.Limit)
-	p := &Prepared{cfg: cfg, suite: s, items: items}
+	p := &Prepared{cfg: cfg, suite: s, items: items, sampling: smp, overridden: overridden}
 	for _, it := range items {
 		req := llm.Request{API: cfg.API, Prompt: it.prompt, Params: cfg.Params, Schema: it.schema}
 		if it.schema != nil && cfg.API != llm.Chat {
@@ -247,6 +270,14 @@ func (p *Prepared) SetClient(c *llm.Client) { p.cfg.Client = c }
 
 // SetProgress sets the function called after each answered prompt.
 func (p *Prepared) SetProgress(f func(done, total, cached int)) { p.cfg.Progress = f }
+
+// Params returns the generation parameters every prompt is sent with: the
+// sampling preset's, the overrides and the suite's defaults applied.
+func (p *Prepared) Params() llm.Params { return p.cfg.Params }
+
+// Sampling returns the preset the parameters started from, and the names of
+// the fields Config.Params overrode.
+func (p *Prepared) Sampling() (Sampling, []string) { return p.sampling, p.overridden }
 
 // Len is the number of prompts.
 func (p *Prepared) Len() int { return len(p.items) }
@@ -358,9 +389,23 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 func (p *Prepared) runParams() map[string]string {
 	cfg := p.cfg
 	c := cfg.Client
+	serverDefault := func(zero bool, v string) string {
+		if zero {
+			return "server default"
+		}
+		return v
+	}
+	overridden := strings.Join(p.overridden, ",")
+	if overridden == "" {
+		overridden = "none"
+	}
 	m := map[string]string{
-		"suite": cfg.Suite, "model": c.Model(), "label": cfg.Label, "endpoint": c.BaseURL(), "api": string(cfg.API),
+		"suite": cfg.Suite, "model": c.Model(), "label": cfg.Label, "endpoint": c.BaseURL(), "endpoint.from": c.BaseURLSource(),
+		"api": string(cfg.API), "sampling": p.sampling.Name, "sampling.source": p.sampling.Source, "sampling.overridden": overridden,
 		"temperature": strconv.FormatFloat(cfg.Params.Temperature, 'g', -1, 64), "max_tokens": strconv.Itoa(cfg.Params.MaxTokens),
+		"top_p":       serverDefault(cfg.Params.TopP == 0, strconv.FormatFloat(cfg.Params.TopP, 'g', -1, 64)),
+		"top_k":       serverDefault(cfg.Params.TopK == 0, strconv.Itoa(cfg.Params.TopK)),
+		"token_param": string(c.TokenParamConfig()),
 		"concurrency": strconv.Itoa(c.Concurrency()), "limit": strconv.Itoa(cfg.Limit), "prompts": strconv.Itoa(len(p.items)),
 		"api_key_set": strconv.FormatBool(c.HasAPIKey()),
 	}
@@ -369,9 +414,6 @@ func (p *Prepared) runParams() map[string]string {
 	}
 	if len(cfg.Params.Stop) > 0 {
 		m["stop"] = strconv.Quote(strings.Join(cfg.Params.Stop, "\x1f"))
-	}
-	if cfg.Params.TopP != 0 {
-		m["top_p"] = strconv.FormatFloat(cfg.Params.TopP, 'g', -1, 64)
 	}
 	for k, v := range p.suite.params() {
 		m[cfg.Suite+"."+k] = v
@@ -467,6 +509,12 @@ feed:
 		Figures: sc.figures, Groups: map[string]float64{}, Prompts: n, Wall: wall,
 		Requests: llm.Stats{Requests: after.Requests - before.Requests, Retries: after.Retries - before.Retries,
 			CacheHits: after.CacheHits - before.CacheHits, Answers: after.Answers - before.Answers, Failures: after.Failures - before.Failures}}
+	if res.Requests.Requests > 0 {
+		res.TokenParam = llm.TokenParamMaxTokens // the completion API's only name
+		if cfg.API == llm.Chat {
+			res.TokenParam = cfg.Client.TokenParam()
+		}
+	}
 	sums := map[string][2]float64{}
 	var total [2]float64
 	for i := range res.Records {
@@ -546,6 +594,13 @@ func (p *Prepared) log(ctx context.Context, run *tracking.Run, res *Result, sc *
 			return
 		}
 		if err := run.LogMetric(key, 0, v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if res.TokenParam != "" {
+		// What auto settled on (a parameter: it changes what the server
+		// reads, and a rerun should send the same).
+		if err := run.LogParams(map[string]string{"token_param.sent": string(res.TokenParam)}); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -71,7 +71,7 @@ func (s *graphsSuite) name() string        { return Graphs }
 func (s *graphsSuite) defaultAPI() llm.API { return llm.Chat }
 func (s *graphsSuite) defaults(p *llm.Params, _ llm.API) {
 	if p.MaxTokens == 0 {
-		p.MaxTokens = 1024
+		p.MaxTokens = g1MaxTokens
 	}
 }
 

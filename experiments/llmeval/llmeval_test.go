@@ -186,6 +186,26 @@ func TestSuitesEndToEnd(t *testing.T) {
 			if params["suite"] != name || params["endpoint"] != p.URL || params["model"] != llmtest.Model || params["max_tokens"] != fmt.Sprint(cfg.Params.MaxTokens) {
 				t.Errorf("params %v", params)
 			}
+			// The paper's sampling (greedy for all four), where it comes
+			// from, what was overridden, and the limit's name.
+			want := map[string]string{"sampling": "paper", "temperature": "0", "top_p": "server default", "top_k": "server default",
+				"sampling.overridden": "max_tokens", "endpoint.from": "config", "token_param": "auto", "token_param.sent": "max_tokens"}
+			for k, v := range want {
+				if params[k] != v {
+					t.Errorf("param %s = %q, want %q", k, params[k], v)
+				}
+			}
+			if src := params["sampling.source"]; !strings.Contains(src, map[string]string{llmeval.CLRSText: "CLRS-Text", llmeval.Graphs: "Lost in Serialization",
+				llmeval.Spectral: "Lost in Serialization", llmeval.DSR: "DSR-Bench"}[name]) {
+				t.Errorf("sampling.source %q does not name the suite's paper", src)
+			}
+			var sent map[string]any
+			if err := json.Unmarshal(p.Hits()[0].Body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			if sent["temperature"] != 0.0 || sent["max_tokens"] != float64(cfg.Params.MaxTokens) || sent["top_k"] != nil || sent["top_p"] != nil {
+				t.Errorf("sent %s", p.Hits()[0].Body)
+			}
 			metrics := map[string]float64{}
 			for _, m := range run.Data.Metrics {
 				metrics[m.Key] = m.Value
@@ -520,6 +540,8 @@ func TestBadOptionsFailBeforeAnyRequest(t *testing.T) {
 		{"dsr category", llmeval.Config{Suite: llmeval.DSR, DSR: llmeval.DSROptions{Categories: []string{"Graphs"}}}, "unknown category"},
 		{"structured output needs chat", llmeval.Config{Suite: llmeval.DSR, API: llm.Completion, DSR: llmeval.DSROptions{Structures: []string{"stack"}, Count: 1}}, "needs the chat API"},
 		{"temperature", llmeval.Config{Suite: llmeval.DSR, Params: llm.Params{Temperature: -1}}, "temperature"},
+		{"sampling preset", llmeval.Config{Suite: llmeval.DSR, Sampling: "vllm"}, `unknown sampling preset "vllm"; want one of paper, g1`},
+		{"top-k", llmeval.Config{Suite: llmeval.DSR, Params: llm.Params{TopK: -3}}, "top-k -3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -552,5 +574,119 @@ func TestLimitTakesEveryGroup(t *testing.T) {
 		if !strings.HasPrefix(p.Prompts()[i], algo+":") {
 			t.Errorf("prompt %d is %q…; want one of %s", i, p.Prompts()[i][:20], algo)
 		}
+	}
+}
+
+// TestSamplingPresets checks the parameters each suite sends by default (its
+// paper's), under G1's preset, and with overrides; nothing is sent.
+func TestSamplingPresets(t *testing.T) {
+	c := client(t, "http://127.0.0.1:1/v1", "", nil)
+	g1 := llm.Params{Temperature: 0.6, TopP: 0.95, TopK: 30, MaxTokens: 4096}
+	for _, tc := range []struct {
+		name string
+		cfg  llmeval.Config
+		want llm.Params
+		over []string
+	}{
+		{"clrstext paper (silent: greedy, narlab's limit)", llmeval.Config{Suite: llmeval.CLRSText,
+			CLRSText: llmeval.CLRSTextOptions{Algorithms: []string{"bfs"}, Lengths: []int{4}, Options: clrstext.Options{Hints: true}}},
+			llm.Params{MaxTokens: 512, Stop: []string{"\n\n"}}, nil},
+		{"clrstext without hints", llmeval.Config{Suite: llmeval.CLRSText, API: llm.Chat,
+			CLRSText: llmeval.CLRSTextOptions{Algorithms: []string{"bfs"}, Lengths: []int{4}}}, llm.Params{MaxTokens: 128}, nil},
+		{"graphs paper: greedy, G1's limit", llmeval.Config{Suite: llmeval.Graphs, Graphs: llmeval.GraphsOptions{Tasks: twoTasks(t), Instances: 1}},
+			llm.Params{MaxTokens: 4096}, nil},
+		{"spectral paper", llmeval.Config{Suite: llmeval.Spectral, Spectral: llmeval.SpectralOptions{Count: 2, TrainCount: 5}},
+			llm.Params{MaxTokens: 4096}, nil},
+		{"dsr paper: the prompt's budget", llmeval.Config{Suite: llmeval.DSR, DSR: llmeval.DSROptions{Structures: []string{"stack"}, Count: 1, Tokens: 900}},
+			llm.Params{MaxTokens: 900}, nil},
+		{"graphs under G1's sampling", llmeval.Config{Suite: llmeval.Graphs, Sampling: llmeval.SamplingG1, Graphs: llmeval.GraphsOptions{Tasks: twoTasks(t), Instances: 1}},
+			g1, nil},
+		{"dsr under G1's sampling", llmeval.Config{Suite: llmeval.DSR, Sampling: llmeval.SamplingG1, DSR: llmeval.DSROptions{Structures: []string{"stack"}, Count: 1}},
+			g1, nil},
+		{"overrides", llmeval.Config{Suite: llmeval.Graphs, Sampling: llmeval.SamplingG1, Params: llm.Params{MaxTokens: 64, Temperature: 0.3, Seed: new(int64(7))},
+			Graphs: llmeval.GraphsOptions{Tasks: twoTasks(t), Instances: 1}},
+			llm.Params{Temperature: 0.3, TopP: 0.95, TopK: 30, MaxTokens: 64, Seed: new(int64(7))}, []string{"temperature", "max_tokens", "seed"}},
+		{"zero overrides: greedy, no top-k", llmeval.Config{Suite: llmeval.Graphs, Sampling: llmeval.SamplingG1, TemperatureSet: true, TopKSet: true,
+			Graphs: llmeval.GraphsOptions{Tasks: twoTasks(t), Instances: 1}},
+			llm.Params{TopP: 0.95, MaxTokens: 4096}, []string{"temperature", "top_k"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Client = c
+			tc.cfg.Tracking = "none"
+			p, err := llmeval.Prepare(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := p.Params()
+			if got.Temperature != tc.want.Temperature || got.TopP != tc.want.TopP || got.TopK != tc.want.TopK || got.MaxTokens != tc.want.MaxTokens ||
+				!slices.Equal(got.Stop, tc.want.Stop) || (got.Seed == nil) != (tc.want.Seed == nil) || (got.Seed != nil && *got.Seed != *tc.want.Seed) {
+				t.Errorf("params %+v, want %+v", got, tc.want)
+			}
+			smp, over := p.Sampling()
+			if smp.Source == "" || !slices.Equal(over, tc.over) {
+				t.Errorf("preset %+v, overridden %v; want a source and %v", smp, over, tc.over)
+			}
+		})
+	}
+}
+
+// TestSamplingSentAndLogged runs the graphs suite under G1's sampling
+// through a proxy that answers max_tokens as OpenAI's API does: the settings
+// reach the real server, the limit goes out as max_completion_tokens after
+// one rejection, and the MLflow run logs what was sent.
+func TestSamplingSentAndLogged(t *testing.T) {
+	srv := llmtest.Server(t)
+	ml := mlflowServer(t)
+	mc, err := ml.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := llmtest.NewProxy(t, srv.URL)
+	p.RejectMaxTokens()
+	cfg := llmeval.Config{Suite: llmeval.Graphs, Sampling: llmeval.SamplingG1, Params: llm.Params{MaxTokens: 12}, Limit: 2,
+		Graphs: llmeval.GraphsOptions{Tasks: twoTasks(t), Instances: 1, MaxNodes: 8}, Tracking: ml.URL,
+		Experiment: "narlab-test/llm-sampling", Logf: t.Logf}
+	cfg.Client = client(t, p.URL, "", func(c *llm.Config) { c.Concurrency = 1 })
+	res, err := llmeval.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 || res.TokenParam != llm.TokenParamMaxCompletionTokens {
+		t.Fatalf("%d failed prompts, token param %q: want none failed, max_completion_tokens", res.Failed, res.TokenParam)
+	}
+	hits := p.Hits()
+	if len(hits) != 3 || hits[0].Status != 400 {
+		t.Fatalf("%d POSTs: want one rejected and two answered", len(hits))
+	}
+	for i, h := range hits[1:] {
+		var sent map[string]any
+		if err := json.Unmarshal(h.Body, &sent); err != nil {
+			t.Fatal(err)
+		}
+		if sent["temperature"] != 0.6 || sent["top_p"] != 0.95 || sent["top_k"] != 30.0 || sent["max_completion_tokens"] != 12.0 || sent["max_tokens"] != nil {
+			t.Errorf("request %d sent %s", i+2, h.Body)
+		}
+	}
+	for _, r := range res.Records {
+		if r.OutputTokens > 12 {
+			t.Errorf("record %s: %d completion tokens past the limit of 12", r.ID, r.OutputTokens)
+		}
+	}
+	run, err := mc.GetRun(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{}
+	for _, pr := range run.Data.Params {
+		params[pr.Key] = pr.Value
+	}
+	for k, v := range map[string]string{"sampling": "g1", "temperature": "0.6", "top_p": "0.95", "top_k": "30", "max_tokens": "12",
+		"sampling.overridden": "max_tokens", "token_param": "auto", "token_param.sent": "max_completion_tokens"} {
+		if params[k] != v {
+			t.Errorf("param %s = %q, want %q", k, params[k], v)
+		}
+	}
+	if !strings.Contains(params["sampling.source"], "eval_erdos.py") {
+		t.Errorf("sampling.source %q", params["sampling.source"])
 	}
 }

@@ -79,7 +79,7 @@ func (s *spectralSuite) name() string        { return Spectral }
 func (s *spectralSuite) defaultAPI() llm.API { return llm.Chat }
 func (s *spectralSuite) defaults(p *llm.Params, _ llm.API) {
 	if p.MaxTokens == 0 {
-		p.MaxTokens = 1024
+		p.MaxTokens = g1MaxTokens
 	}
 }
 

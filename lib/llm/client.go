@@ -59,6 +59,11 @@ type Params struct {
 	Stop []string `json:"stop,omitempty"`
 	// TopP is nucleus sampling's mass; 0 leaves the server's default.
 	TopP float64 `json:"top_p,omitempty"`
+	// TopK keeps the k most likely tokens at each step; 0 leaves the
+	// server's default (and sends nothing). llama.cpp's server and vLLM
+	// read it; OpenAI's API has no top_k and rejects a request that sends
+	// one.
+	TopK int `json:"top_k,omitempty"`
 }
 
 // Validate reports parameters no server would accept.
@@ -71,6 +76,9 @@ func (p Params) Validate() error {
 	}
 	if p.TopP < 0 || p.TopP > 1 || p.TopP != p.TopP {
 		return fmt.Errorf("llm: top-p %v: want a number in [0, 1] (0: the server's default)", p.TopP)
+	}
+	if p.TopK < 0 {
+		return fmt.Errorf("llm: top-k %d: want 0 (the server's default) or a positive number", p.TopK)
 	}
 	for _, s := range p.Stop {
 		if s == "" {
@@ -114,6 +122,62 @@ func ParseSchemaStyle(s string) (SchemaStyle, error) {
 		return SchemaAuto, nil
 	}
 	return "", fmt.Errorf("llm: unknown schema style %q; want auto, openai or llamacpp", s)
+}
+
+// TokenParam is the name under which a chat request sends its token limit
+// ([Params.MaxTokens]).
+type TokenParam string
+
+const (
+	// TokenParamAuto starts with [DefaultTokenParam]'s name for the
+	// endpoint and, when the endpoint rejects that name as an unsupported
+	// parameter (a 4xx that names it, as OpenAI's reasoning models answer
+	// max_tokens), sends the request again once under the other name and
+	// keeps that name for the rest of the client's life.
+	TokenParamAuto TokenParam = "auto"
+	// TokenParamMaxTokens sends max_tokens, the name every
+	// OpenAI-compatible server reads (llama.cpp's, vLLM's);
+	// llama-cpp-python silently ignores max_completion_tokens and
+	// generates without a limit.
+	TokenParamMaxTokens TokenParam = "max_tokens"
+	// TokenParamMaxCompletionTokens sends max_completion_tokens, the name
+	// OpenAI's chat API wants (its reasoning models reject max_tokens).
+	TokenParamMaxCompletionTokens TokenParam = "max_completion_tokens"
+)
+
+// ParseTokenParam reads auto, max_tokens or max_completion_tokens ("":
+// auto).
+func ParseTokenParam(s string) (TokenParam, error) {
+	switch tp := TokenParam(strings.ToLower(strings.TrimSpace(s))); tp {
+	case TokenParamAuto, TokenParamMaxTokens, TokenParamMaxCompletionTokens:
+		return tp, nil
+	case "":
+		return TokenParamAuto, nil
+	}
+	return "", fmt.Errorf("llm: unknown token-limit name %q; want auto, max_tokens or max_completion_tokens", s)
+}
+
+// OpenAIHost is the host of OpenAI's own API.
+const OpenAIHost = "api.openai.com"
+
+// DefaultTokenParam is the name [TokenParamAuto] starts with for chat
+// requests to the endpoint base: max_completion_tokens for OpenAI's own API
+// (host api.openai.com), max_tokens for any other endpoint. The completion
+// API always sends max_tokens, the only name its endpoint has, OpenAI's
+// included.
+func DefaultTokenParam(base string) TokenParam {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err == nil && strings.EqualFold(u.Hostname(), OpenAIHost) {
+		return TokenParamMaxCompletionTokens
+	}
+	return TokenParamMaxTokens
+}
+
+func (tp TokenParam) other() TokenParam {
+	if tp == TokenParamMaxCompletionTokens {
+		return TokenParamMaxTokens
+	}
+	return TokenParamMaxCompletionTokens
 }
 
 // Request is one generation request.
@@ -191,7 +255,9 @@ type Response struct {
 // Config configures a [Client].
 type Config struct {
 	// BaseURL is the API root, e.g. https://api.openai.com/v1 or
-	// http://127.0.0.1:18080/v1 (a missing /v1 is not added).
+	// http://127.0.0.1:18080/v1 (a missing /v1 is not added). Empty: the
+	// environment variable OPENAI_BASE_URL, else [DefaultBaseURL], as
+	// OpenAI's own clients read them.
 	BaseURL string
 	// CacheEndpoint names the endpoint in cache keys instead of BaseURL,
 	// for a server whose address changes but not its model (narlab's local
@@ -200,7 +266,7 @@ type Config struct {
 	// Model is the model name sent with every request.
 	Model string
 	// APIKey is the bearer token; empty: NARLAB_LLM_API_KEY, else
-	// OPENAI_API_KEY, else none.
+	// OPENAI_API_KEY (the variable OpenAI's clients read), else none.
 	APIKey string
 	// Concurrency bounds the requests in flight (default 4).
 	Concurrency int
@@ -215,6 +281,9 @@ type Config struct {
 	MinBackoff, MaxBackoff, MaxRetryAfter time.Duration
 	// SchemaStyle is how structured output is requested (default auto).
 	SchemaStyle SchemaStyle
+	// TokenParam is the name chat requests send the token limit under
+	// (default auto: see [TokenParamAuto] and [DefaultTokenParam]).
+	TokenParam TokenParam
 	// Cache, when set, answers requests it holds and stores new answers.
 	Cache *Cache
 	// HTTPClient sends the requests (default: a client with keep-alive
@@ -245,6 +314,11 @@ type Client struct {
 	sem      chan struct{}
 	http     *http.Client
 	llamaFmt atomic.Bool // auto style switched to llama-cpp-python's form
+	// tokenParam is the name chat requests send the limit under now (a
+	// TokenParam; auto may switch it once).
+	tokenParam atomic.Value
+	// baseFrom says where the endpoint came from (for error messages).
+	baseFrom string
 
 	requests, retries, hits, answers, failures atomic.Int64
 
@@ -256,16 +330,43 @@ type Client struct {
 // order.
 var EnvAPIKeys = []string{"NARLAB_LLM_API_KEY", "OPENAI_API_KEY"}
 
+// EnvBaseURL is the environment variable OpenAI's clients read the
+// endpoint from; [Config.BaseURL] takes precedence over it.
+const EnvBaseURL = "OPENAI_BASE_URL"
+
+// DefaultBaseURL is the endpoint when neither [Config.BaseURL] nor
+// OPENAI_BASE_URL names one: OpenAI's API, as in OpenAI's clients.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// ResolveBaseURL returns the endpoint a client of explicit uses and where
+// it came from: explicit itself ("config"), else OPENAI_BASE_URL
+// ("OPENAI_BASE_URL"), else [DefaultBaseURL] ("default"). An empty or blank
+// variable counts as unset.
+func ResolveBaseURL(explicit string) (base, from string) {
+	if s := strings.TrimSpace(explicit); s != "" {
+		return s, "config"
+	}
+	if s := strings.TrimSpace(os.Getenv(EnvBaseURL)); s != "" {
+		return s, EnvBaseURL
+	}
+	return DefaultBaseURL, "default"
+}
+
 // New returns a client; a base URL that is not http(s) or an empty model is
 // an error.
 func New(cfg Config) (*Client, error) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	raw, from := ResolveBaseURL(cfg.BaseURL)
+	base := strings.TrimRight(raw, "/")
+	named := "endpoint"
+	if from == EnvBaseURL {
+		named = EnvBaseURL
+	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("llm: endpoint %q: want an http(s) URL such as http://127.0.0.1:18080/v1", cfg.BaseURL)
+		return nil, fmt.Errorf("llm: %s %q: want an http(s) URL such as http://127.0.0.1:18080/v1", named, raw)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("llm: endpoint %s://%s…: put the API key in NARLAB_LLM_API_KEY, not in the URL", u.Scheme, u.Host)
+		return nil, fmt.Errorf("llm: %s %s://%s…: put the API key in NARLAB_LLM_API_KEY or OPENAI_API_KEY, not in the URL", named, u.Scheme, u.Host)
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: no model name")
@@ -303,6 +404,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.SchemaStyle, err = ParseSchemaStyle(string(cfg.SchemaStyle)); err != nil {
 		return nil, err
 	}
+	if cfg.TokenParam, err = ParseTokenParam(string(cfg.TokenParam)); err != nil {
+		return nil, err
+	}
 	key := cfg.APIKey
 	for _, env := range EnvAPIKeys {
 		if key == "" {
@@ -317,11 +421,29 @@ func New(cfg Config) (*Client, error) {
 		hc = &http.Client{Transport: tr}
 	}
 	c := &Client{cfg: cfg, base: base, key: key, sem: make(chan struct{}, cfg.Concurrency), http: hc,
-		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6c6c6d))}
+		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6c6c6d)), baseFrom: from}
 	cfg.APIKey = ""
 	c.cfg = cfg
+	tp := cfg.TokenParam
+	if tp == TokenParamAuto {
+		tp = DefaultTokenParam(base)
+	}
+	c.tokenParam.Store(tp)
 	return c, nil
 }
+
+// TokenParam returns the name chat requests send the token limit under now:
+// the configured one, or for auto the one it started with or switched to.
+// Completion requests always send max_tokens.
+func (c *Client) TokenParam() TokenParam { return c.tokenParam.Load().(TokenParam) }
+
+// TokenParamConfig returns the configured token-limit name (auto unless
+// set).
+func (c *Client) TokenParamConfig() TokenParam { return c.cfg.TokenParam }
+
+// BaseURLSource says where the endpoint came from: "config", OPENAI_BASE_URL
+// or "default" (see [ResolveBaseURL]).
+func (c *Client) BaseURLSource() string { return c.baseFrom }
 
 // cacheEndpoint is the endpoint as cache keys name it.
 func (c *Client) cacheEndpoint() string {
@@ -422,6 +544,10 @@ type APIError struct {
 	Status int
 	// Message is the server's error message (or the start of its body).
 	Message string
+	// Code and Param are the error's code and the parameter it names, when
+	// the body is OpenAI's {"error": {"code", "param", …}} (e.g.
+	// "unsupported_parameter", "max_tokens").
+	Code, Param string
 	// URL is the endpoint that answered.
 	URL string
 	// Attempts is the number of attempts made.
@@ -435,6 +561,15 @@ func (e *APIError) Error() string {
 		hint = " (check the API key in NARLAB_LLM_API_KEY or OPENAI_API_KEY)"
 	case http.StatusNotFound:
 		hint = " (check the endpoint, which usually ends in /v1, and the model name)"
+	default:
+		for _, tp := range []TokenParam{TokenParamMaxTokens, TokenParamMaxCompletionTokens} {
+			if rejectsTokenParam(e, tp) {
+				hint = fmt.Sprintf(" (this endpoint does not take %s: send the limit as %s, or let the client find the name with token param auto)", tp, tp.other())
+			}
+		}
+		if rejectsParam(e, "top_k") {
+			hint = " (this endpoint has no top_k: leave top-k at 0)"
+		}
 	}
 	after := ""
 	if e.Attempts > 1 {
@@ -535,16 +670,19 @@ func (c *Client) backoff(n int) time.Duration {
 
 // wire types of the OpenAI API.
 type wireRequest struct {
-	Model          string          `json:"model"`
-	Messages       []Message       `json:"messages,omitempty"`
-	Prompt         string          `json:"prompt,omitempty"`
-	Temperature    float64         `json:"temperature"`
-	MaxTokens      int             `json:"max_tokens"`
-	Seed           *int64          `json:"seed,omitempty"`
-	Stop           []string        `json:"stop,omitempty"`
-	TopP           float64         `json:"top_p,omitempty"`
-	ResponseFormat json.RawMessage `json:"response_format,omitempty"`
-	Stream         bool            `json:"stream"`
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages,omitempty"`
+	Prompt      string    `json:"prompt,omitempty"`
+	Temperature float64   `json:"temperature"`
+	// One of the two carries the limit (see TokenParam).
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	Seed                *int64          `json:"seed,omitempty"`
+	Stop                []string        `json:"stop,omitempty"`
+	TopP                float64         `json:"top_p,omitempty"`
+	TopK                int             `json:"top_k,omitempty"`
+	ResponseFormat      json.RawMessage `json:"response_format,omitempty"`
+	Stream              bool            `json:"stream"`
 }
 
 type wireResponse struct {
@@ -581,17 +719,49 @@ func responseFormat(s *Schema, style SchemaStyle) json.RawMessage {
 	return b
 }
 
+// LimitIgnoredError reports an answer longer than the token limit: the
+// endpoint did not read the name the limit was sent under (llama-cpp-python
+// ignores max_completion_tokens). It is not retried: every request would
+// run past its limit.
+type LimitIgnoredError struct {
+	URL string
+	// Param is the name the limit was sent under; Limit the limit;
+	// Tokens the completion tokens the server reported.
+	Param         TokenParam
+	Limit, Tokens int
+}
+
+func (e *LimitIgnoredError) Error() string {
+	return fmt.Sprintf("llm: %s ignored %s=%d: its answer has %d completion tokens; send the limit as %s instead (Config.TokenParam, --token-param %s)",
+		e.URL, e.Param, e.Limit, e.Tokens, e.Param.other(), e.Param.other())
+}
+
 func (c *Client) attempt(ctx context.Context, req *Request) (Response, error) {
 	style := c.cfg.SchemaStyle
 	if style == SchemaAuto && c.llamaFmt.Load() {
 		style = SchemaLlamaCpp
 	}
-	resp, err := c.post(ctx, req, style)
+	tp := TokenParamMaxTokens
+	if req.API == Chat {
+		tp = c.TokenParam()
+	}
+	resp, err := c.post(ctx, req, style, tp)
+	if err != nil && req.API == Chat && c.cfg.TokenParam == TokenParamAuto && rejectsTokenParam(err, tp) {
+		// The endpoint does not take this name for the limit (OpenAI's
+		// reasoning models and max_tokens): send the request again under
+		// the other name, and keep that name if it is taken.
+		tp = tp.other()
+		c.requests.Add(1)
+		resp, err = c.post(ctx, req, style, tp)
+		if err == nil || !rejectsTokenParam(err, tp) {
+			c.tokenParam.Store(tp)
+		}
+	}
 	if err != nil && req.Schema != nil && style == SchemaAuto && rejectsSchemaForm(err) {
 		// The server does not read OpenAI's json_schema form: try
 		// llama-cpp-python's, and keep it if it works.
 		c.requests.Add(1)
-		resp, err2 := c.post(ctx, req, SchemaLlamaCpp)
+		resp, err2 := c.post(ctx, req, SchemaLlamaCpp, tp)
 		if err2 == nil {
 			c.llamaFmt.Store(true)
 			return resp, nil
@@ -599,6 +769,71 @@ func (c *Client) attempt(ctx context.Context, req *Request) (Response, error) {
 		return Response{}, err
 	}
 	return resp, err
+}
+
+// rejectsTokenParam reports whether err is an endpoint's refusal of the
+// name tp: a 4xx (not 401, 403, 404, 408 or 429) whose OpenAI error names tp
+// as an unsupported parameter, or whose message names tp and calls it
+// unsupported, unrecognized, unknown, not permitted or an extra input
+// (FastAPI/pydantic servers that forbid unknown fields).
+func rejectsTokenParam(err error, tp TokenParam) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status < 400 || ae.Status >= 500 || ae.Retryable() {
+		return false
+	}
+	switch ae.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return false
+	}
+	return rejectsParam(ae, string(tp))
+}
+
+// rejectsParam reports whether the error answer ae (a 4xx) refuses the
+// request field name as such, not its value.
+func rejectsParam(ae *APIError, name string) bool {
+	if ae.Status < 400 || ae.Status >= 500 || ae.Retryable() {
+		return false
+	}
+	if ae.Param != "" {
+		// An OpenAI error names the one parameter it is about.
+		if ae.Param != name {
+			return false
+		}
+		if ae.Code == "unsupported_parameter" || ae.Code == "unknown_parameter" {
+			return true
+		}
+	}
+	msg := strings.ToLower(ae.Message)
+	if !containsWord(msg, name) {
+		return false
+	}
+	for _, w := range []string{"unsupported", "not supported", "unrecognized", "unknown", "not permitted", "extra inputs", "extra fields"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsWord reports whether s holds name not as part of a longer
+// identifier (max_tokens is not in max_completion_tokens or
+// max_tokens_x).
+func containsWord(s, name string) bool {
+	ident := func(b byte) bool {
+		return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !ident(s[j-1])) && (end == len(s) || !ident(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // rejectsSchemaForm reports whether err may be a server's refusal of the
@@ -616,9 +851,15 @@ func rejectsSchemaForm(err error) bool {
 	return strings.Contains(ae.Message, "response_format")
 }
 
-func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Response, error) {
-	wr := wireRequest{Model: c.cfg.Model, Temperature: req.Params.Temperature, MaxTokens: req.Params.MaxTokens,
-		Seed: req.Params.Seed, Stop: req.Params.Stop, TopP: req.Params.TopP, ResponseFormat: responseFormat(req.Schema, style)}
+func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle, tp TokenParam) (Response, error) {
+	wr := wireRequest{Model: c.cfg.Model, Temperature: req.Params.Temperature,
+		Seed: req.Params.Seed, Stop: req.Params.Stop, TopP: req.Params.TopP, TopK: req.Params.TopK,
+		ResponseFormat: responseFormat(req.Schema, style)}
+	if tp == TokenParamMaxCompletionTokens {
+		wr.MaxCompletionTokens = req.Params.MaxTokens
+	} else {
+		wr.MaxTokens = req.Params.MaxTokens
+	}
 	path := "/chat/completions"
 	if req.API == Completion {
 		path = "/completions"
@@ -655,7 +896,8 @@ func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Res
 	latency := time.Since(start)
 	if hresp.StatusCode != http.StatusOK {
 		// The message is the server's: it could quote the key back.
-		ae := &APIError{Status: hresp.StatusCode, Message: scrubString(errorMessage(data), c.key), URL: url}
+		msg, code, param := errorDetails(data)
+		ae := &APIError{Status: hresp.StatusCode, Message: scrubString(msg, c.key), Code: code, Param: param, URL: url}
 		if retryableStatus(hresp.StatusCode) {
 			wait, _ := httpretry.RetryAfter(hresp.Header.Get("Retry-After"), time.Now())
 			return Response{}, &transient{err: ae, wait: wait}
@@ -695,13 +937,17 @@ func (c *Client) post(ctx context.Context, req *Request, style SchemaStyle) (Res
 	if wresp.Usage != nil {
 		r.Usage = *wresp.Usage
 	}
+	if tp == TokenParamMaxCompletionTokens && r.Usage.CompletionTokens > req.Params.MaxTokens {
+		return Response{}, &LimitIgnoredError{URL: url, Param: tp, Limit: req.Params.MaxTokens, Tokens: r.Usage.CompletionTokens}
+	}
 	return r, nil
 }
 
-// errorMessage extracts the message of an OpenAI-style error body
-// ({"error": {"message": ...}}, {"error": "..."} or FastAPI's {"detail":
-// ...}), else the start of the body.
-func errorMessage(data []byte) string {
+// errorDetails extracts the message of an OpenAI-style error body
+// ({"error": {"message", "code", "param"}}, {"error": "..."} or FastAPI's
+// {"detail": ...}), else the start of the body, with the OpenAI error's code
+// and param when it has them.
+func errorDetails(data []byte) (msg, code, param string) {
 	var v struct {
 		Error  json.RawMessage `json:"error"`
 		Detail json.RawMessage `json:"detail"`
@@ -709,28 +955,33 @@ func errorMessage(data []byte) string {
 	if json.Unmarshal(data, &v) == nil {
 		var e struct {
 			Message string `json:"message"`
+			Code    any    `json:"code"` // a string, or a number on some servers
+			Param   string `json:"param"`
 		}
 		if len(v.Error) > 0 {
 			if json.Unmarshal(v.Error, &e) == nil && e.Message != "" {
-				return e.Message
+				if s, ok := e.Code.(string); ok {
+					code = s
+				}
+				return e.Message, code, e.Param
 			}
 			var s string
 			if json.Unmarshal(v.Error, &s) == nil && s != "" {
-				return s
+				return s, "", ""
 			}
 		}
 		if len(v.Detail) > 0 {
 			var s string
 			if json.Unmarshal(v.Detail, &s) == nil {
-				return s
+				return s, "", ""
 			}
-			return snippet(v.Detail)
+			return snippet(v.Detail), "", ""
 		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return "(empty body)"
+		return "(empty body)", "", ""
 	}
-	return snippet(data)
+	return snippet(data), "", ""
 }
 
 func snippet(b []byte) string {

@@ -259,6 +259,7 @@ func TestBadConfigAndRequests(t *testing.T) {
 		{"no model", llm.Config{BaseURL: "http://127.0.0.1:1/v1"}, "no model"},
 		{"concurrency", llm.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Concurrency: -2}, "concurrency"},
 		{"schema style", llm.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", SchemaStyle: "xml"}, "schema style"},
+		{"token param", llm.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", TokenParam: "max_new_tokens"}, "want auto, max_tokens or max_completion_tokens"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := llm.New(tc.cfg)
@@ -284,6 +285,7 @@ func TestBadConfigAndRequests(t *testing.T) {
 		{"no max tokens", llm.Request{API: llm.Chat, Prompt: "x"}, "max tokens 0"},
 		{"temperature", llm.Request{API: llm.Chat, Prompt: "x", Params: llm.Params{MaxTokens: 1, Temperature: 3}}, "temperature"},
 		{"empty stop", llm.Request{API: llm.Chat, Prompt: "x", Params: llm.Params{MaxTokens: 1, Stop: []string{""}}}, "empty stop"},
+		{"top-k", llm.Request{API: llm.Chat, Prompt: "x", Params: llm.Params{MaxTokens: 1, TopK: -1}}, "top-k -1"},
 		{"unknown API", llm.Request{API: "embeddings", Prompt: "x", Params: llm.Params{MaxTokens: 1}}, "unknown API"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -411,6 +413,7 @@ func TestCacheKeyCoversEveryParameter(t *testing.T) {
 		"seed":        func(r *llm.Request) { r.Params.Seed = &seed },
 		"stop":        func(r *llm.Request) { r.Params.Stop = []string{"\n"} },
 		"top p":       func(r *llm.Request) { r.Params.TopP = 0.9 },
+		"top k":       func(r *llm.Request) { r.Params.TopK = 30 },
 		"schema":      func(r *llm.Request) { r.Schema = &llm.Schema{Schema: map[string]any{"type": "object"}} },
 	}
 	mk := func(base, model, key string) *llm.Client {

@@ -11,7 +11,7 @@
 // {base}/chat/completions with the prompt as one user message (or the
 // request's own messages), the [Completion] API posts {base}/completions
 // with the prompt as is. [Params] holds every generation parameter that is
-// sent: temperature, max tokens, seed, stop sequences, top-p. A request
+// sent: temperature, max tokens, seed, stop sequences, top-p, top-k. A request
 // with a [Schema] asks for structured output through response_format, in
 // OpenAI's json_schema form or llama-cpp-python's json_object form
 // ([SchemaStyle]); the automatic style starts with OpenAI's and switches
@@ -26,11 +26,30 @@
 // as an [*APIError] that quotes the server's message. After the last retry
 // the error says how many attempts were made.
 //
-// # API key
+// # Endpoint and API key
 //
-// The key is Config.APIKey, else the environment variable
-// NARLAB_LLM_API_KEY, else OPENAI_API_KEY; it is sent as a bearer token and
-// never appears in an error, a log line or the cache.
+// The endpoint and the key are read as OpenAI's own clients read them, with
+// narlab's settings first:
+//
+//   - the endpoint is Config.BaseURL, else the environment variable
+//     OPENAI_BASE_URL, else https://api.openai.com/v1 ([ResolveBaseURL]);
+//   - the key is Config.APIKey, else NARLAB_LLM_API_KEY, else
+//     OPENAI_API_KEY, else none. It is sent as a bearer token and never
+//     appears in an error, a log line or the cache.
+//
+// # The token limit's name
+//
+// [Params.MaxTokens] is sent as max_tokens or as max_completion_tokens
+// ([TokenParam]). OpenAI's chat API wants max_completion_tokens (its
+// reasoning models reject max_tokens with a 400 "unsupported parameter");
+// llama.cpp's server and vLLM read max_tokens, and llama-cpp-python silently
+// ignores max_completion_tokens. The default, [TokenParamAuto], starts with
+// max_completion_tokens for api.openai.com and max_tokens anywhere else
+// ([DefaultTokenParam]); when an endpoint rejects the name as an unsupported
+// parameter, the request is sent again once under the other name, which the
+// client then keeps. A configured name is sent as is; an answer longer than
+// a limit sent as max_completion_tokens is reported as a
+// [*LimitIgnoredError]. The completion API always sends max_tokens.
 //
 // # Cache
 //

@@ -20,6 +20,7 @@ import (
 // narlab's pick (XLA CPU after `make setup`; $GOMLX_BACKEND overrides).
 // NARLAB_BENCH_ROWS=algo/proc,algo/proc narrows the grid. Run with
 // -benchtime=Nx: a step takes from milliseconds (XLA) to seconds (pure Go).
+// NARLAB_STEP_LOOP=loop|unroll forces a step-loop mode (default auto).
 func BenchmarkTrainStep(b *testing.B) {
 	rows := []string{"bfs/mpnn", "bfs/pgn", "bfs/triplet_mpnn",
 		"floyd_warshall/mpnn", "floyd_warshall/pgn", "floyd_warshall/triplet_mpnn",
@@ -52,6 +53,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			cfg := DefaultConfig(algo, proc)
 			cfg.TeacherForcing = 0
+			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
 			m, err := New(be, cfg)
 			if err != nil {
 				b.Fatal(err)
@@ -141,7 +143,9 @@ func BenchmarkProtocol(b *testing.B) {
 			train, val, test := split("train"), split("val"), split("test")
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				m, err := New(be, DefaultConfig(algo, proc))
+				cfg := DefaultConfig(algo, proc)
+				cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+				m, err := New(be, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -34,6 +34,15 @@
 // predictions, losses and gradients over every probe type and processor).
 // Predict splits a batch whose widest step would exceed EvalMemoryBudget.
 //
+// # Checkpoints
+//
+// [Model.Save] and [Load] keep narlab's checkpoints (GoMLX's format with the
+// configuration). [LoadReference] reads a checkpoint of dm-clrs 2.0.3's
+// BaselineModel (save_model's pickle of Haiku parameters and optax's
+// state), inferring the configuration from the parameters' names and
+// shapes, and [Model.ExportReference] writes one that restore_model reads;
+// both carry the Adam state (docs/baselines.md, "dm-clrs checkpoints").
+//
 // Backends: XLA (CPU or CUDA PJRT plugin, linked in every cgo build) or
 // GoMLX's pure-Go backend; [Choose] picks one (see `narlab backends` and
 // docs/DEVELOPERS.md). Linear layers are [Dense].

@@ -56,6 +56,46 @@ func NewChecked(seed int64) (*State, error) {
 	return s, nil
 }
 
+// NewKey returns a RandomState seeded like numpy.random.RandomState(key)
+// for a sequence of integers in [0, 2**32-1]: MT19937's init_by_array,
+// which is also how Python's random.seed seeds an integer (so
+// NewKey([]uint32{0}) starts with random.seed(0)'s random.random()).
+// It panics for an empty key, which numpy rejects too.
+func NewKey(key []uint32) *State {
+	if len(key) == 0 {
+		panic("nprand: NewKey needs a non-empty key (numpy rejects an empty seed array)")
+	}
+	s := &State{}
+	s.Seed(19650218)
+	mt := &s.mt
+	i, j := 1, 0
+	for k := max(mtN, len(key)); k > 0; k-- {
+		prev := mt[i-1]
+		mt[i] = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525)) + key[j] + uint32(j)
+		i++
+		j++
+		if i >= mtN {
+			mt[0] = mt[mtN-1]
+			i = 1
+		}
+		if j >= len(key) {
+			j = 0
+		}
+	}
+	for k := mtN - 1; k > 0; k-- {
+		prev := mt[i-1]
+		mt[i] = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - uint32(i)
+		i++
+		if i >= mtN {
+			mt[0] = mt[mtN-1]
+			i = 1
+		}
+	}
+	mt[0] = 0x80000000
+	s.pos = mtN
+	return s
+}
+
 // Seed re-initialises the generator with MT19937's init_genrand, which is
 // what numpy's legacy seeding does for an integer seed.
 func (s *State) Seed(seed uint32) {
@@ -90,11 +130,7 @@ func (s *State) Uint32() uint32 {
 	}
 	y := s.mt[s.pos]
 	s.pos++
-	y ^= y >> 11
-	y ^= (y << 7) & 0x9d2c5680
-	y ^= (y << 15) & 0xefc60000
-	y ^= y >> 18
-	return y
+	return temper(y)
 }
 
 // RandomSample returns a double in [0, 1) built from two 32-bit outputs
@@ -103,6 +139,42 @@ func (s *State) RandomSample() float64 {
 	a := s.Uint32() >> 5
 	b := s.Uint32() >> 6
 	return (float64(a)*67108864.0 + float64(b)) * twoPow53Inv
+}
+
+// FillRandomSample fills dst with successive RandomSample draws, the
+// values and the stream position of len(dst) calls, faster.
+func (s *State) FillRandomSample(dst []float64) {
+	for i := range dst {
+		if s.pos+2 > mtN {
+			dst[i] = s.RandomSample()
+			continue
+		}
+		a := temper(s.mt[s.pos]) >> 5
+		b := temper(s.mt[s.pos+1]) >> 6
+		s.pos += 2
+		dst[i] = (float64(a)*67108864.0 + float64(b)) * twoPow53Inv
+	}
+}
+
+// Skip advances the stream by n raw 32-bit outputs (n/2 RandomSample
+// draws for an even n) without computing them.
+func (s *State) Skip(n int) {
+	for n > 0 {
+		if s.pos >= mtN {
+			s.regenerate()
+		}
+		k := min(n, mtN-s.pos)
+		s.pos += k
+		n -= k
+	}
+}
+
+func temper(y uint32) uint32 {
+	y ^= y >> 11
+	y ^= (y << 7) & 0x9d2c5680
+	y ^= (y << 15) & 0xefc60000
+	y ^= y >> 18
+	return y
 }
 
 // Uniform returns low + (high-low)*RandomSample(), numpy's uniform(low, high).

@@ -158,3 +158,54 @@ func TestBernoulliFillMatchesBernoulli(t *testing.T) {
 		}
 	}
 }
+
+// TestNewKey checks seeding by a key array against numpy 2.4.6:
+//
+//	>>> rs = np.random.RandomState([1, 2, 3])
+//	>>> rs.randint(0, 2**32, size=4, dtype=np.uint64)
+//	>>> np.random.RandomState([0]).random_sample()   # = random.seed(0); random.random()
+//	>>> rs = np.random.RandomState([7, 3735928559, 123456])
+//	>>> rs.random_sample(), rs.randint(0, 5), rs.choice([4, 6, 8])
+func TestNewKey(t *testing.T) {
+	s := NewKey([]uint32{1, 2, 3})
+	for i, want := range []uint32{2619334238, 1552691353, 3808334787, 2540200029} {
+		if got := s.Uint32(); got != want {
+			t.Fatalf("RandomState([1,2,3]) draw %d = %d, want %d", i, got, want)
+		}
+	}
+	if got := NewKey([]uint32{0}).RandomSample(); got != 0.8444218515250481 {
+		t.Fatalf("RandomState([0]).random_sample() = %v, want 0.8444218515250481", got)
+	}
+	s = NewKey([]uint32{7, 3735928559, 123456})
+	if got := s.RandomSample(); got != 0.5821146690623225 {
+		t.Fatalf("random_sample() = %v, want 0.5821146690623225", got)
+	}
+	if got := s.Intn(5); got != 4 {
+		t.Fatalf("randint(0, 5) = %d, want 4", got)
+	}
+	if got := s.Intn(3); got != 0 {
+		t.Fatalf("choice([4, 6, 8]) drew index %d, want 0 (the value 4)", got)
+	}
+}
+
+// TestFillAndSkip checks FillRandomSample and Skip against draws one at
+// a time, across state regenerations.
+func TestFillAndSkip(t *testing.T) {
+	a, b := New(11), New(11)
+	for _, n := range []int{0, 1, 5, 311, 312, 313, 1000, 3} {
+		got := make([]float64, n)
+		a.FillRandomSample(got)
+		for i := range got {
+			if want := b.RandomSample(); got[i] != want {
+				t.Fatalf("fill of %d: value %d = %v, want %v", n, i, got[i], want)
+			}
+		}
+		a.Skip(2*n + 1)
+		for range 2*n + 1 {
+			b.Uint32()
+		}
+		if x, y := a.Uint32(), b.Uint32(); x != y {
+			t.Fatalf("after skipping %d: %d, want %d", 2*n+1, x, y)
+		}
+	}
+}

@@ -6,6 +6,10 @@
 // Python environment and records where they are in llm.env under narlab's
 // cache directory; [FindInstall] reads that record (or the environment
 // variables NARLAB_LLM_PYTHON and NARLAB_LLM_MODEL, which take precedence).
+// `make test` runs the script; `make run` does not, since its demo never
+// uses the server: [EnsureServer] (`narlab llm serve`, `narlab llm run`, the
+// notebooks) runs it on first use through [EnsureInstall], saying so and
+// passing on the script's progress.
 //
 // A server started by [EnsureServer] runs in its own session, outlives the
 // process that started it, and is recorded (pid, port, model) in
@@ -18,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +88,7 @@ func FindInstall() (Install, error) {
 		vals, err := readRecord(rec)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return in, fmt.Errorf("llamacpp: the local LLM server is not installed (no %s): run scripts/setup-llm.sh (about 10 minutes the first time), or set %s and %s", rec, EnvPython, EnvModel)
+				return in, fmt.Errorf("%w (no %s): run scripts/setup-llm.sh (5-11 minutes the first time; `narlab llm serve` runs it too), or set %s and %s", ErrNotInstalled, rec, EnvPython, EnvModel)
 			}
 			return in, err
 		}
@@ -99,11 +104,15 @@ func FindInstall() (Install, error) {
 	}
 	for _, p := range []string{in.Python, in.Model} {
 		if _, err := os.Stat(p); err != nil {
-			return in, fmt.Errorf("llamacpp: %v; run scripts/setup-llm.sh to reinstall", err)
+			return in, fmt.Errorf("%w: %v; run scripts/setup-llm.sh to reinstall", ErrNotInstalled, err)
 		}
 	}
 	return in, nil
 }
+
+// ErrNotInstalled is wrapped by [FindInstall]'s error when the server or
+// the model is not where the record (or the environment) says.
+var ErrNotInstalled = errors.New("llamacpp: the local LLM server is not installed")
 
 func readRecord(path string) (map[string]string, error) {
 	f, err := os.Open(path)
@@ -147,6 +156,12 @@ type Config struct {
 	Threads int
 	// StartTimeout bounds the wait for GET /v1/models (default 3 min).
 	StartTimeout time.Duration
+	// NoInstall makes a missing installation an error, instead of building
+	// it with scripts/setup-llm.sh ([EnsureInstall]).
+	NoInstall bool
+	// Log receives the notice and the progress of a build on first use
+	// (default: standard error).
+	Log io.Writer
 }
 
 // Server is a running server: its record in the server directory (url,
@@ -170,6 +185,21 @@ func DefaultDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(d, "llm"), nil
+}
+
+// install fills cfg.Install: FindInstall, or EnsureInstall unless
+// NoInstall.
+func (cfg *Config) install(ctx context.Context) error {
+	if cfg.Install.Python != "" && cfg.Install.Model != "" {
+		return nil
+	}
+	var err error
+	if cfg.NoInstall {
+		cfg.Install, err = FindInstall()
+	} else {
+		cfg.Install, err = EnsureInstall(ctx, cfg.Log)
+	}
+	return err
 }
 
 func (cfg *Config) defaults() error {
@@ -212,8 +242,12 @@ func (cfg *Config) defaults() error {
 
 // EnsureServer returns the server recorded in cfg.Dir if it runs and
 // answers, and otherwise starts one; reused says which. Concurrent callers
-// share one server.
+// share one server. A server that was never installed is built first
+// (unless cfg.NoInstall), which takes minutes: ctx should allow for it.
 func EnsureServer(ctx context.Context, cfg Config) (srv *Server, reused bool, err error) {
+	if err := cfg.install(ctx); err != nil {
+		return nil, false, err
+	}
 	if err := cfg.defaults(); err != nil {
 		return nil, false, err
 	}
@@ -230,8 +264,12 @@ func FindServer(ctx context.Context, dir string) (*Server, error) {
 
 // StartServer starts a server and records it in cfg.Dir. It returns once GET
 // /v1/models answers and fails, quoting the end of the log, if the process
-// exits or the timeout passes first.
+// exits or the timeout passes first. A server that was never installed is
+// built first, as in [EnsureServer].
 func StartServer(ctx context.Context, cfg Config) (*Server, error) {
+	if err := cfg.install(ctx); err != nil {
+		return nil, err
+	}
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}

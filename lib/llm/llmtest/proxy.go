@@ -2,12 +2,14 @@ package llmtest
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,8 +39,10 @@ type Hit struct {
 	Status int
 	// Faulted reports that a fault was injected.
 	Faulted bool
-	// Body is the request's body.
+	// Body is the request's body as the client sent it.
 	Body []byte
+	// Header is the request's header as the client sent it.
+	Header http.Header
 	// End is when the answer was passed on (zero if it never was).
 	End time.Time
 }
@@ -58,6 +62,56 @@ type Proxy struct {
 	onAnswer  func(n int)
 	inFlight  int
 	maxFlight int
+	// openAI: answer max_tokens in chat requests as OpenAI's reasoning
+	// models do, and pass max_completion_tokens on as max_tokens.
+	openAI bool
+}
+
+// OpenAIRejectsMaxTokens is the body OpenAI's API answers (status 400) to a
+// chat request that sends max_tokens to one of its reasoning models.
+const OpenAIRejectsMaxTokens = `{
+  "error": {
+    "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    "type": "invalid_request_error",
+    "param": "max_tokens",
+    "code": "unsupported_parameter"
+  }
+}`
+
+// RejectMaxTokens makes the proxy speak for the server as OpenAI's API does
+// for its reasoning models: a chat request that sends max_tokens is answered
+// 400 with [OpenAIRejectsMaxTokens] and never reaches the server, and one
+// that sends max_completion_tokens reaches it with the limit renamed to
+// max_tokens, the name llama.cpp's server reads (so the real model still
+// stops at the limit). Completion requests pass untouched: OpenAI's
+// completions endpoint takes max_tokens.
+func (p *Proxy) RejectMaxTokens() {
+	p.mu.Lock()
+	p.openAI = true
+	p.mu.Unlock()
+}
+
+// openAIDialect applies RejectMaxTokens to one chat request's body: reject
+// reports that it is to be answered 400; forward is the body to pass on.
+func openAIDialect(body []byte) (reject bool, forward []byte) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return false, body
+	}
+	if _, ok := m["max_tokens"]; ok {
+		return true, nil
+	}
+	v, ok := m["max_completion_tokens"]
+	if !ok {
+		return false, body
+	}
+	delete(m, "max_completion_tokens")
+	m["max_tokens"] = v
+	out, err := json.Marshal(m)
+	if err != nil {
+		return false, body
+	}
+	return false, out
 }
 
 // NewProxy starts a proxy to target (a server root without /v1); it stops
@@ -142,11 +196,18 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	var f Fault
 	faulted := false
 	idx := -1
+	forward := body
 	if r.Method == http.MethodPost {
 		if len(p.faults) > 0 {
 			f, p.faults, faulted = p.faults[0], p.faults[1:], true
 		}
-		p.hits = append(p.hits, Hit{Path: r.URL.Path, At: time.Now(), Faulted: faulted, Body: body})
+		if p.openAI && !faulted && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			var reject bool
+			if reject, forward = openAIDialect(body); reject {
+				f, faulted = Fault{Status: http.StatusBadRequest, Body: OpenAIRejectsMaxTokens}, true
+			}
+		}
+		p.hits = append(p.hits, Hit{Path: r.URL.Path, At: time.Now(), Faulted: faulted, Body: body, Header: r.Header.Clone()})
 		idx = len(p.hits) - 1
 		p.inFlight++
 		p.maxFlight = max(p.maxFlight, p.inFlight)
@@ -182,7 +243,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		status(f.Status)
 		return
 	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, target.String()+r.URL.RequestURI(), bytes.NewReader(body))
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target.String()+r.URL.RequestURI(), bytes.NewReader(forward))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+
+	"github.com/narlab/narlab/experiments/clrs30"
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn"
+)
+
+// dm-clrs checkpoints: `narlab eval` of a BaselineModel.save_model pickle
+// and `narlab clrs export` of a narlab checkpoint (docs/baselines.md,
+// "dm-clrs checkpoints").
+
+func init() {
+	register(command{group: "clrs", name: "export", summary: "write a narlab checkpoint as a dm-clrs checkpoint (BaselineModel.restore_model's pickle)", run: exportCmd})
+}
+
+// dmclrsFlags adds the flags that name what a dm-clrs checkpoint's
+// parameters cannot say.
+func dmclrsFlags(fs *flag.FlagSet) *nn.ReferenceOptions {
+	var o nn.ReferenceOptions
+	fs.StringVar(&o.Algorithm, "algo", "", "dm-clrs checkpoints: the algorithm, where its parameters fit several (insertion_sort and bubble_sort share theirs); default: inferred")
+	fs.StringVar(&o.Processor, "processor", "", "dm-clrs checkpoints: the processor, where its parameters fit several (mpnn, pgn, pgn_mask and deepsets share theirs); default: inferred")
+	return &o
+}
+
+// describeConfig is a model's configuration in a line.
+func describeConfig(c nn.Config) string {
+	return fmt.Sprintf("%s, processor %s, hidden %d, hints %s, enforce_permutations %v, enforce_pred_as_input %v",
+		c.Algorithm, c.Processor, c.Hidden, c.HintMode, c.Permutations, c.PredAsInput)
+}
+
+func exportCmd(args []string) error {
+	fs := newFlags("clrs export")
+	ckpt := fs.String("checkpoint", "", "narlab checkpoint directory (required): the one train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best")
+	out := fs.String("out", "", "the dm-clrs checkpoint file to write (required), e.g. bfs-mpnn.pkl")
+	backend := fs.String("backend", "", backendUsage)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *ckpt == "" || *out == "" {
+		fs.Usage()
+		return fmt.Errorf("clrs export: --checkpoint and --out are required")
+	}
+	cfg, err := clrs30.ExportReference(*ckpt, *out, *backend)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s\n", *out, describeConfig(cfg))
+	fmt.Fprintln(stdout, "dm-clrs 2.0.3 restores it with BaselineModel.restore_model after init, the model built as:")
+	for _, l := range dmclrsSettings(cfg) {
+		fmt.Fprintln(stdout, "  "+l)
+	}
+	return nil
+}
+
+// dmclrsSettings are the BaselineModel settings a checkpoint of cfg
+// restores into (the names of dm-clrs 2.0.3's constructor and run.py).
+func dmclrsSettings(c nn.Config) []string {
+	encode, decode := "True", "True"
+	switch c.HintMode {
+	case "decoded_only":
+		encode = "False"
+	case "none":
+		encode, decode = "False", "False"
+	}
+	py := func(b bool) string {
+		if b {
+			return "True"
+		}
+		return "False"
+	}
+	transforms := []string{fmt.Sprintf("spec, it = clrs.process_permutations(spec, it, %s)", py(c.Permutations))}
+	if c.PredAsInput && slices.Contains(clrs.PredAsInputAlgorithms, c.Algorithm) {
+		transforms = append(transforms, "spec, it = clrs.process_pred_as_input(spec, it)")
+	}
+	return append([]string{
+		fmt.Sprintf("processor_factory=clrs.get_processor_factory(%q, use_ln=True, nb_triplet_fts=8, nb_heads=1)", c.Processor),
+		fmt.Sprintf("hidden_dim=%d, encode_hints=%s, decode_hints=%s, hint_repred_mode=%q,", c.Hidden, encode, decode, c.HintRepred),
+		fmt.Sprintf("learning_rate=%g, grad_clip_max_norm=%g, hint_teacher_forcing=%g, nb_msg_passing_steps=1,", c.LearningRate, c.GradClip, c.TeacherForcing),
+		"its spec and dummy_trajectory transformed as run.py does:",
+	}, transforms...)
+}

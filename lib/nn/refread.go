@@ -1,0 +1,471 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/narlab/narlab/internal/pickle"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// Reading a dm-clrs checkpoint (see refckpt.go) and inferring the
+// configuration of its model from its parameters' names and shapes.
+
+// refCheckpoint is a parsed dm-clrs checkpoint.
+type refCheckpoint struct {
+	params map[string]*pickle.Array // "module|name"
+	adam   *refAdam                 // nil: no Adam state in the file
+}
+
+// refAdam is optax's ScaleByAdamState: the step count and the first and
+// second moments, keyed as params.
+type refAdam struct {
+	count  int64
+	mu, nu map[string]*pickle.Array
+}
+
+// readReference reads and checks a dm-clrs checkpoint file.
+func readReference(path string) (*refCheckpoint, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("nn: %w", err)
+	}
+	ck, err := parseReference(data)
+	if err != nil {
+		return nil, fmt.Errorf("nn: %s: %w", path, err)
+	}
+	return ck, nil
+}
+
+// errNotReference prefixes the errors of files that are pickles but not
+// dm-clrs checkpoints.
+const errNotReference = "not a dm-clrs checkpoint (BaselineModel.save_model's {'params', 'opt_state'} pickle)"
+
+func parseReference(data []byte) (*refCheckpoint, error) {
+	v, err := pickle.Decode(data, pickle.Options{Classes: refOptaxClasses})
+	if err != nil {
+		return nil, err
+	}
+	top, ok := v.(*pickle.Dict)
+	if !ok {
+		return nil, fmt.Errorf("%s: the pickle holds a %s, not a dict", errNotReference, pickleType(v))
+	}
+	pv, ok := top.Get("params")
+	if !ok {
+		return nil, fmt.Errorf("%s: its dict has no 'params' (keys %v)", errNotReference, top.Keys())
+	}
+	params, err := refParamDict(pv, "params")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", errNotReference, err)
+	}
+	if len(params) == 0 {
+		return nil, fmt.Errorf("%s: 'params' is empty", errNotReference)
+	}
+	ck := &refCheckpoint{params: params}
+	if ov, ok := top.Get("opt_state"); ok && ov != nil {
+		if ck.adam, err = refAdamState(ov, params); err != nil {
+			return nil, fmt.Errorf("opt_state: %w", err)
+		}
+	}
+	return ck, nil
+}
+
+// refParamDict flattens Haiku's {module: {name: array}} into
+// "module|name" → float array.
+func refParamDict(v any, what string) (map[string]*pickle.Array, error) {
+	mods, ok := v.(*pickle.Dict)
+	if !ok {
+		return nil, fmt.Errorf("'%s' is a %s, not a dict of Haiku modules", what, pickleType(v))
+	}
+	out := map[string]*pickle.Array{}
+	for _, mk := range mods.Keys() {
+		mod, ok := mk.(string)
+		mv, _ := mods.Get(mk)
+		names, ok2 := mv.(*pickle.Dict)
+		if !ok || !ok2 {
+			return nil, fmt.Errorf("'%s'[%v] is a %s, not a Haiku module's dict of parameters", what, mk, pickleType(mv))
+		}
+		for _, nk := range names.Keys() {
+			name, ok := nk.(string)
+			av, _ := names.Get(nk)
+			a, ok2 := av.(*pickle.Array)
+			if !ok || !ok2 {
+				return nil, fmt.Errorf("'%s'[%q][%v] is a %s, not a NumPy array", what, mod, nk, pickleType(av))
+			}
+			if a.DType[0] != 'f' {
+				return nil, fmt.Errorf("'%s'[%q][%q] is a %s array, not a float array", what, mod, name, a.DType)
+			}
+			out[mod+"|"+name] = a
+		}
+	}
+	return out, nil
+}
+
+// refAdamState finds optax's ScaleByAdamState in a chain's state.
+func refAdamState(v any, params map[string]*pickle.Array) (*refAdam, error) {
+	chain, ok := v.(pickle.Tuple)
+	if !ok {
+		chain = pickle.Tuple{v}
+	}
+	var adam *pickle.Object
+	for _, s := range chain {
+		o, ok := s.(*pickle.Object)
+		if !ok {
+			return nil, fmt.Errorf("a %s in the optimizer chain's state (want optax states)", pickleType(s))
+		}
+		if o.Class == "optax._src.transform.ScaleByAdamState" {
+			if adam != nil {
+				return nil, errors.New("two Adam states (narlab's optimizer is one Adam)")
+			}
+			adam = o
+		}
+	}
+	if adam == nil {
+		return nil, errors.New("no optax ScaleByAdamState (narlab's optimizer is Adam)")
+	}
+	if len(adam.Args) != 3 {
+		return nil, fmt.Errorf("ScaleByAdamState with %d fields, want 3 (count, mu, nu)", len(adam.Args))
+	}
+	var count int64
+	switch c := adam.Args[0].(type) {
+	case int64:
+		count = c
+	case *pickle.Array:
+		ints, err := c.Int64s()
+		if err != nil || len(ints) != 1 {
+			return nil, fmt.Errorf("Adam's count is a %s array of shape %v, want an integer", c.DType, c.Shape)
+		}
+		count = ints[0]
+	default:
+		return nil, fmt.Errorf("Adam's count is a %s", pickleType(c))
+	}
+	if count < 0 || count >= 1<<24 {
+		return nil, fmt.Errorf("Adam's count %d (narlab keeps it as a float32: 0 to 2^24)", count)
+	}
+	st := &refAdam{count: count}
+	var err error
+	if st.mu, err = refParamDict(adam.Args[1], "mu"); err != nil {
+		return nil, err
+	}
+	if st.nu, err = refParamDict(adam.Args[2], "nu"); err != nil {
+		return nil, err
+	}
+	for _, m := range []map[string]*pickle.Array{st.mu, st.nu} {
+		for k, p := range params {
+			if a, ok := m[k]; !ok || !slices.Equal(a.Shape, p.Shape) {
+				return nil, fmt.Errorf("Adam's moments do not match parameter %s %v", k, p.Shape)
+			}
+		}
+		if len(m) != len(params) {
+			return nil, fmt.Errorf("Adam's moments hold %d arrays for %d parameters", len(m), len(params))
+		}
+	}
+	return st, nil
+}
+
+func pickleType(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "None"
+	case *pickle.Dict:
+		return "dict"
+	case *pickle.List:
+		return "list"
+	case pickle.Tuple:
+		return "tuple"
+	case *pickle.Array:
+		return "NumPy array"
+	case *pickle.Object:
+		return v.Class
+	case string:
+		return "str"
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// refLayout is what a checkpoint's parameter names and shapes say.
+type refLayout struct {
+	processors []string // the processors whose parameters these are
+	hidden     int
+	algos      map[int]refProbes // algo_<i>_ → its probes
+}
+
+// refProbes are the probes with encoders and with decoders.
+type refProbes struct{ enc, dec []string }
+
+var refEncDecName = regexp.MustCompile(`^algo_(\d+)_(.+)_(enc|dec)_linear(?:_\d+)?$`)
+
+// pgnFamilies are the PGN-family processors by the number of the
+// processor's linear layers: the adjacency a processor aggregates over
+// (all nodes, the graph, each node itself) and the *_mask decoders' bias
+// leave no trace in the parameters.
+var pgnFamilies = map[int][]string{
+	6:  {"deepsets", "mpnn", "pgn", "pgn_mask"},
+	9:  {"gmpnn", "gpgn", "gpgn_mask"},
+	14: {"triplet_mpnn", "triplet_pgn", "triplet_pgn_mask"},
+	17: {"triplet_gmpnn", "triplet_gpgn", "triplet_gpgn_mask"},
+}
+
+// layout reads the processor, hidden size and each algorithm's probes
+// from the parameters.
+func (ck *refCheckpoint) layout() (*refLayout, error) {
+	l := &refLayout{algos: map[int]refProbes{}}
+	procModule := ""
+	linears := map[string]bool{}
+	enc, dec := map[int]map[string]bool{}, map[int]map[string]bool{}
+	for _, key := range slices.Sorted(maps.Keys(ck.params)) {
+		module, _, _ := strings.Cut(key, "|")
+		if rest, ok := strings.CutPrefix(module, refEncDecModule+"/"); ok {
+			m := refEncDecName.FindStringSubmatch(rest)
+			if m == nil {
+				return nil, fmt.Errorf("parameter %s: not an encoder or decoder of dm-clrs's layout", key)
+			}
+			i, _ := strconv.Atoi(m[1])
+			set := enc
+			if m[3] == "dec" {
+				set = dec
+			}
+			if set[i] == nil {
+				set[i] = map[string]bool{}
+			}
+			set[i][m[2]] = true
+			continue
+		}
+		parts := strings.Split(module, "/")
+		if len(parts) < 3 || parts[0] != "net" || !strings.HasSuffix(parts[1], "_clrs_processor") {
+			return nil, fmt.Errorf("parameter %s belongs to no part of narlab's model (an LSTM, use_lstm=True, is not supported)", key)
+		}
+		if procModule != "" && procModule != parts[1] {
+			return nil, fmt.Errorf("parameters of two processors, %s and %s", procModule, parts[1])
+		}
+		procModule = parts[1]
+		if len(parts) == 3 && (parts[2] == "linear" || strings.HasPrefix(parts[2], "linear_")) {
+			linears[parts[2]] = true
+		}
+	}
+	switch procModule {
+	case "":
+		return nil, errors.New("no processor parameters")
+	case "gat_aggr_clrs_processor":
+		l.processors = []string{"gat"}
+	case "gatv2_aggr_clrs_processor":
+		l.processors = []string{"gatv2"}
+	case "mpnn_aggr_clrs_processor":
+		l.processors = pgnFamilies[len(linears)]
+		if l.processors == nil {
+			return nil, fmt.Errorf("a PGN-family processor with %d linear layers (narlab's have 6, 9, 14 or 17)", len(linears))
+		}
+	case "memnet_clrs_processor":
+		return nil, errors.New("a Memnet processor: narlab's Memnet differs from dm-clrs's on purpose (its embedding), so its parameters do not load")
+	default:
+		return nil, fmt.Errorf("processor module %s: not one narlab has", procModule)
+	}
+	scale, ok := ck.params["net/"+procModule+"/layer_norm|scale"]
+	if !ok || len(scale.Shape) != 1 {
+		return nil, errors.New("a processor without layer norm (use_ln=False): narlab's processors always normalise")
+	}
+	l.hidden = scale.Shape[0]
+	for i, e := range enc {
+		l.algos[i] = refProbes{enc: slices.Sorted(maps.Keys(e)), dec: slices.Sorted(maps.Keys(dec[i]))}
+	}
+	for i := range dec {
+		if _, ok := enc[i]; !ok {
+			return nil, fmt.Errorf("algo_%d has decoders but no encoders", i)
+		}
+	}
+	if len(l.algos) == 0 {
+		return nil, errors.New("no encoders or decoders")
+	}
+	return l, nil
+}
+
+// refFit is a configuration of one algorithm whose probes a checkpoint's
+// encoders and decoders are.
+type refFit struct {
+	algorithm                 string
+	hintMode                  string
+	permutations, predAsInput bool
+}
+
+// probeNames are an algorithm's probes under the transforms.
+type probeNames struct{ inputs, hints, outputs []string }
+
+var probeNameCache sync.Map // "algo|perm|pai" → probeNames or error
+
+// transformedProbes returns an algorithm's probe names after the
+// configuration's transforms, from a sample, as New lays them out.
+func transformedProbes(algo string, perms, pai bool) (probeNames, error) {
+	key := fmt.Sprintf("%s|%v|%v", algo, perms, pai)
+	if v, ok := probeNameCache.Load(key); ok {
+		if err, bad := v.(error); bad {
+			return probeNames{}, err
+		}
+		return v.(probeNames), nil
+	}
+	var pn probeNames
+	s, err := clrs.NewSampler(algo, clrs.Length(5), clrs.Seed(1), clrs.NumSamples(1))
+	var fb *clrs.Feedback
+	if err == nil {
+		fb, err = s.Dataset()
+	}
+	if err == nil {
+		fb, err = Config{Permutations: perms, PredAsInput: pai}.Transform(fb)
+	}
+	if err != nil {
+		probeNameCache.Store(key, err)
+		return pn, err
+	}
+	for _, sec := range []struct {
+		dps []clrs.DataPoint
+		dst *[]string
+	}{{fb.Inputs, &pn.inputs}, {fb.Hints, &pn.hints}, {fb.Outputs, &pn.outputs}} {
+		for _, d := range sec.dps {
+			*sec.dst = append(*sec.dst, d.Name)
+		}
+	}
+	probeNameCache.Store(key, pn)
+	return pn, nil
+}
+
+// fits returns the configurations under which an algorithm's encoders and
+// decoders are exactly p's. The transforms that change nothing for an
+// algorithm take DefaultConfig's value (on).
+func (p refProbes) fits(algo string) []refFit {
+	var out []refFit
+	seen := map[string]bool{}
+	for _, perms := range []bool{true, false} {
+		for _, pai := range []bool{true, false} {
+			pn, err := transformedProbes(algo, perms, pai)
+			if err != nil {
+				continue
+			}
+			sig := fmt.Sprint(pn)
+			if seen[sig] {
+				continue
+			}
+			seen[sig] = true
+			for _, mode := range HintModes {
+				enc, dec := slices.Clone(pn.inputs), slices.Clone(pn.outputs)
+				if mode == "encoded_decoded" {
+					enc = append(enc, pn.hints...)
+				}
+				if mode != "none" {
+					dec = append(dec, pn.hints...)
+				}
+				slices.Sort(enc)
+				slices.Sort(dec)
+				if slices.Equal(enc, p.enc) && slices.Equal(dec, p.dec) {
+					out = append(out, refFit{algorithm: algo, hintMode: mode, permutations: perms, predAsInput: pai})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// infer picks the configuration of a checkpoint: the algorithm index, the
+// model's Config and the processor.
+func (ck *refCheckpoint) infer(opts ReferenceOptions) (Config, int, error) {
+	l, err := ck.layout()
+	if err != nil {
+		return Config{}, 0, err
+	}
+	proc := opts.Processor
+	switch {
+	case proc != "" && !slices.Contains(l.processors, proc):
+		if !slices.Contains(Processors, proc) {
+			return Config{}, 0, fmt.Errorf("unknown processor %q (want one of %v)", proc, Processors)
+		}
+		return Config{}, 0, fmt.Errorf("its processor parameters are those of %s, not %s", strings.Join(l.processors, ", "), proc)
+	case proc == "" && len(l.processors) > 1:
+		return Config{}, 0, fmt.Errorf("its processor parameters fit %s (dm-clrs checkpoints do not record which adjacency the processor aggregates over): name the processor (ReferenceOptions.Processor, narlab eval --processor)",
+			strings.Join(l.processors, ", "))
+	case proc == "":
+		proc = l.processors[0]
+	}
+	if opts.Algorithm != "" && !slices.Contains(clrs.Algorithms(), opts.Algorithm) {
+		return Config{}, 0, fmt.Errorf("unknown algorithm %q", opts.Algorithm)
+	}
+	if len(l.algos) > 1 && opts.Algorithm == "" {
+		var idx []string
+		for _, i := range slices.Sorted(maps.Keys(l.algos)) {
+			idx = append(idx, fmt.Sprintf("algo_%d", i))
+		}
+		return Config{}, 0, fmt.Errorf("it holds %d algorithms (%s, a multi-task model): name the one to load (ReferenceOptions.Algorithm, narlab eval --algo)", len(l.algos), strings.Join(idx, ", "))
+	}
+	type indexed struct {
+		index int
+		fits  []refFit
+	}
+	var found []indexed
+	var described []string
+	for _, i := range slices.Sorted(maps.Keys(l.algos)) {
+		p := l.algos[i]
+		var fits []refFit
+		algos := clrs.Algorithms()
+		if opts.Algorithm != "" {
+			algos = []string{opts.Algorithm}
+		}
+		for _, a := range algos {
+			fits = append(fits, p.fits(a)...)
+		}
+		names := map[string]bool{}
+		for _, f := range fits {
+			names[f.algorithm] = true
+		}
+		described = append(described, fmt.Sprintf("algo_%d (encoders %s; decoders %s) fits %s", i,
+			strings.Join(p.enc, ","), strings.Join(p.dec, ","), orNone(slices.Sorted(maps.Keys(names)))))
+		if len(fits) > 0 {
+			found = append(found, indexed{i, fits})
+		}
+	}
+	var what string
+	if opts.Algorithm != "" {
+		what = opts.Algorithm
+	} else {
+		what = "any algorithm narlab has"
+	}
+	switch {
+	case len(found) == 0:
+		return Config{}, 0, fmt.Errorf("its encoders and decoders do not fit %s under narlab's hint modes and transforms: %s", what, strings.Join(described, "; "))
+	case len(found) > 1:
+		return Config{}, 0, fmt.Errorf("it holds several algorithms: %s; name one (ReferenceOptions.Algorithm, narlab eval --algo)", strings.Join(described, "; "))
+	}
+	fits := found[0].fits
+	algos := map[string]bool{}
+	for _, f := range fits {
+		algos[f.algorithm] = true
+	}
+	if len(algos) > 1 {
+		return Config{}, 0, fmt.Errorf("its probes fit several algorithms (%s): name the algorithm (ReferenceOptions.Algorithm, narlab eval --algo)", strings.Join(slices.Sorted(maps.Keys(algos)), ", "))
+	}
+	if len(fits) > 1 {
+		return Config{}, 0, fmt.Errorf("its probes fit %s under %d settings", fits[0].algorithm, len(fits))
+	}
+	f := fits[0]
+	cfg := DefaultConfig(f.algorithm, proc)
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	cfg.Algorithm, cfg.Processor, cfg.Hidden = f.algorithm, proc, l.hidden
+	cfg.HintMode, cfg.Permutations, cfg.PredAsInput = f.hintMode, f.permutations, f.predAsInput
+	return cfg, found[0].index, nil
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}

@@ -1,0 +1,134 @@
+"""The reference's side of narlab's dm-clrs checkpoint tests (lib/nn
+refckpt_test.go, refckpt_bridge_test.go; docs/baselines.md, "dm-clrs
+checkpoints").
+
+Builds dm-clrs 2.0.3's BaselineModel under run.py's model settings (those
+of narlab's nn.DefaultConfig and scripts/parity_ref.py: hints encoded and
+decoded, soft hint re-prediction, teacher forcing 0, gradient clipping 1.0,
+layer norm, nb_triplet_fts 8, one GAT head, Adam 1e-3, permutations
+enforced, a constant pred_h moved to an input), draws batches of BATCH
+samples from the CLRS-30 train split's sampler (narlab's split sampler
+draws the same ones), and then either
+
+  --save FILE     trains STEPS steps from its own initialisation (seed SEED)
+                  and writes the checkpoint with BaselineModel.save_model, or
+  --restore FILE  reads a checkpoint with BaselineModel.restore_model
+                  (after init, as restore_model requires) and skips the
+                  STEPS training batches,
+
+and in both cases writes as JSON (--out) what the model then does: its
+predictions on the next batch (BaselineModel.predict: hard, as dm-clrs
+scores them; and the decoders' raw outputs, net_fn.apply as predict calls
+it), clrs.evaluate's scores of those predictions, and the losses of
+BaselineModel.feedback on the two batches after it (the second depends on
+the optimizer state the checkpoint carried).
+
+Run it with the bridge environment's python (scripts/setup-pybridge.sh);
+TensorFlow and TFDS, which `import clrs` pulls in, are replaced by
+python/tests/standins when they are not installed:
+
+  PY=$(sed -n 's/^NARLAB_PYBRIDGE_PYTHON=//p' ~/.cache/narlab/pybridge.env)
+  $PY scripts/dmclrs_checkpoint.py --algo insertion_sort --processor triplet_gmpnn \\
+      --hidden 8 --batch 4 --steps 3 --save lib/nn/testdata/refckpt/insertion_sort-triplet_gmpnn.pkl \\
+      --out lib/nn/testdata/refckpt/insertion_sort-triplet_gmpnn.json
+"""
+import argparse
+import json
+import os
+import sys
+
+PRED_AS_INPUT = ("binary_search", "minimum", "find_maximum_subarray", "find_maximum_subarray_kadane",
+                 "matrix_chain_order", "lcs_length", "optimal_bst", "activity_selector", "task_scheduling",
+                 "naive_string_matcher", "kmp_matcher", "jarvis_march")
+
+
+def import_clrs():
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError:
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, os.path.join(here, "..", "python", "tests", "standins"))
+    import clrs
+    return clrs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--algo", required=True)
+    ap.add_argument("--processor", required=True)
+    ap.add_argument("--hidden", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--steps", type=int, default=3, help="training steps before the checkpoint")
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--save", help="train, then write the checkpoint here")
+    g.add_argument("--restore", help="read the checkpoint from here")
+    ap.add_argument("--out", required=True, help="the JSON of what the model does")
+    a = ap.parse_args()
+
+    clrs = import_clrs()
+    import jax
+    import numpy as np
+
+    c = clrs.CLRS30["train"]
+    sampler, spec = clrs.build_sampler(a.algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
+
+    def batches():
+        while True:
+            yield sampler.next(a.batch)
+
+    spec2, it = clrs.process_permutations(spec, batches(), True)
+    if a.algo in PRED_AS_INPUT:
+        spec2, it = clrs.process_pred_as_input(spec2, it)
+    first = next(it)
+    pf = clrs.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    path = os.path.abspath(a.save or a.restore)
+    m = clrs.models.BaselineModel(
+        spec=[spec2], dummy_trajectory=[first], processor_factory=pf, hidden_dim=a.hidden,
+        encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars", learning_rate=1e-3,
+        grad_clip_max_norm=1.0, hint_teacher_forcing=0.0, hint_repred_mode="soft", dropout_prob=0.0,
+        use_lstm=False, checkpoint_path=os.path.dirname(path))
+    m.init([first.features], a.seed)
+    key = jax.random.PRNGKey(a.seed)
+    train = [first] + [next(it) for _ in range(a.steps - 1)]
+    if a.save:
+        for fb in train:
+            key, k = jax.random.split(key)
+            m.feedback(k, fb, algorithm_index=0)
+        m.save_model(os.path.basename(path))
+    else:
+        m.restore_model(os.path.basename(path))
+
+    ev = next(it)
+    key, k = jax.random.split(key)
+    preds, _ = m.predict(k, ev.features, algorithm_index=0)
+    raw, _ = m.net_fn.apply(m.params, k, [ev.features], repred=True, algorithm_index=0,
+                            return_hints=False, return_all_outputs=False)
+    scores = {name: float(v) for name, v in clrs.evaluate(ev.outputs, preds).items()}
+    outputs = {}
+    for dp in ev.outputs:
+        p = np.asarray(preds[dp.name].data, dtype=np.float64)
+        r = np.asarray(raw[dp.name], dtype=np.float64)
+        # Hard predictions in narlab's encoding: node indices for pointers
+        # (dm-clrs's permutation pointers come as one-hot rows), the class or
+        # node picked for mask_one and categorical, 0/1 for masks.
+        if dp.type_ in ("permutation_pointer", "mask_one", "categorical"):
+            hard = np.argmax(p, axis=-1)
+        else:
+            hard = p
+        outputs[dp.name] = {"type": dp.type_, "location": dp.location, "shape": list(r.shape),
+                            "raw": [float(x) for x in r.ravel()], "hard": [float(x) for x in np.ravel(hard)]}
+    losses = []
+    for _ in range(2):
+        key, k = jax.random.split(key)
+        losses.append(float(m.feedback(k, next(it), algorithm_index=0)))
+    with open(a.out, "w") as f:
+        json.dump({"generator": "scripts/dmclrs_checkpoint.py (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
+                   "mode": "save" if a.save else "restore", "algorithm": a.algo, "processor": a.processor,
+                   "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "steps": a.steps,
+                   "outputs": outputs, "scores": scores, "losses": losses}, f)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
