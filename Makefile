@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -26,6 +26,12 @@ gpu: setup
 ## to MLflow; it never uses the LLM server, so it does not wait for its build.
 run: setup
 	bin/narlab demo
+
+## Jupyter on notebooks/ with the "Go (narlab)" kernel, as any user (root
+## too: scripts/jupyter.sh adds --allow-root). JUPYTER_ARGS go to Jupyter,
+## e.g. make jupyter JUPYTER_ARGS='--no-browser --ip 0.0.0.0 --port 8888'.
+jupyter:
+	scripts/jupyter.sh $(JUPYTER_ARGS)
 
 ## Every test (CI runs this through .ci/run).
 ## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the

@@ -9,10 +9,12 @@
 //     setting (per processor, per algorithm and processor, …).
 //   - Runs.Show displays the runs as a table with the columns asked for
 //     (parameters, metrics, tags, a link to each run).
-//   - Runs.Curves draws the runs' validation curves, read back from MLflow.
+//   - Runs.Curves draws the runs' validation curves, read back from MLflow;
+//     Run.Table reads a table a run logged (its per-task breakdowns).
 //   - Runs.BesidePaper shows each run's scores beside the CLRS paper's for
 //     its algorithm and processor; PaperBars draws runs beside the paper's
-//     Table 4 bars.
+//     Table 4 bars; PaperResults and ShowClassAverages recompute the paper's
+//     derived tables (1 and 3) from its per-algorithm scores.
 //
 // A cell that cannot go on after an error stops with kernel.Must:
 //

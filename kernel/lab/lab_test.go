@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/narlab/narlab/kernel"
+	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
@@ -307,6 +310,10 @@ func TestPaperBars(t *testing.T) {
 	if _, err := fig.PNG(); err != nil {
 		t.Fatal(err)
 	}
+	_, alone := paperBars(algos, []string{"mpnn"}, nil)
+	if len(alone) != 1 || alone[0].Label != "MPNN" || alone[0].Errors[1] != paper.Validation["activity_selector"]["MPNN"].Std {
+		t.Errorf("the paper's bars alone: %+v", alone)
+	}
 	if _, err := PaperBars(nil, []string{"mpnn"}); err == nil {
 		t.Error("PaperBars without algorithms did not fail")
 	}
@@ -318,14 +325,91 @@ func TestShade(t *testing.T) {
 		r, g, b, _ := c.RGBA()
 		return float64(r+g+b) / 3
 	}
-	paper, light, dark, darker := shade("mpnn", -1), shade("mpnn", 0), shade("mpnn", 1), shade("mpnn", 2)
-	if paper != color.Color(red) {
-		t.Errorf("the paper's shade is %v, want the processor's colour %v", paper, red)
+	paperC, light, dark, darker := shade("mpnn", -1), shade("mpnn", 0), shade("mpnn", 1), shade("mpnn", 2)
+	if paperC != color.Color(red) {
+		t.Errorf("the paper shade is %v, want the processor's colour %v", paperC, red)
 	}
-	if !(lum(light) > lum(paper) && lum(paper) > lum(dark) && lum(dark) > lum(darker)) {
-		t.Errorf("shades not ordered light > paper > dark > darker: %v %v %v %v", light, paper, dark, darker)
+	if !(lum(light) > lum(paperC) && lum(paperC) > lum(dark) && lum(dark) > lum(darker)) {
+		t.Errorf("shades not ordered light > paper > dark > darker: %v %v %v %v", light, paperC, dark, darker)
 	}
 	if math.IsNaN(lum(shade("no such processor", 0))) {
 		t.Error("unknown processor")
+	}
+}
+
+// PaperResults and ShowClassAverages reproduce the paper's derived tables
+// from its per-algorithm scores: Table 3's win/tie/loss totals, Table 1's
+// class averages and overall averages (as printed, to 0.015: the paper averaged unrounded scores).
+func TestPaperTables(t *testing.T) {
+	tab, err := PaperResults(paper.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Algorithms) != 30 || !slices.IsSorted(tab.Algorithms) {
+		t.Errorf("%d algorithms (sorted: %v), want the 30, sorted", len(tab.Algorithms), slices.IsSorted(tab.Algorithms))
+	}
+	for j, m := range tab.Models {
+		if got, want := [3]int{tab.Wins[j], tab.Ties[j], tab.Losses[j]}, paper.OutcomeTotals[m]; got != want {
+			t.Errorf("%s: win/tie/loss %v, want Table 3's %v", m, got, want)
+		}
+	}
+	headers, rows := classAverages(tab)
+	if strings.Join(headers, "|") != "class|"+strings.Join(paper.Models, "|") {
+		t.Errorf("headers %v", headers)
+	}
+	if len(rows) != len(paper.Classes)+1 {
+		t.Fatalf("%d rows, want %d classes and the overall average", len(rows), len(paper.Classes))
+	}
+	for _, r := range rows {
+		for j, m := range paper.Models {
+			want := paper.ClassAverage[m]
+			if r[0] != "Overall average" {
+				want = paper.Classes[r[0]][m].Mean
+			}
+			if got, _ := strconv.ParseFloat(r[j+1], 64); math.Abs(got-want) > 0.0151 {
+				t.Errorf("%s, %s: %s, want Table 1's %.2f", r[0], m, r[j+1], want)
+			}
+		}
+	}
+	for _, a := range paper.Figure3 {
+		if _, ok := paper.Validation[a]; !ok {
+			t.Errorf("Figure 3's %s has no row in Table 4", a)
+		}
+	}
+}
+
+func TestParseTable(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       string // the rows, formatted
+		wantErr    string
+	}{
+		{"rows", `{"columns": ["task", "accuracy", "note"], "data": [["a", 0.5, null], ["b", 1, "x"]]}`,
+			"map[accuracy:0.5 note:<nil> task:a] map[accuracy:1 note:x task:b]", ""},
+		{"no rows", `{"columns": ["task"], "data": []}`, "", ""},
+		{"a short row", `{"columns": ["a", "b"], "data": [[1]]}`, "", "row 0 has 1 values for 2 columns"},
+		{"no columns", `{"data": [[1]]}`, "", "no \"columns\""},
+		{"not JSON", `<html>`, "", "not a table"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, err := parseTable([]byte(tc.data))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []string
+			for _, r := range tab.Rows {
+				rows = append(rows, fmt.Sprint(r))
+			}
+			if got := strings.Join(rows, " "); got != tc.want {
+				t.Errorf("rows %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

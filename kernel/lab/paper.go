@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/narlab/narlab/experiments/clrs30"
+	"github.com/narlab/narlab/kernel"
+	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/plots"
 )
@@ -54,18 +57,22 @@ type Group struct {
 }
 
 // PaperBars draws, per algorithm, the CLRS paper's early-stopped validation
-// scores (Table 4) of the given processors ("mpnn", "pgn", …) beside the
-// runs' val/best_score: one bar per group and processor that has runs (the
-// first run of an algorithm and processor counts: pass Runs.Latest). The
-// paper's bars are in its colours, each group's in a lighter (first group)
-// or darker (second, …) shade of them; a missing run leaves a gap.
+// scores (Table 4, with their spread) of the given processors ("mpnn",
+// "pgn", …) beside the runs' val/best_score: one bar per group and
+// processor that has runs (the first run of an algorithm and processor
+// counts: pass Runs.Latest). The paper's bars are in its colours, each
+// group's in a lighter (first group) or darker (second, …) shade of them; a
+// missing run leaves a gap. With no groups it draws the paper's bars alone.
 func PaperBars(algos, processors []string, groups ...Group) (*plots.Figure, error) {
 	if len(algos) == 0 || len(processors) == 0 {
 		return nil, fmt.Errorf("lab: PaperBars needs algorithms and processors")
 	}
 	cats, bars := paperBars(algos, processors, groups)
-	return plots.Bars(cats, bars, plots.BarOptions{Title: "Validation score: the paper's bars and narlab's runs from MLflow",
-		ValueLabel: "micro-F1 (%)", Min: 0, Max: 100})
+	title := "Early-stopped validation score (the paper's Table 4)"
+	if len(groups) > 0 {
+		title = "Validation score: the paper's bars and narlab's runs from MLflow"
+	}
+	return plots.Bars(cats, bars, plots.BarOptions{Title: title, ValueLabel: "micro-F1 (%)", Min: 0, Max: 100})
 }
 
 // paperBars are PaperBars' categories and bars.
@@ -80,13 +87,17 @@ func paperBars(algos, processors []string, groups []Group) ([]string, []plots.Ba
 	var bars []plots.BarGroup
 	for _, p := range processors {
 		model := clrs30.PaperModel(p)
-		g := plots.BarGroup{Label: model + ", paper (Table 4)", Color: shade(p, -1)}
+		g := plots.BarGroup{Label: model, Color: shade(p, -1)}
+		if len(groups) > 0 {
+			g.Label += ", paper (Table 4)"
+		}
 		for _, a := range algos {
-			v := math.NaN()
+			v, e := math.NaN(), 0.0
 			if s, ok := paper.Validation[a][model]; ok {
-				v = s.Mean
+				v, e = s.Mean, s.Std
 			}
 			g.Values = append(g.Values, v)
+			g.Errors = append(g.Errors, e)
 		}
 		bars = append(bars, g)
 	}
@@ -129,4 +140,53 @@ func shade(processor string, group int) color.Color {
 		return mix(0xff, 0.55)
 	}
 	return mix(0, math.Min(0.35+0.15*float64(group-1), 0.8))
+}
+
+// PaperResults is the CLRS paper's score table (paper.Test, Table 2, or
+// paper.Validation, Table 4) as a results table: the 30 algorithms by their
+// names in the paper, sorted, and the five models in the paper's order, with
+// everything the paper derives from them (best per algorithm, averages,
+// win/tie/loss) computed by plots.NewResultsTable.
+func PaperResults(scores map[string]map[string]paper.Score) (*plots.ResultsTable, error) {
+	var rs []plots.Result
+	var rows []string
+	for _, a := range clrs.CLRS30() {
+		name := paper.TableName[a]
+		rows = append(rows, name)
+		for model, s := range scores[a] {
+			rs = append(rs, plots.Result{Algorithm: name, Model: model, Mean: s.Mean, Std: s.Std})
+		}
+	}
+	sort.Strings(rows)
+	return plots.NewResultsTable(rs, rows, paper.Models)
+}
+
+// ShowClassAverages displays the CLRS paper's Table 1 computed from a
+// results table of PaperResults: per algorithm class (paper.Class), each
+// model's unweighted mean over the class's algorithms, and the overall
+// average, the mean of the class means.
+func ShowClassAverages(t *plots.ResultsTable) {
+	headers, rows := classAverages(t)
+	kernel.Table(headers, rows)
+}
+
+func classAverages(t *plots.ResultsTable) ([]string, [][]string) {
+	group := map[string]string{}
+	for alg, class := range paper.Class {
+		group[paper.TableName[alg]] = class
+	}
+	classes, means, overall := t.GroupAverages(group)
+	var rows [][]string
+	row := func(name string, v []float64) {
+		r := []string{name}
+		for _, x := range v {
+			r = append(r, strconv.FormatFloat(x, 'f', 2, 64))
+		}
+		rows = append(rows, r)
+	}
+	for i, c := range classes {
+		row(c, means[i])
+	}
+	row("Overall average", overall)
+	return append([]string{"class"}, t.Models...), rows
 }

@@ -27,6 +27,7 @@ type Run struct {
 	Metrics      map[string]float64 // the latest value of each metric
 	Tags         map[string]string
 	URL          string // the run's page in the MLflow UI
+	ArtifactURI  string // where its artifacts are (Table reads them)
 
 	client *mlflow.Client // reads the metric histories (Curves)
 }
@@ -138,7 +139,7 @@ func quote(v string) (string, error) {
 
 func fromMLflow(c *mlflow.Client, r mlflow.Run) Run {
 	run := Run{ID: r.Info.RunID, Name: r.Info.RunName, ExperimentID: r.Info.ExperimentID, Status: string(r.Info.Status),
-		Start:  time.UnixMilli(int64(r.Info.StartTime)),
+		Start: time.UnixMilli(int64(r.Info.StartTime)), ArtifactURI: r.Info.ArtifactURI,
 		Params: map[string]string{}, Metrics: map[string]float64{}, Tags: map[string]string{}, client: c}
 	for _, p := range r.Data.Params {
 		run.Params[p.Key] = p.Value

@@ -220,6 +220,17 @@ func TestTrain(t *testing.T) {
 	if _, err := rs.Curves(ctx, "val/score"); err != nil {
 		t.Errorf("the trained run's curve: %v", err)
 	}
+	tab, err := rs[0].Table(ctx, "results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(tab.Columns, ",") != strings.Join(clrs30.ResultColumns, ",") || len(tab.Rows) != 1 ||
+		tab.Rows[0]["algorithm"] != "bfs" || tab.Rows[0]["train_steps"] != 4.0 {
+		t.Errorf("the run's results.json reads back as %+v", tab)
+	}
+	if _, err := rs[0].Table(ctx, "no/such/table.json"); err == nil {
+		t.Error("a table the run did not log was read")
+	}
 	out.Reset()
 	rs.BesidePaper()
 	t.Logf("Train printed:\n%s", text)
