@@ -82,7 +82,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-## Benchmarks (figures recorded in the README).
+## Benchmarks (figures recorded in docs/performance.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./lib/...
 
@@ -90,11 +90,11 @@ bench:
 bench-dataset: setup
 	scripts/bench_dataset.sh
 
-## Training steps/s, narlab beside the JAX reference, in one run (figures in the README).
+## Training steps/s, narlab beside the JAX reference, in one run (figures in docs/performance.md).
 bench-train: setup
 	scripts/bench_train.sh
 
-## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (README).
+## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (docs/performance.md).
 bench-tracking: setup
 	scripts/setup-cluster.sh
 	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./sweep
@@ -110,7 +110,7 @@ parity-train: setup
 parity-same-init: setup
 	scripts/parity_same_init.sh
 
-## Cold and warm execution time of every notebook (figures recorded in the README).
+## Cold and warm execution time of every notebook (figures recorded in docs/performance.md).
 time-notebooks: setup
 	scripts/time_notebooks.sh
 
