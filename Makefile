@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -26,6 +26,12 @@ gpu: setup
 ## to MLflow; it never uses the LLM server, so it does not wait for its build.
 run: setup
 	bin/narlab demo
+
+## Jupyter on notebooks/ with the "Go (narlab)" kernel, as any user (root
+## too: scripts/jupyter.sh adds --allow-root). JUPYTER_ARGS go to Jupyter,
+## e.g. make jupyter JUPYTER_ARGS='--no-browser --ip 0.0.0.0 --port 8888'.
+jupyter:
+	scripts/jupyter.sh $(JUPYTER_ARGS)
 
 ## Every test (CI runs this through .ci/run).
 ## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the
@@ -78,7 +84,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-## Benchmarks (figures recorded in the README).
+## Benchmarks (figures recorded in docs/performance.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./lib/...
 
@@ -86,11 +92,11 @@ bench:
 bench-dataset: setup
 	scripts/bench_dataset.sh
 
-## Training steps/s, narlab beside the JAX reference, in one run (figures in the README).
+## Training steps/s, narlab beside the JAX reference, in one run (figures in docs/performance.md).
 bench-train: setup
 	scripts/bench_train.sh
 
-## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (README).
+## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (docs/performance.md).
 bench-tracking: setup
 	scripts/setup-cluster.sh
 	$(GO) test -run '^$$' -bench TrackingServer -benchtime 300x ./sweep
@@ -106,7 +112,7 @@ parity-train: setup
 parity-same-init: setup
 	scripts/parity_same_init.sh
 
-## Cold and warm execution time of every notebook (figures recorded in the README).
+## Cold and warm execution time of every notebook (figures recorded in docs/performance.md).
 time-notebooks: setup
 	scripts/time_notebooks.sh
 

@@ -18,4 +18,9 @@
 // hint sequences, training progress and links to MLflow runs inline.
 // Outside a notebook they print a text rendering to standard output (or
 // Out), so the same code runs in tests and scripts.
+//
+// Must, Must2 and Check stop a cell on an error, so that no notebook
+// defines a helper of its own. Package kernel/lab holds the one-line helpers
+// of experiments: training with a live progress line, runs read back from
+// MLflow as tables and curves, results beside a paper's.
 package kernel

@@ -2,7 +2,7 @@
 # Times two or more narlab binaries on `clrs generate --split train`,
 # alternating them run by run so that the machine's drift affects each
 # alike, and prints for each the median (and minimum) wall time and
-# user+sys CPU time. This is how the README's "alternating runs" figures
+# user+sys CPU time. This is how the "alternating runs" figures of docs/performance.md
 # were measured; a single run of one binary says little on a machine whose
 # speed drifts by a tenth within minutes.
 #

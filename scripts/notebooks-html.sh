@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Executes every notebook with the "Go (narlab)" kernel and writes the
-# notebook gallery: docs/notebooks/NAME.html (outputs and figures embedded,
-# readable without running anything) and docs/notebooks/index.html.
+# Builds the notebooks from their sources (notebooks/src/*.txt, by
+# notebooks/build.py), executes every one with the "Go (narlab)" kernel and
+# writes the notebook gallery: docs/notebooks/NAME.html (outputs and figures
+# embedded, readable without running anything) and docs/notebooks/index.html.
+#
+# A gallery page is read on another machine: links to the local MLflow
+# server (http://127.0.0.1:PORT/…, dead there) become their plain text, and
+# the script fails if a page still shows this checkout's path, a temporary
+# file's path, a local server's address or a relative link to nothing.
 #
 #   scripts/notebooks-html.sh [NAME ...]     (or: make notebooks-html)
 #
@@ -19,6 +25,12 @@ python="$root/.venv/bin/python"
 out=docs/notebooks
 exec_dir=data/notebooks
 mkdir -p "$out" "$exec_dir"
+"$python" notebooks/build.py
+# A checkout with its own kernel spec (a second checkout, docs/DEVELOPERS.md)
+# executes the notebooks with it, not with the first checkout's.
+if [ -d "$root/.jupyter/kernels" ]; then
+  export JUPYTER_PATH="$root/.jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+fi
 
 want=("$@")
 picked=()
@@ -42,6 +54,8 @@ for nb in "${picked[@]}"; do
     || { tail -40 "$exec_dir/$name.log" >&2; exit 1; }
   # The HTML page: written next to itself first, then renamed into place.
   "$python" -m nbconvert --to html --output-dir "$out" --output "$name.html.tmp" "$exec_dir/$name.ipynb" 2>>"$exec_dir/$name.log"
+  "$python" "$root/scripts/gallery_clean.py" "$root" "$out/$name.html.tmp.html" \
+    || { rm -f "$out/$name.html.tmp.html"; exit 1; }
   mv "$out/$name.html.tmp.html" "$out/$name.html"
   echo "notebooks-html: wrote $out/$name.html ($(( $(date +%s) - start ))s)" >&2
 done

@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/narlab/narlab/experiments/clrs30"
+	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/sweep"
 	"github.com/narlab/narlab/tracking"
@@ -39,8 +40,7 @@ import (
 )
 
 // Figure3 are the algorithms of the CLRS paper's Figure 3.
-var Figure3 = []string{"activity_selector", "bellman_ford", "binary_search", "find_maximum_subarray_kadane",
-	"graham_scan", "insertion_sort", "matrix_chain_order", "naive_string_matcher"}
+var Figure3 = paper.Figure3
 
 func main() {
 	procs := flag.String("processors", "mpnn,pgn,triplet_gmpnn", "comma-separated processors")

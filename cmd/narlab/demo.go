@@ -117,7 +117,6 @@ func demo(args []string) error {
 		fmt.Fprintf(stdout, "  MLflow run:        %s\n", res.RunURL)
 	}
 	fmt.Fprintf(stdout, "  data (numpy):      numpy.load(%q)\n", filepath.Join(data, "bfs_val.npz"))
-	root, _ := project.Root()
-	fmt.Fprintf(stdout, "  notebooks:         .venv/bin/jupyter notebook %s   (kernel \"Go (narlab)\")\n", filepath.Join(root, "notebooks"))
+	fmt.Fprintf(stdout, "  notebooks:         make jupyter   (Jupyter on notebooks/, kernel \"Go (narlab)\")\n")
 	return nil
 }

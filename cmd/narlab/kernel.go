@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/kernel"
@@ -42,6 +43,7 @@ func kernelPrepare(args []string) error {
 	if err := kernel.Prepare(*dir, root); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "narlab %s ready for import (offline)\n", root)
+	// No path: the line shows in every notebook's output, the gallery's too.
+	fmt.Fprintf(stdout, "narlab (checkout %s) ready for import (offline)\n", filepath.Base(root))
 	return nil
 }

@@ -16,3 +16,8 @@ package paper
 type Score struct {
 	Mean, Std float64
 }
+
+// Figure3 are the eight algorithms of the paper's Figure 3 (validation
+// curves of the five processors), in the figure's order.
+var Figure3 = []string{"activity_selector", "bellman_ford", "binary_search", "find_maximum_subarray_kadane",
+	"graham_scan", "insertion_sort", "matrix_chain_order", "naive_string_matcher"}

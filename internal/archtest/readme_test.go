@@ -1,0 +1,52 @@
+package archtest
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// maxREADME is the README's budget: a front door (what narlab is, the two
+// commands, an example, the data layout, one summary table), with the
+// measurement record in docs/performance.md.
+const maxREADME = 12 * 1024
+
+// TestREADME keeps the README a front door that stands alone: at most
+// maxREADME bytes, the two commands within its first screen, no link
+// outside the repository (../shared/… is not part of it) and no relative
+// link to a file that does not exist.
+func TestREADME(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	if len(raw) > maxREADME {
+		t.Errorf("README.md is %d bytes, over its %d: move records to docs/ (measurements: docs/performance.md)", len(raw), maxREADME)
+	}
+	lines := strings.Split(text, "\n")
+	first := strings.Join(lines[:min(40, len(lines))], "\n")
+	for _, cmd := range []string{"make run", "make test"} {
+		if !strings.Contains(first, cmd) {
+			t.Errorf("README.md's first 40 lines do not show %q", cmd)
+		}
+	}
+	if strings.Contains(text, "../") {
+		t.Error("README.md points outside the repository (../…): link repository docs instead")
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)#?]+)(?:[#?][^)]*)?\)`).FindAllStringSubmatch(text, -1) {
+		target := m[1]
+		if strings.Contains(target, "://") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(target))); err != nil {
+			t.Errorf("README.md links to %s, which does not exist", target)
+		}
+	}
+}

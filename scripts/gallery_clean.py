@@ -1,0 +1,49 @@
+"""Makes a gallery page (nbconvert's HTML of an executed notebook) readable
+on another machine, for scripts/notebooks-html.sh.
+
+usage: gallery_clean.py CHECKOUT PAGE.html
+
+Links to a local server (http://127.0.0.1:PORT/…, http://localhost:…: the
+MLflow UI of the machine that executed the notebook) are dead anywhere else:
+each becomes its text. Then the page is checked, and the script exits 1
+naming what it found, if it still holds the checkout's path, a temporary
+file's path (/tmp/…), a local server's address, or a relative link to a
+file that does not exist beside the page.
+"""
+import html
+import os
+import re
+import sys
+
+root, page = sys.argv[1], sys.argv[2]
+text = open(page, encoding="utf-8").read()
+
+LOCAL = r"https?://(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?"
+# <a href="http://127.0.0.1:…">TEXT</a> → TEXT
+text, links = re.subn(r'<a\b[^>]*\bhref="' + LOCAL + r'[^"]*"[^>]*>(.*?)</a>', r"\1", text, flags=re.S)
+
+problems = []
+body = text[text.find("<body"):]
+for what, pattern in [
+    ("the checkout's path", re.escape(root.rstrip("/")) + r"\b"),
+    ("a temporary file's path", r"(?<![\w.])/tmp/[\w.-]"),
+    ("a local server's address", LOCAL),
+]:
+    for m in re.finditer(pattern, body):
+        ctx = html.unescape(re.sub(r"<[^>]+>", " ", body[max(0, m.start() - 80):m.end() + 80]))
+        problems.append(f"{what}: …{' '.join(ctx.split())}…")
+for m in re.finditer(r'\bhref="([^"#:?]+)(?:[#?][^"]*)?"', body):
+    target = html.unescape(m.group(1))
+    if not os.path.exists(os.path.join(os.path.dirname(page), target)):
+        problems.append(f"a link to nothing: {target}")
+
+if problems:
+    print(f"gallery_clean: {os.path.basename(page)} is not fit for the gallery:", file=sys.stderr)
+    for p in problems[:20]:
+        print("  " + p, file=sys.stderr)
+    sys.exit(1)
+tmp = page + ".clean"
+with open(tmp, "w", encoding="utf-8") as f:
+    f.write(text)
+os.replace(tmp, page)
+print(f"gallery_clean: {os.path.basename(page)}: {links} local link(s) made plain text", file=sys.stderr)
