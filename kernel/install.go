@@ -111,6 +111,9 @@ func Install(p Paths, log io.Writer) error {
 			"GOPROXY":     "off",
 			"GOFLAGS":     "-mod=mod",
 			"GOTOOLCHAIN": "local",
+			// XLA's large temporary buffers as transparent huge pages
+			// (internal/hugepages): a cell cannot set it for itself.
+			"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
 		},
 	}
 	if err := os.MkdirAll(p.KernelDir, 0o755); err != nil {

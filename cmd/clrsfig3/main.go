@@ -26,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/narlab/narlab/internal/hugepages"
 	"io"
 	"os"
 	"strconv"
@@ -43,6 +44,7 @@ import (
 var Figure3 = paper.Figure3
 
 func main() {
+	hugepages.Reexec() // before anything else: XLA's buffers as huge pages
 	procs := flag.String("processors", "mpnn,pgn,triplet_gmpnn", "comma-separated processors")
 	algos := flag.String("algos", strings.Join(Figure3, ","), "comma-separated algorithms")
 	var c clrs30.Config

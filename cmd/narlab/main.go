@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/narlab/narlab/internal/hugepages"
 	"os"
 	"sync/atomic"
 
@@ -35,6 +36,7 @@ func commandContext() context.Context {
 }
 
 func main() {
+	hugepages.Reexec() // before anything else: XLA's buffers as huge pages
 	interrupted, stopInterrupt = tracking.InterruptContext(context.Background())
 	go func() {
 		<-interrupted.Done()

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -281,5 +282,35 @@ func TestPredictInParts(t *testing.T) {
 		if d := relDiff(parts[k], want); d > 1e-6 {
 			t.Errorf("%s: predictions in parts differ from the whole batch's (relative %.2g)", k, d)
 		}
+	}
+}
+
+// TestLogSinkhornHost checks evaluation's host-side Sinkhorn against the
+// in-graph operator's values (both backends).
+func TestLogSinkhornHost(t *testing.T) {
+	x := []float32{0.3, -1.2, 2.0, 0.5, 0.1, -0.7, 1.1, 0.0, -0.4, 0.9, 0.2, -1.5, 0.6, 1.3, -0.2, 0.8, 0.05, -0.9}
+	host := slices.Clone(x)
+	logSinkhornHost(host, 3, 50, 0.1)
+	want := make([]float64, len(host))
+	for i, v := range host {
+		want[i] = float64(v)
+	}
+	for name, be := range testBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			e, err := model.NewExec(be, model.NewStore(), func(_ *model.Scope, in []*Node) *Node {
+				return logSinkhorn(in[0], 50, 0.1, nil)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Finalize()
+			res, err := e.Call(tensors.FromFlatDataAndDimensions(x, 2, 3, 3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := relDiff(want, flat32(t, res[0])); d > 1e-5 {
+				t.Errorf("host Sinkhorn differs from the graph's: relative %.2g", d)
+			}
+		})
 	}
 }

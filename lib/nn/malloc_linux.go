@@ -7,25 +7,25 @@ package nn
 */
 import "C"
 
-import (
-	"os"
-)
+import "os"
 
 // XLA's CPU runtime allocates each program's temporary buffers with malloc
-// on every execution, from many threads. glibc then keeps a heap per thread
-// (up to eight per core) and, once a large buffer has been freed, raises its
-// mmap threshold so that later large buffers come from those heaps and are
-// kept when freed: the process's memory grows to the sum of the peaks of
-// every heap. Two heaps and a fixed 128 KiB threshold (large buffers are
-// mapped and unmapped) keep narlab's resident memory near what is live:
-// −170 MB at the peak of the CLRS-30 protocol on bfs (BenchmarkProtocol,
-// docs/performance.md). glibc's own environment variables
+// on every execution, from many threads. By default glibc keeps up to eight
+// heaps per core and maps every buffer above a threshold that it moves
+// between 128 KiB and 32 MiB, so a step loop's buffers are mapped, faulted
+// in, zeroed and unmapped on every call until the threshold has grown.
+// narlab fixes the threshold at its maximum, 32 MiB (smaller buffers are
+// reused from the heaps at once), and keeps two heaps, which holds the
+// resident memory down; buffers above 32 MiB are mapped as huge pages
+// (internal/hugepages). BenchmarkProtocol on activity_selector/MPNN
+// (docs/performance.md, "Step loop"): training 1.51 → 1.93 steps/s against
+// a 128 KiB threshold. glibc's own environment variables
 // (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) take precedence.
 func init() {
 	if os.Getenv("MALLOC_ARENA_MAX") == "" {
 		C.mallopt(C.M_ARENA_MAX, 2)
 	}
 	if os.Getenv("MALLOC_MMAP_THRESHOLD_") == "" {
-		C.mallopt(C.M_MMAP_THRESHOLD, C.int(128<<10))
+		C.mallopt(C.M_MMAP_THRESHOLD, C.int(32<<20))
 	}
 }

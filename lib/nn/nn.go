@@ -488,8 +488,10 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	if part := m.EvalBatchSize(n); fb.BatchSize() > part {
-		return m.predictInParts(fb, part)
+	if limit := m.EvalBatchSize(n); fb.BatchSize() > limit {
+		// Parts of equal size (one program shape), each within the limit.
+		parts := (fb.BatchSize() + limit - 1) / limit
+		return m.predictInParts(fb, (fb.BatchSize()+parts-1)/parts)
 	}
 	bd, err := m.batchOf(fb)
 	if err != nil {
@@ -516,6 +518,9 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 		switch kind(l.Type) {
 		case clrs.Pointer, clrs.PermutationPointer:
 			n := dims[len(dims)-1]
+			if l.Type == clrs.PermutationPointer {
+				logSinkhornHost(flat, n, 50, 0.1)
+			}
 			idx := make([]float64, len(flat)/n)
 			for r := range idx {
 				idx[r] = float64(argmax32(flat[r*n : (r+1)*n]))
@@ -599,6 +604,54 @@ func (m *Model) EvalBatchSize(n int) int {
 		widest = max(widest, w)
 	}
 	return int(max(1, EvalMemoryBudget/(per+widest)))
+}
+
+// logSinkhornHost is logSinkhorn without noise on the host, in place on
+// [B,N,N] logits (row-major, n = N): evaluation's hard post-processing of
+// permutation pointers (the reference's 50 steps at temperature 0.1).
+// Run in the compiled program, its hundred reductions made the head
+// program a hundred times larger and, without XLA's YNN fusions, minutes
+// long to compile; here it takes a few milliseconds per batch. Values are
+// kept in float64 between steps and rounded back at the end.
+func logSinkhornHost(x []float32, n, steps int, temperature float64) {
+	buf := make([]float64, n*n)
+	for b := 0; b < len(x)/(n*n); b++ {
+		m := x[b*n*n : (b+1)*n*n]
+		for i := range buf {
+			buf[i] = float64(m[i]) / temperature
+			if i/n == i%n {
+				buf[i] -= 1e6
+			}
+		}
+		for range steps {
+			for r := 0; r < n; r++ { // rows: log-softmax over the last axis
+				logSoftmaxStrided(buf, r*n, 1, n)
+			}
+			for c := 0; c < n; c++ { // columns
+				logSoftmaxStrided(buf, c, n, n)
+			}
+		}
+		for i := range m {
+			m[i] = float32(buf[i])
+		}
+	}
+}
+
+// logSoftmaxStrided replaces x[off], x[off+stride], … (n values) by their
+// log-softmax.
+func logSoftmaxStrided(x []float64, off, stride, n int) {
+	mx := math.Inf(-1)
+	for k := 0; k < n; k++ {
+		mx = math.Max(mx, x[off+k*stride])
+	}
+	var sum float64
+	for k := 0; k < n; k++ {
+		sum += math.Exp(x[off+k*stride] - mx)
+	}
+	lse := mx + math.Log(sum)
+	for k := 0; k < n; k++ {
+		x[off+k*stride] -= lse
+	}
 }
 
 func argmax32(x []float32) int {

@@ -200,7 +200,8 @@ func (m *Model) drawTeacher(scope *model.Scope, g *Graph, b int) *Node {
 }
 
 // decodeOutputs decodes the outputs from the readout of each sample's last
-// step. The reference decodes the outputs after every step and keeps the
+// step (in evaluation, permutation pointers as logits: Predict runs their
+// Sinkhorn post-processing, logSinkhornHost). The reference decodes the outputs after every step and keeps the
 // last; decoding them once from the last step's readout is the same
 // function at 1/S of the cost.
 func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r readout, training bool) []*Node {
@@ -212,10 +213,6 @@ func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r rea
 	var outs []*Node
 	for _, l := range m.spec.outputs {
 		acc := m.decode(scope.At("dec_output_%s", l.Name), l, r.h, eT, f.graph, adj, training)
-		if !training && l.Type == clrs.PermutationPointer {
-			// Hard post-processing (evaluation): 50 Sinkhorn steps.
-			acc = logSinkhorn(acc, 50, 0.1, nil)
-		}
 		outs = append(outs, acc)
 	}
 	return outs
