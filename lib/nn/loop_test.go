@@ -77,7 +77,7 @@ func loopGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]floa
 		t.Fatal(err)
 	}
 	defer bd.release()
-	loss, gs, err := m.lossAndGradientsLoop(bd, false)
+	loss, gs, err := m.loop.lossAndGradients(bd, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ type Model struct {
 	store   *model.Store
 	trainFn *model.Exec // unrolled programs
 	predFn  *model.Exec
-	loop    *loopPrograms
+	loop    *stepLoop
 }
 
 // New builds a model for cfg.Algorithm on a backend (see [Backend]). The
@@ -193,9 +193,11 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	if m.loop, err = m.newLoopPrograms(opt.(gradientUpdater)); err != nil {
+	progs, err := m.newLoopPrograms(opt.(gradientUpdater))
+	if err != nil {
 		return nil, err
 	}
+	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs}
 	return m, nil
 }
 
@@ -222,7 +224,7 @@ func (m *Model) Close() {
 	}
 	m.trainFn.Finalize()
 	m.predFn.Finalize()
-	m.loop.finalize()
+	m.loop.progs.finalize()
 	m.store.Finalize()
 	m.trainFn, m.predFn, m.loop, m.store = nil, nil, nil, nil
 }
@@ -263,7 +265,10 @@ func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dim
 // programs take whole tensors and the step loop one step at a time.
 type batchTensors struct {
 	B, N, T, S      int
-	inputs, outputs []*tensors.Tensor
+	hidden          int  // the model's H
+	nf              int  // hints fed back (encoded)
+	triplets        bool // the readout holds triplet latents
+	inputs, outputT []*tensors.Tensor
 	adj             *tensors.Tensor
 	hints           [][]float32 // [T,B,…] per hint
 	hintDims        [][]int     // per hint, without T
@@ -316,10 +321,43 @@ func (bd *batchTensors) cached(i, t int, make func() *tensors.Tensor) *tensors.T
 	return x
 }
 
+// The loopBatch methods (the step loop's view of a dense batch).
+
+func (bd *batchTensors) steps() int { return bd.S }
+
+func (bd *batchTensors) shapeKey() string { return fmt.Sprintf("dense B%d N%d", bd.B, bd.N) }
+
+func (bd *batchTensors) static() []*tensors.Tensor {
+	return append(append([]*tensors.Tensor(nil), bd.inputs...), bd.adj)
+}
+
+func (bd *batchTensors) initialCarry() []*tensors.Tensor {
+	out := []*tensors.Tensor{zeros(bd.B, bd.N, bd.hidden)}
+	for i := 0; i < bd.nf; i++ {
+		out = append(out, bd.newHint(i, 0))
+	}
+	return out
+}
+
+func (bd *batchTensors) readoutZeros() []*tensors.Tensor {
+	out := []*tensors.Tensor{zeros(bd.B, bd.N, 3*bd.hidden)}
+	for i := 0; i < bd.nf; i++ {
+		out = append(out, zeros(bd.hintDims[i]...))
+	}
+	if bd.triplets {
+		out = append(out, zeros(bd.B, bd.N, bd.N, bd.hidden))
+	}
+	return out
+}
+
+func (bd *batchTensors) stepInputsAt(int) []*tensors.Tensor { return nil }
+
+func (bd *batchTensors) outputs() []*tensors.Tensor { return bd.outputT }
+
 // release frees the batch's tensors.
 func (bd *batchTensors) release() {
 	free(bd.inputs...)
-	free(bd.outputs...)
+	free(bd.outputT...)
 	free(bd.adj)
 	for _, x := range bd.stepCache {
 		free(x)
@@ -336,7 +374,7 @@ func (bd *batchTensors) unrolledArgs() []any {
 	for i, h := range bd.hints {
 		out = append(out, tensors.FromFlatDataAndDimensions(h, append([]int{bd.T}, bd.hintDims[i]...)...))
 	}
-	for _, t := range bd.outputs {
+	for _, t := range bd.outputT {
 		out = append(out, t)
 	}
 	return append(out, bd.adj, tensors.FromFlatDataAndDimensions(bd.outStep, bd.S, bd.B),
@@ -357,7 +395,8 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 		return nil, err
 	}
 	B := fb.BatchSize()
-	bd := &batchTensors{B: B, N: n}
+	l := m.loopLayout()
+	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, nf: l.nf, triplets: l.triplets}
 	check := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
 		if len(ls) != len(dps) {
 			return fmt.Errorf("nn: %s: the batch has %d %s probes, the model %d", fb.Algorithm, len(dps), what, len(ls))
@@ -384,7 +423,7 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	}
 	for i, l := range m.spec.outputs {
 		data, shape := l.dense(fb.Outputs[i], n)
-		bd.outputs = append(bd.outputs, tensors.FromFlatDataAndDimensions(data, shape...))
+		bd.outputT = append(bd.outputT, tensors.FromFlatDataAndDimensions(data, shape...))
 	}
 	// Steps after the batch's longest trajectory change nothing (their
 	// hints weigh 0 and no output is read there): they are dropped. The
@@ -456,7 +495,8 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	}
 	defer bd.release()
 	if !m.unrolls(bd.S) {
-		return m.trainStepLoop(bd)
+		loss, _, err := m.loop.lossAndGradients(bd, true)
+		return loss, err
 	}
 	res, err := m.trainFn.Call(bd.unrolledArgs()...)
 	if err != nil {
@@ -502,7 +542,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if m.unrolls(bd.S) {
 		res, err = m.predFn.Call(bd.unrolledArgs()...)
 	} else {
-		res, err = m.predictLoop(bd)
+		res, err = m.loop.predict(bd)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("nn: predict: %w", err)

@@ -1,0 +1,359 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// loopBatch is what the step loop's driver needs of a batch, whatever the
+// graphs' layout (dense [B,N,…] or sparse edge lists). The programs take,
+// in order: static() (constant over the steps: the inputs and the graph
+// structure), then the program's own tensors (see newLoopPrograms).
+type loopBatch interface {
+	// steps is the number of processor steps S.
+	steps() int
+	// shapeKey tells batches that share compiled programs apart.
+	shapeKey() string
+	static() []*tensors.Tensor
+	// initialCarry and readoutZeros are new tensors (the driver donates
+	// them): the carry of step 0 (zero latents, the hints fed at step 0)
+	// and a zero running readout.
+	initialCarry() []*tensors.Tensor
+	readoutZeros() []*tensors.Tensor
+	// hintAt is hint i at step t (zeros for t ≥ T); validAt [B] is 1 for
+	// the samples whose trajectory reaches step t; outStepAt [B] is 1 for
+	// the samples whose last processor step is s; stepInputsAt are the
+	// inputs given anew at step s (inputs with a time axis). All shared:
+	// never donated.
+	hintAt(i, t int) *tensors.Tensor
+	validAt(t int) *tensors.Tensor
+	outStepAt(s int) *tensors.Tensor
+	stepInputsAt(s int) []*tensors.Tensor
+	outputs() []*tensors.Tensor
+	release()
+}
+
+// stepLoop runs a model's step-loop programs on batches: the forward and
+// reverse loops of training, the loop of evaluation, and their compilation.
+type stepLoop struct {
+	backend compute.Backend
+	store   *model.Store
+	layout  loopLayout
+	progs   *loopPrograms
+}
+
+// zeros is a zero tensor of a float32 shape.
+func zeros(dims ...int) *tensors.Tensor { return tensors.FromShape(shapeF32(dims...)) }
+
+// zerosLike is a zero tensor of t's shape.
+func zerosLike(t *tensors.Tensor) *tensors.Tensor { return tensors.FromShape(t.Shape()) }
+
+// free releases tensors the driver no longer needs (their device buffers
+// now, not when the garbage collector gets to them).
+func free(ts ...*tensors.Tensor) {
+	for _, t := range ts {
+		if t != nil && t.Ok() {
+			t.FinalizeAll()
+		}
+	}
+}
+
+// callOrdered runs a program on fixed, then donated, then tail, then
+// donatedTail tensors, in that order of its inputs; the donated ones must
+// not be used afterwards.
+func (sl *stepLoop) callOrdered(e *model.Exec, fixed, donated, tail []*tensors.Tensor, donatedTail ...*tensors.Tensor) ([]*tensors.Tensor, error) {
+	args := make([]any, 0, len(fixed)+len(donated)+len(tail)+len(donatedTail))
+	for _, group := range []struct {
+		ts     []*tensors.Tensor
+		donate bool
+	}{{fixed, false}, {donated, true}, {tail, false}, {donatedTail, true}} {
+		for _, t := range group.ts {
+			if !group.donate {
+				args = append(args, t)
+				continue
+			}
+			d, err := DonateTensorBuffer(t, sl.backend, 0)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, d)
+		}
+	}
+	return e.Call(args...)
+}
+
+// lossAndGradients runs the forward and backward passes on a batch and,
+// when update, applies the optimizer; otherwise it returns the gradients of
+// the loss, one per trainable variable (see trainableVariables), which the
+// caller must free.
+func (sl *stepLoop) lossAndGradients(b loopBatch, update bool) (float64, []*tensors.Tensor, error) {
+	l, p, S := sl.layout, sl.progs, b.steps()
+	if err := sl.prepare(b, true); err != nil {
+		return 0, nil, err
+	}
+	static := b.static()
+	// Forward.
+	cur := b.initialCarry()
+	acc := b.readoutZeros()
+	totals := make([]*tensors.Tensor, 2*l.ns)
+	for i := range totals {
+		totals[i] = zeros()
+	}
+	carries := make([][]*tensors.Tensor, S)
+	teachers := make([]*tensors.Tensor, S)
+	defer func() {
+		for _, c := range carries {
+			free(c...)
+		}
+		free(teachers...)
+	}()
+	for s := 0; s < S; s++ {
+		fixed := append(append([]*tensors.Tensor(nil), static...), cur...)
+		donated := append(append([]*tensors.Tensor(nil), acc...), totals...)
+		tail := []*tensors.Tensor{b.outStepAt(s)}
+		if l.ns > 0 {
+			for i := 0; i < l.ns; i++ {
+				tail = append(tail, b.hintAt(i, s+1))
+			}
+			tail = append(tail, b.validAt(s+1))
+		}
+		tail = append(tail, b.stepInputsAt(s)...)
+		// The running readout and totals come after the carry in the
+		// program's inputs, the step's data after them: donated buffers
+		// are passed in place.
+		res, err := sl.callOrdered(p.stepFwd, fixed, donated, tail)
+		if err != nil {
+			return 0, nil, fmt.Errorf("nn: train step (forward, step %d of %d): %w", s+1, S, err)
+		}
+		carries[s] = cur
+		k := 1 + l.nf
+		cur = res[:k]
+		acc = res[k : k+l.readoutSize()]
+		k += l.readoutSize()
+		totals = res[k : k+2*l.ns]
+		k += 2 * l.ns
+		if l.teacher {
+			teachers[s] = res[k]
+		}
+	}
+	free(cur...)
+	// Head.
+	fixed := append(append(append([]*tensors.Tensor(nil), static...), acc...), b.outputs()...)
+	res, err := sl.callOrdered(p.head, fixed, totals, nil)
+	free(acc...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("nn: train step (output loss): %w", err)
+	}
+	lossT, inv := res[0], res[1:1+l.ns]
+	dR := res[1+l.ns : 1+l.ns+l.readoutSize()]
+	gradSums := res[1+l.ns+l.readoutSize():]
+	defer free(inv...)
+	defer free(dR...)
+	// Backward.
+	dCarry := b.initialCarry()
+	for i, t := range dCarry {
+		dCarry[i] = zerosLike(t)
+		free(t)
+	}
+	for s := S - 1; s >= 0; s-- {
+		fixed := append(append([]*tensors.Tensor(nil), static...), carries[s]...)
+		for i := 0; i < l.ns; i++ {
+			fixed = append(fixed, b.hintAt(i, s+1))
+		}
+		if l.ns > 0 {
+			fixed = append(fixed, b.validAt(s+1))
+		}
+		if l.teacher {
+			fixed = append(fixed, teachers[s])
+		}
+		fixed = append(fixed, b.outStepAt(s))
+		fixed = append(fixed, b.stepInputsAt(s)...)
+		// dCarry (donated), then dReadout and 1/counts (kept), then the
+		// gradient sums (donated).
+		res, err := sl.callOrdered(p.stepBwd, fixed, dCarry, append(append([]*tensors.Tensor(nil), dR...), inv...), gradSums...)
+		if err != nil {
+			return 0, nil, fmt.Errorf("nn: train step (backward, step %d of %d): %w", s+1, S, err)
+		}
+		free(carries[s]...)
+		carries[s] = nil
+		dCarry, gradSums = res[:1+l.nf], res[1+l.nf:]
+	}
+	free(dCarry...)
+	loss, err := toFloat(lossT)
+	free(lossT)
+	if err != nil {
+		return 0, nil, err
+	}
+	if !update {
+		return loss, gradSums, nil
+	}
+	res, err = sl.callOrdered(p.update, nil, gradSums, nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("nn: train step (update): %w", err)
+	}
+	free(res...)
+	return loss, nil, nil
+}
+
+// predict runs the evaluation loop on a batch and returns the output
+// logits.
+func (sl *stepLoop) predict(b loopBatch) ([]*tensors.Tensor, error) {
+	l, p, S := sl.layout, sl.progs, b.steps()
+	if err := sl.prepare(b, false); err != nil {
+		return nil, err
+	}
+	static := b.static()
+	state := append(b.initialCarry(), b.readoutZeros()...)
+	for s := 0; s < S; s++ {
+		tail := append([]*tensors.Tensor{b.outStepAt(s)}, b.stepInputsAt(s)...)
+		res, err := sl.callOrdered(p.stepEval, static, state, tail)
+		if err != nil {
+			return nil, fmt.Errorf("nn: predict (step %d of %d): %w", s+1, S, err)
+		}
+		state = res
+	}
+	k := 1 + l.nf
+	free(state[:k]...)
+	res, err := sl.callOrdered(p.headEval, append(static, state[k:]...), nil, nil)
+	free(state[k:]...)
+	if err != nil {
+		return nil, fmt.Errorf("nn: predict (outputs): %w", err)
+	}
+	return res, nil
+}
+
+// prepare compiles, the first time a batch shape is seen, the programs it
+// needs (training: forward step, head, backward step, update; evaluation:
+// step and head) all at once. Their graphs are first built once on the
+// pure-Go backend, which creates every variable they use, so that building
+// them again only reads the model's store; then they are compiled for the
+// model's backend in parallel, one per CPU. On two cores this halves the
+// wait before the first step.
+func (sl *stepLoop) prepare(b loopBatch, training bool) error {
+	p := sl.progs
+	key := fmt.Sprintf("%s/%v", b.shapeKey(), training)
+	if p.prepared[key] {
+		return nil
+	}
+	progs := []int{progStepEval, progHeadEval}
+	if training {
+		progs = []int{progStepFwd, progHead, progStepBwd, progUpdate}
+	}
+	dry, err := Backend("go")
+	if err != nil {
+		return err
+	}
+	for _, i := range progs {
+		if i == progStepBwd {
+			continue // reads the variables the forward step and head create
+		}
+		e, err := model.NewExec(dry, sl.store, p.fns[i])
+		if err != nil {
+			return fmt.Errorf("nn: %w", err)
+		}
+		_, err = e.Compile(sl.programShapes(i, b)...)
+		e.Finalize()
+		if err != nil {
+			return fmt.Errorf("nn: building the step loop: %w", err)
+		}
+	}
+	execs := [numPrograms]*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval}
+	errs := make([]error, len(progs))
+	sem := make(chan struct{}, max(1, runtime.NumCPU()))
+	var wg sync.WaitGroup
+	for k, i := range progs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			_, errs[k] = execs[i].Compile(sl.programShapes(i, b)...)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("nn: compiling the step loop: %w", err)
+	}
+	p.prepared[key] = true
+	return nil
+}
+
+// programShapes are the input shapes of step-loop program i for a batch,
+// read off the batch's own tensors.
+func (sl *stepLoop) programShapes(i int, b loopBatch) []shapes.Shape {
+	l := sl.layout
+	var out []shapes.Shape
+	add := func(ts ...*tensors.Tensor) {
+		for _, t := range ts {
+			out = append(out, t.Shape())
+		}
+	}
+	scalar := func(k int) {
+		for range k {
+			out = append(out, shapeF32())
+		}
+	}
+	vars := func() {
+		for _, v := range trainableVariables(sl.store.RootScope()) {
+			out = append(out, v.Shape())
+		}
+	}
+	if i == progUpdate {
+		vars()
+		return out
+	}
+	carry, readout := b.initialCarry(), b.readoutZeros()
+	truth := make([]*tensors.Tensor, l.ns)
+	for h := range truth {
+		truth[h] = b.hintAt(h, 0)
+	}
+	w := b.outStepAt(0)
+	add(b.static()...)
+	switch i {
+	case progStepFwd:
+		add(carry...)
+		add(readout...)
+		scalar(2 * l.ns)
+		add(w)
+		add(truth...)
+		if l.ns > 0 {
+			add(w) // valid
+		}
+		add(b.stepInputsAt(0)...)
+	case progHead:
+		add(readout...)
+		add(b.outputs()...)
+		scalar(2 * l.ns)
+	case progStepBwd:
+		add(carry...)
+		add(truth...)
+		if l.ns > 0 {
+			add(w) // valid
+		}
+		if l.teacher {
+			add(w)
+		}
+		add(w)
+		add(b.stepInputsAt(0)...)
+		add(carry...) // dCarry
+		add(readout...)
+		scalar(l.ns)
+		vars()
+	case progStepEval:
+		add(carry...)
+		add(readout...)
+		add(w)
+		add(b.stepInputsAt(0)...)
+	case progHeadEval:
+		add(readout...)
+	}
+	return out
+}
