@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"github.com/gomlx/compute"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
@@ -70,16 +71,18 @@ func (m *Model) unrolls(S int) bool {
 }
 
 // loopLayout is the static structure of the step loop's tensors for a
-// model: how many inputs, fed hints, scored hints and outputs, and whether
-// the readout carries triplet latents.
+// model: how many static tensors, inputs, fed hints, scored hints, outputs
+// and per-step inputs, and whether the readout carries triplet latents.
 type loopLayout struct {
+	nstatic        int // the batch's static tensors (inputs and graph structure)
 	ni, nf, ns, no int
+	nsi            int // inputs given anew at each step
 	triplets       bool
 	teacher        bool
 }
 
 func (m *Model) loopLayout() loopLayout {
-	l := loopLayout{ni: len(m.spec.inputs), no: len(m.spec.outputs)}
+	l := loopLayout{ni: len(m.spec.inputs), no: len(m.spec.outputs), nstatic: len(m.spec.inputs) + 1}
 	if m.encodeHints() {
 		l.nf = len(m.spec.hints)
 	}
@@ -188,10 +191,116 @@ func (p *loopPrograms) finalize() {
 	}
 }
 
-// newLoopPrograms builds the step loop's programs for m (they compile on
-// their first call).
-func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
+// stepBody is a model written as one algorithm step, the way the step
+// loop's programs use it: the dense model (Model) and the sparse one
+// (Sparse). encoded is whatever the body makes of a batch's static
+// tensors (its encoded inputs and graph structure).
+type stepBody interface {
+	loopLayout() loopLayout
+	// encodeStatic encodes the static tensors.
+	encodeStatic(scope *model.Scope, static []*Node) encoded
+	// bodyStep is one step (see Model.step); stepIn are the inputs given
+	// anew at this step.
+	bodyStep(scope *model.Scope, e encoded, c carry, tg *hintTargets, stepIn []*Node, training bool) (carry, readout, []*Node, []*Node)
+	// bodyOutputs decodes the outputs from a readout; bodyOutputLoss is
+	// their loss against the truth.
+	bodyOutputs(scope *model.Scope, e encoded, r readout, training bool) []*Node
+	bodyOutputLoss(e encoded, outs, truth []*Node) *Node
+	// readoutWeights broadcasts per-graph weights w [B] to each tensor of
+	// a readout (multiplying them weighs each graph's rows).
+	readoutWeights(e encoded, w *Node, r readout) readout
+	// numGraphs is B; drawTeacher draws B teacher-forcing choices (or nil).
+	numGraphs(e encoded) int
+	drawTeacher(scope *model.Scope, g *Graph, b int) *Node
+	// gradClip is the global-norm clipping of the gradients (0: none).
+	gradClip() float64
+}
+
+// encoded is a body's own encoding of a batch's static tensors.
+type encoded interface{}
+
+// denseEncoded is the dense model's: the encoded inputs and the adjacency.
+type denseEncoded struct {
+	in  features
+	adj *Node
+}
+
+func (m *Model) encodeStatic(scope *model.Scope, static []*Node) encoded {
 	l := m.loopLayout()
+	adj := static[l.ni]
+	return denseEncoded{in: m.encodeInputs(scope, static[:l.ni], adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]), adj: adj}
+}
+
+func (m *Model) bodyStep(scope *model.Scope, e encoded, c carry, tg *hintTargets, _ []*Node, training bool) (carry, readout, []*Node, []*Node) {
+	d := e.(denseEncoded)
+	return m.step(scope, d.in, d.adj, c, tg, training)
+}
+
+func (m *Model) bodyOutputs(scope *model.Scope, e encoded, r readout, training bool) []*Node {
+	d := e.(denseEncoded)
+	return m.decodeOutputs(scope, d.in, d.adj, r, training)
+}
+
+func (m *Model) bodyOutputLoss(_ encoded, outs, truth []*Node) *Node {
+	return m.outputLoss(outs, truth)
+}
+
+func (m *Model) readoutWeights(_ encoded, w *Node, r readout) readout {
+	out := readout{h: broadcastSample(w, r.h)}
+	for _, f := range r.fed {
+		out.fed = append(out.fed, broadcastSample(w, f))
+	}
+	if r.extra != nil {
+		out.extra = broadcastSample(w, r.extra)
+	}
+	return out
+}
+
+func (m *Model) numGraphs(e encoded) int { return e.(denseEncoded).adj.Shape().Dimensions[0] }
+
+func (m *Model) gradClip() float64 { return m.cfg.GradClip }
+
+// accumulate returns acc + w·r, per graph (see accumulateReadout).
+func accumulate(body stepBody, e encoded, acc, r readout, w *Node) readout {
+	ws := body.readoutWeights(e, w, r)
+	add := func(a, wx, x *Node) *Node {
+		if x == nil {
+			return nil
+		}
+		t := Mul(wx, x)
+		if a == nil {
+			return t
+		}
+		return Add(a, t)
+	}
+	out := readout{h: add(acc.h, ws.h, r.h), extra: add(acc.extra, ws.extra, r.extra)}
+	for i := range r.fed {
+		var a *Node
+		if acc.fed != nil {
+			a = acc.fed[i]
+		}
+		out.fed = append(out.fed, add(a, ws.fed[i], r.fed[i]))
+	}
+	return out
+}
+
+// newLoopPrograms builds a body's step-loop programs (they compile on their
+// first call, see stepLoop.prepare). Their inputs, after the batch's
+// static tensors:
+//
+//	stepFwd:  hidden, fed, running readout, sums, counts, outStep [B],
+//	          truth of the next step, valid [B], step inputs
+//	          → hidden, fed, readout, sums, counts (, teacher draws)
+//	head:     readout, outputs, sums, counts
+//	          → loss, 1/count per hint, dReadout, gradients of the output loss
+//	stepBwd:  hidden_s, fed_s, truth, valid, (teacher,) outStep, step inputs,
+//	          dHidden, dFed, dReadout, 1/count, gradient sums
+//	          → dHidden_s, dFed_s, gradient sums
+//	update:   gradient sums → (clipped, Adam applied) the global step
+//	stepEval: hidden, fed, readout, outStep, step inputs → hidden, fed, readout
+//	headEval: readout → output logits
+func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store, opt gradientUpdater) (*loopPrograms, error) {
+	l := body.loopLayout()
 	p := &loopPrograms{prepared: map[string]bool{}}
 	var err error
 	mk := func(i int, fn programFn) *model.Exec {
@@ -200,16 +309,12 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 			return nil
 		}
 		var e *model.Exec
-		e, err = model.NewExec(m.backend, m.store, fn)
+		e, err = model.NewExec(backend, store, fn)
 		return e
 	}
-
-	// stepFwd: inputs, adj, hidden, fed, running readout, sums, counts,
-	// outStep [B], truth of the next step, valid [B] → hidden, fed,
-	// readout, sums, counts (, teacher draws).
 	p.stepFwd = mk(progStepFwd, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		inputs, adj := c.take(l.ni), c.next()
+		static := c.take(l.nstatic)
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
 		acc := c.readout(l)
 		sums, counts := c.take(l.ns), c.take(l.ns)
@@ -218,16 +323,16 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 		if l.ns > 0 {
 			tg.valid = c.next()
 		}
+		stepIn := c.take(l.nsi)
 		c.done("forward step")
-		B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
-		tg.teacher = m.drawTeacher(scope, adj.Graph(), B)
+		enc := body.encodeStatic(scope, static)
+		tg.teacher = body.drawTeacher(scope, w.Graph(), body.numGraphs(enc))
 		if l.ns == 0 {
 			tg = nil
 		}
-		enc := m.encodeInputs(scope, inputs, B, N)
-		next, r, su, co := m.step(scope, enc, adj, cr, tg, true)
+		next, r, su, co := body.bodyStep(scope, enc, cr, tg, stepIn, true)
 		out := append([]*Node{next.hidden}, next.fed...)
-		out = appendReadout(out, accumulateReadout(acc, r, w))
+		out = appendReadout(out, accumulate(body, enc, acc, r, w))
 		for i := range su {
 			sums[i], counts[i] = Add(sums[i], su[i]), Add(counts[i], co[i])
 		}
@@ -237,19 +342,16 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 		}
 		return out
 	})
-
-	// head: inputs, adj, readout, outputs, sums, counts → loss, 1/count
-	// per hint, dReadout, gradients of the output loss.
 	p.head = mk(progHead, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		inputs, adj := c.take(l.ni), c.next()
+		static := c.take(l.nstatic)
 		r := c.readout(l)
 		truth := c.take(l.no)
 		sums, counts := c.take(l.ns), c.take(l.ns)
 		c.done("head")
-		enc := m.encodeInputs(scope, inputs, adj.Shape().Dimensions[0], adj.Shape().Dimensions[1])
-		outs := m.decodeOutputs(scope, enc, adj, r, true)
-		outLoss := m.outputLoss(outs, truth)
+		enc := body.encodeStatic(scope, static)
+		outs := body.bodyOutputs(scope, enc, r, true)
+		outLoss := body.bodyOutputLoss(enc, outs, truth)
 		loss := outLoss
 		var inv []*Node
 		if l.ns > 0 {
@@ -258,21 +360,17 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 				inv = append(inv, Inverse(Max(counts[i], OnesLike(counts[i]))))
 			}
 		}
-		vars := trainableVariables(scope)
+		g := r.h.Graph()
 		wrt := appendReadout(nil, r)
-		for _, v := range vars {
-			wrt = append(wrt, v.NodeValue(adj.Graph()))
+		for _, v := range trainableVariables(scope) {
+			wrt = append(wrt, v.NodeValue(g))
 		}
 		grads := Gradient(outLoss, wrt...)
 		return append(append([]*Node{loss}, inv...), grads...)
 	})
-
-	// stepBwd: inputs, adj, hidden_s, fed_s, truth, valid, (teacher,)
-	// outStep [B], dHidden, dFed, dReadout, 1/count, gradient sums →
-	// dHidden_s, dFed_s, gradient sums.
 	p.stepBwd = mk(progStepBwd, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		inputs, adj := c.take(l.ni), c.next()
+		static := c.take(l.nstatic)
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
 		tg := &hintTargets{truth: c.take(l.ns)}
 		if l.ns > 0 {
@@ -282,6 +380,7 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 			tg.teacher = c.next()
 		}
 		w := c.next()
+		stepIn := c.take(l.nsi)
 		dHidden, dFed := c.next(), c.take(l.nf)
 		dR := c.readout(l)
 		inv := c.take(l.ns)
@@ -291,21 +390,20 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 		if l.ns == 0 {
 			tg = nil
 		}
-		g := adj.Graph()
-		B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
-		enc := m.encodeInputs(scope, inputs, B, N)
-		next, r, sums, _ := m.step(scope, enc, adj, cr, tg, true)
+		g := w.Graph()
+		enc := body.encodeStatic(scope, static)
+		next, r, sums, _ := body.bodyStep(scope, enc, cr, tg, stepIn, true)
 		obj := dot(dHidden, next.hidden)
 		for i := range dFed {
 			obj = Add(obj, dot(dFed[i], next.fed[i]))
 		}
-		weighted := func(d, x *Node) *Node { return dot(Mul(broadcastSample(w, d), d), x) }
-		obj = Add(obj, weighted(dR.h, r.h))
+		ws := body.readoutWeights(enc, w, r)
+		obj = Add(obj, dot(Mul(ws.h, dR.h), r.h))
 		for i := range dR.fed {
-			obj = Add(obj, weighted(dR.fed[i], r.fed[i]))
+			obj = Add(obj, dot(Mul(ws.fed[i], dR.fed[i]), r.fed[i]))
 		}
 		if l.triplets {
-			obj = Add(obj, weighted(dR.extra, r.extra))
+			obj = Add(obj, dot(Mul(ws.extra, dR.extra), r.extra))
 		}
 		for i := range sums {
 			obj = Add(obj, Mul(inv[i], sums[i]))
@@ -321,9 +419,6 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 		}
 		return out
 	})
-
-	// update: gradient sums → clipped, Adam applied; returns the global
-	// step.
 	p.update = mk(progUpdate, func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
 		vars := trainableVariables(scope)
@@ -334,38 +429,32 @@ func (m *Model) newLoopPrograms(opt gradientUpdater) (*loopPrograms, error) {
 			v.NodeValue(g) // in use: Adam updates the variables the graph uses
 		}
 		grads := in
-		if m.cfg.GradClip > 0 {
-			grads = clipByGlobalNorm(grads, m.cfg.GradClip)
+		if clip := body.gradClip(); clip > 0 {
+			grads = clipByGlobalNorm(grads, clip)
 		}
 		opt.UpdateGraphWithGradients(scope, grads, in[0].DType())
 		return []*Node{optimizer.GetGlobalStepVar(scope).NodeValue(g)}
 	})
-
-	// stepEval: inputs, adj, hidden, fed, readout, outStep → hidden, fed,
-	// readout.
 	p.stepEval = mk(progStepEval, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		inputs, adj := c.take(l.ni), c.next()
+		static := c.take(l.nstatic)
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
 		acc := c.readout(l)
 		w := c.next()
+		stepIn := c.take(l.nsi)
 		c.done("evaluation step")
-		B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
-		enc := m.encodeInputs(scope, inputs, B, N)
-		next, r, _, _ := m.step(scope, enc, adj, cr, nil, false)
+		enc := body.encodeStatic(scope, static)
+		next, r, _, _ := body.bodyStep(scope, enc, cr, nil, stepIn, false)
 		out := append([]*Node{next.hidden}, next.fed...)
-		return appendReadout(out, accumulateReadout(acc, r, w))
+		return appendReadout(out, accumulate(body, enc, acc, r, w))
 	})
-
-	// headEval: inputs, adj, readout → output logits.
 	p.headEval = mk(progHeadEval, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		inputs, adj := c.take(l.ni), c.next()
+		static := c.take(l.nstatic)
 		r := c.readout(l)
 		c.done("evaluation head")
-		B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
-		enc := m.encodeInputs(scope, inputs, B, N)
-		return m.decodeOutputs(scope, enc, adj, r, false)
+		enc := body.encodeStatic(scope, static)
+		return body.bodyOutputs(scope, enc, r, false)
 	})
 	if err != nil {
 		p.finalize()

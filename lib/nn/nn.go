@@ -193,7 +193,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	progs, err := m.newLoopPrograms(opt.(gradientUpdater))
+	progs, err := newLoopPrograms(m, backend, m.store, opt.(gradientUpdater))
 	if err != nil {
 		return nil, err
 	}
