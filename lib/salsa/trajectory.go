@@ -52,8 +52,8 @@ var Specs = map[string]clrs.Spec{
 // HasSource reports whether the algorithm starts from a source node (the
 // `s` input): bfs, dijkstra, mst_prim and eccentricity.
 func HasSource(algo string) bool {
-	_, ok := Specs[algo].Find("s")
-	return ok
+	p, ok := Specs[algo].Find("s")
+	return ok && p.Stage == clrs.Input // dfs has an "s" hint, not an input
 }
 
 // checkAlgorithm returns an error naming the known algorithms.

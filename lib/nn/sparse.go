@@ -1,0 +1,514 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/layers/norm"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/salsa"
+)
+
+// SparseProcessors are the processors NewSparse accepts: message passing
+// over the edge list (mpnn and pgn aggregate over the same edges, the
+// graph's A + I; gmpnn and gpgn are their gated versions) and graph
+// attention over it (gat, gatv2). Triplet-GMPNN has no sparse form here:
+// its edge latents for (j, k) take a maximum over every i, which on an edge
+// list means enumerating every wedge i–j, i–k, and the dense model's
+// triplets range over all pairs (j, k), edges or not, so a sparse version
+// would be another function, not the same one in less memory. Memory
+// networks read whole rows of edge latents as memories and have no sparse
+// form either.
+var SparseProcessors = []string{"gat", "gatv2", "gmpnn", "gpgn", "mpnn", "pgn"}
+
+// Sparse is the encode-process-decode model on graphs held as edge lists
+// (lib/salsa's data: SALSA-CLRS's algorithms on graphs of up to thousands
+// of nodes): the same encoders, processors, decoders and losses as the
+// dense Model, with the same variables, computed with gathers and segment
+// reductions over the edges instead of over every pair of nodes, so that
+// memory and time grow with the number of edges. A batch is the disjoint
+// union of its graphs. On a complete graph it computes the dense model's
+// function (TestSparseMatchesDense).
+//
+// Node pointers are scored over each node's outgoing edges (a pointer
+// follows an edge), mask_one and graph pointers over each graph's nodes.
+// It runs on the step loop (one compiled step per step); hints may be
+// encoded only when the batch holds them (lib/salsa keeps the hints of the
+// training set only, so test sets are evaluated with decoded_only or none).
+type Sparse struct {
+	cfg     Config
+	spec    modelSpec
+	stepIn  []probeLayout // inputs with a time axis (fast_mis's randomness)
+	backend compute.Backend
+	store   *model.Store
+	loop    *stepLoop
+}
+
+// NewSparse builds a sparse model for cfg.Algorithm, one of lib/salsa's
+// algorithms, on a backend. cfg.Processor is one of SparseProcessors;
+// Permutations, PredAsInput and StepLoop do not apply.
+func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
+	specs, ok := salsa.Specs[cfg.Algorithm]
+	if !ok {
+		return nil, fmt.Errorf("nn: sparse: unknown algorithm %q (want one of %s)", cfg.Algorithm, strings.Join(salsa.Algorithms(), ", "))
+	}
+	if !slices.Contains(SparseProcessors, cfg.Processor) {
+		return nil, fmt.Errorf("nn: sparse: processor %q has no sparse form (want one of %v)", cfg.Processor, SparseProcessors)
+	}
+	check := cfg
+	check.Algorithm, check.StepLoop = "bfs", "" // the dense checks of the other fields
+	if err := check.validate(); err != nil {
+		return nil, err
+	}
+	// The probe layouts, with the classes of categoricals read off a small
+	// sample.
+	set, err := salsa.LookupSet("er_16")
+	if err != nil {
+		return nil, err
+	}
+	tr, _, err := salsa.Sample(cfg.Algorithm, set, 1, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sparse{cfg: cfg, backend: backend, store: model.NewStore()}
+	for _, p := range specs {
+		if p.Type == clrs.PermutationPointer || p.Type == clrs.ShouldBePermutation ||
+			(kind(p.Type) == clrs.Pointer && p.Location == clrs.Edge) {
+			return nil, fmt.Errorf("nn: sparse: %s: probe %s (%s %s) has no sparse layout", cfg.Algorithm, p.Name, p.Location, p.Type)
+		}
+		d, ok := tr.Probe(p.Name)
+		if !ok {
+			return nil, fmt.Errorf("nn: sparse: %s: the sample has no %s", cfg.Algorithm, p.Name)
+		}
+		l, err := layoutOf(p, d, 0)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case p.Stage == clrs.Input && len(d.Shape) == 2 && p.Location == clrs.Node && l.classes == 0:
+			s.stepIn = append(s.stepIn, l) // [T, N]: given anew at each step
+		case p.Stage == clrs.Input:
+			s.spec.inputs = append(s.spec.inputs, l)
+		case p.Stage == clrs.Hint:
+			s.spec.hints = append(s.spec.hints, l)
+		default:
+			s.spec.outputs = append(s.spec.outputs, l)
+		}
+	}
+	if err := s.store.SetRNGStateFromSeed(cfg.Seed); err != nil {
+		return nil, err
+	}
+	s.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
+	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
+	progs, err := newLoopPrograms(s, backend, s.store, opt.(gradientUpdater))
+	if err != nil {
+		return nil, err
+	}
+	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs}
+	return s, nil
+}
+
+// Config returns the model's configuration.
+func (s *Sparse) Config() Config { return s.cfg }
+
+// Close releases the model's programs and variables.
+func (s *Sparse) Close() {
+	if s.store == nil {
+		return
+	}
+	s.loop.progs.finalize()
+	s.store.Finalize()
+	s.store, s.loop = nil, nil
+}
+
+func (s *Sparse) encodeHints() bool { return s.cfg.HintMode == "encoded_decoded" }
+func (s *Sparse) decodeHints() bool { return s.cfg.HintMode != "none" }
+
+// sparseIndices are the static tensors of a sparse batch after its
+// inputs: each edge's sender, receiver and reverse edge, each node's and
+// each edge's graph (all [·, 1] int32, gather and scatter indices), and a
+// [G] tensor whose length is the number of graphs.
+const sparseIndices = 6
+
+func (s *Sparse) loopLayout() loopLayout {
+	l := loopLayout{ni: len(s.spec.inputs), no: len(s.spec.outputs), nsi: len(s.stepIn)}
+	l.nstatic = l.ni + sparseIndices
+	if s.encodeHints() {
+		l.nf = len(s.spec.hints)
+	}
+	if s.decodeHints() {
+		l.ns = len(s.spec.hints)
+	}
+	l.teacher = s.encodeHints() && s.cfg.TeacherForcing > 0
+	return l
+}
+
+// sparseEncoded is what the sparse model makes of a batch's static
+// tensors: the encoded inputs and the index tensors.
+type sparseEncoded struct {
+	node, edge, graph             *Node // [V,H], [E,H], [G,H]
+	src, dst, rev, nodeG, edgeG   *Node // [E,1], [E,1], [E,1], [V,1], [E,1] int32
+	numNodes, numEdges, numGraphs int
+}
+
+func (s *Sparse) numGraphs(e encoded) int { return e.(sparseEncoded).numGraphs }
+
+func (s *Sparse) gradClip() float64 { return s.cfg.GradClip }
+
+func (s *Sparse) drawTeacher(scope *model.Scope, g *Graph, b int) *Node {
+	if !s.encodeHints() || s.cfg.TeacherForcing <= 0 {
+		return nil
+	}
+	u := scope.Store().RandomUniform(g, shapeF32(b))
+	return ConvertDType(LessThan(u, ConstAs(u, s.cfg.TeacherForcing)), u.DType())
+}
+
+// where returns the index tensor that maps a probe location's rows to their
+// graphs (nil for graph-located data), and the number of rows.
+func (e sparseEncoded) where(loc clrs.Location) (*Node, int) {
+	switch loc {
+	case clrs.Node:
+		return e.nodeG, e.numNodes
+	case clrs.Edge:
+		return e.edgeG, e.numEdges
+	}
+	return nil, e.numGraphs
+}
+
+// sparseLocation is where a probe's data lives in the sparse layout: node
+// pointers one value per edge (1 on the edge i→p[i]), graph pointers one
+// per node, other probes at their own location.
+func sparseLocation(l probeLayout) clrs.Location {
+	if kind(l.Type) == clrs.Pointer {
+		switch l.Location {
+		case clrs.Node:
+			return clrs.Edge
+		case clrs.Graph:
+			return clrs.Node
+		}
+	}
+	return l.Location
+}
+
+// perRow broadcasts per-graph values w [G] to the rows of a location
+// ([rows, 1…] to multiply x of that location's layout).
+func (e sparseEncoded) perRow(w *Node, loc clrs.Location, x *Node) *Node {
+	idx, _ := e.where(loc)
+	r := w
+	if idx != nil {
+		r = Gather(w, idx) // [rows]
+	}
+	dims := make([]int, x.Rank())
+	for i := range dims {
+		dims[i] = 1
+	}
+	dims[0] = r.Shape().Dimensions[0]
+	return Reshape(r, dims...)
+}
+
+func (s *Sparse) readoutWeights(e encoded, w *Node, r readout) readout {
+	se := e.(sparseEncoded)
+	out := readout{h: se.perRow(w, clrs.Node, r.h)}
+	for i, f := range r.fed {
+		out.fed = append(out.fed, se.perRow(w, sparseLocation(s.spec.hints[i]), f))
+	}
+	return out
+}
+
+// feature turns a probe's sparse data into its encoder's input rows
+// ([rows, F]).
+func feature(l probeLayout, x *Node) *Node {
+	if l.classes > 0 {
+		return x
+	}
+	return InsertAxes(x, -1)
+}
+
+// encode adds one probe's encoding to the node, edge or graph features.
+func (s *Sparse) encode(scope *model.Scope, e *sparseEncoded, l probeLayout, x *Node, name string) {
+	sc := scope.At("%s", name)
+	if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
+		sc = withInitStddev(sc, 1/math.Sqrt(float64(s.cfg.Hidden)))
+	}
+	enc := Dense(sc, feature(l, x), true, s.cfg.Hidden)
+	switch sparseLocation(l) {
+	case clrs.Node:
+		e.node = Add(e.node, enc)
+	case clrs.Edge:
+		e.edge = Add(e.edge, enc)
+	default:
+		e.graph = Add(e.graph, enc)
+	}
+}
+
+func (s *Sparse) encodeStatic(scope *model.Scope, static []*Node) encoded {
+	ni := len(s.spec.inputs)
+	idx := static[ni:]
+	e := sparseEncoded{src: idx[0], dst: idx[1], rev: idx[2], nodeG: idx[3], edgeG: idx[4]}
+	e.numEdges = e.src.Shape().Dimensions[0]
+	e.numNodes = e.nodeG.Shape().Dimensions[0]
+	e.numGraphs = idx[5].Shape().Dimensions[0]
+	g := e.src.Graph()
+	H := s.cfg.Hidden
+	e.node = Zeros(g, shapeF32(e.numNodes, H))
+	e.edge = Zeros(g, shapeF32(e.numEdges, H))
+	e.graph = Zeros(g, shapeF32(e.numGraphs, H))
+	for i, l := range s.spec.inputs {
+		s.encode(scope, &e, l, static[i], "enc_input_"+l.Name)
+	}
+	return e
+}
+
+// segmentMax is the maximum of x's rows [rows, …] per segment (idx [rows,
+// 1] into n segments); segments without rows hold the lowest float.
+func segmentMax(x, idx *Node, n int) *Node {
+	dims := append([]int{n}, x.Shape().Dimensions[1:]...)
+	init := BroadcastToShape(ConstAs(x, math.Inf(-1)), shapes.Make(x.DType(), dims...))
+	return ScatterMax(init, idx, x, false, false)
+}
+
+// segmentSum is the sum of x's rows per segment.
+func segmentSum(x, idx *Node, n int) *Node {
+	dims := append([]int{n}, x.Shape().Dimensions[1:]...)
+	return ScatterSum(Zeros(x.Graph(), shapes.Make(x.DType(), dims...)), idx, x, false, false)
+}
+
+// segmentLogSoftmax is the log-softmax of logits [rows] within segments.
+func segmentLogSoftmax(x, idx *Node, n int) *Node {
+	mx := StopGradient(segmentMax(x, idx, n))
+	shifted := Sub(x, Gather(mx, idx))
+	lse := Log(segmentSum(Exp(shifted), idx, n))
+	return Sub(shifted, Gather(lse, idx))
+}
+
+func (s *Sparse) bodyStep(scope *model.Scope, en encoded, c carry, tg *hintTargets, stepIn []*Node, training bool) (next carry, r readout, sums, counts []*Node) {
+	e := en.(sparseEncoded)
+	// The step's features: the inputs', the inputs given at this step and
+	// the fed hints'.
+	for i, l := range s.stepIn {
+		s.encode(scope, &e, l, stepIn[i], "enc_input_"+l.Name)
+	}
+	if c.fed != nil {
+		for i, l := range s.spec.hints {
+			s.encode(scope, &e, l, c.fed[i], "enc_hint_"+l.Name)
+		}
+	}
+	h := s.process(scope.At("processor"), e, c.hidden)
+	hT := Concatenate([]*Node{e.node, c.hidden, h}, -1)
+	next = carry{hidden: h, fed: c.fed}
+	r = readout{h: hT, fed: c.fed}
+	scored := tg != nil && s.decodeHints()
+	if !scored && !s.encodeHints() {
+		return next, r, nil, nil
+	}
+	if s.encodeHints() {
+		next.fed = make([]*Node, len(s.spec.hints))
+	}
+	if scored {
+		sums, counts = make([]*Node, len(s.spec.hints)), make([]*Node, len(s.spec.hints))
+	}
+	hard := s.cfg.HintRepred == "hard" || (s.cfg.HintRepred == "hard_on_eval" && !training)
+	for i, l := range s.spec.hints {
+		logits := s.decode(scope.At("dec_hint_%s", l.Name), l, e, hT)
+		if scored {
+			sums[i], counts[i] = s.probeLoss(e, l, logits, tg.truth[i], tg.valid, true)
+		}
+		if s.encodeHints() {
+			fedNext := s.repredict(e, l, logits, hard)
+			if tg != nil && tg.teacher != nil {
+				tf := e.perRow(tg.teacher, sparseLocation(l), tg.truth[i])
+				fedNext = Add(Mul(tf, tg.truth[i]), Mul(OneMinus(tf), fedNext))
+			}
+			next.fed[i] = fedNext
+		}
+	}
+	return next, r, sums, counts
+}
+
+// process is one sparse processor step: the next node latents [V,H].
+func (s *Sparse) process(scope *model.Scope, e sparseEncoded, hidden *Node) *Node {
+	H := s.cfg.Hidden
+	z := Concatenate([]*Node{e.node, hidden}, -1) // [V,2H]
+	switch s.cfg.Processor {
+	case "gat", "gatv2":
+		return s.gat(scope, e, z)
+	}
+	m1 := Dense(scope.At("m1"), z, true, H) // sender
+	m2 := Dense(scope.At("m2"), z, true, H) // receiver
+	me := Dense(scope.At("me"), e.edge, true, H)
+	mg := Dense(scope.At("mg"), e.graph, true, H)
+	msgs := Add(Add(Gather(m1, e.src), Gather(m2, e.dst)), Add(me, Gather(mg, e.edgeG)))
+	msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
+	msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
+	agg := segmentMax(msgs, e.dst, e.numNodes) // every node has its self-loop
+	ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
+	ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
+	if s.cfg.Processor == "gmpnn" || s.cfg.Processor == "gpgn" {
+		g1 := Dense(scope.At("gate1"), z, true, H)
+		g2 := Dense(scope.At("gate2"), agg, true, H)
+		gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+		ret = gateMix(ret, hidden, gate)
+	}
+	return ret
+}
+
+// gat is one sparse graph-attention step: each node attends to the
+// receivers of its outgoing edges (the dense gat's row i over adj[i, ·]).
+func (s *Sparse) gat(scope *model.Scope, e sparseEncoded, z *Node) *Node {
+	H := s.cfg.Hidden
+	values := Dense(scope.At("values"), z, true, H)
+	var logits *Node // [E]
+	if s.cfg.Processor == "gat" {
+		a1 := Dense(scope.At("a1"), z, true, 1)
+		a2 := Dense(scope.At("a2"), z, true, 1)
+		ae := Dense(scope.At("ae"), e.edge, true, 1)
+		ag := Dense(scope.At("ag"), e.graph, true, 1)
+		l := Add(Add(Gather(a1, e.src), Gather(a2, e.dst)), Add(ae, Gather(ag, e.edgeG)))
+		logits = activation.LeakyReluWith(Squeeze(l, -1), leakyReluSlope)
+	} else {
+		w1 := Dense(scope.At("w1"), z, true, H)
+		w2 := Dense(scope.At("w2"), z, true, H)
+		we := Dense(scope.At("we"), e.edge, true, H)
+		wg := Dense(scope.At("wg"), e.graph, true, H)
+		pre := Add(Add(Gather(w1, e.src), Gather(w2, e.dst)), Add(we, Gather(wg, e.edgeG)))
+		logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, leakyReluSlope), true, 1), -1)
+	}
+	coefs := Exp(segmentLogSoftmax(logits, e.src, e.numNodes)) // over each node's outgoing edges
+	att := segmentSum(Mul(InsertAxes(coefs, -1), Gather(values, e.dst)), e.src, e.numNodes)
+	ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
+	return norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
+}
+
+// decode returns a probe's logits in its sparse layout from node latents hT
+// [V,3H] and the step's edge and graph features.
+func (s *Sparse) decode(scope *model.Scope, l probeLayout, e sparseEncoded, hT *Node) *Node {
+	H := s.cfg.Hidden
+	out := 1
+	if l.classes > 0 {
+		out = l.classes
+	}
+	squeeze := func(x *Node) *Node {
+		if l.classes > 0 {
+			return x
+		}
+		return Squeeze(x, -1)
+	}
+	switch l.Location {
+	case clrs.Node:
+		if kind(l.Type) == clrs.Pointer {
+			// Edge e = (x→y): max(p1(h_x), p2(h_y) + p3(e_yx)), the dense
+			// decoder's entry [x, y].
+			p1 := Dense(scope.At("p1"), hT, true, H)
+			p2 := Dense(scope.At("p2"), hT, true, H)
+			p3 := Dense(scope.At("p3"), e.edge, true, H)
+			mx := Max(Gather(p1, e.src), Add(Gather(p2, e.dst), Gather(p3, e.rev)))
+			return Squeeze(Dense(scope.At("p4"), mx, true, 1), -1)
+		}
+		return squeeze(Dense(scope.At("l"), hT, true, out))
+	case clrs.Edge:
+		a := Dense(scope.At("e1"), hT, true, out)
+		b := Dense(scope.At("e2"), hT, true, out)
+		x := Dense(scope.At("e3"), e.edge, true, out)
+		return squeeze(Add(Add(Gather(a, e.src), Gather(b, e.dst)), x))
+	default:
+		pooled := segmentMax(hT, e.nodeG, e.numGraphs)
+		gr := Add(Dense(scope.At("g1"), pooled, true, out), Dense(scope.At("g2"), e.graph, true, out)) // [G,out]
+		if kind(l.Type) == clrs.Pointer {
+			per := Squeeze(Dense(scope.At("g3"), hT, true, 1), -1) // [V]
+			return Add(per, Squeeze(Gather(gr, e.nodeG), -1))
+		}
+		return squeeze(gr)
+	}
+}
+
+// segments says over which rows a distribution probe's softmax runs: a
+// node pointer over each node's outgoing edges, mask_one and graph
+// pointers over each graph's nodes; nil for the others (categoricals run
+// over their class axis).
+func (e sparseEncoded) segments(l probeLayout) (*Node, int) {
+	switch {
+	case kind(l.Type) == clrs.Pointer && l.Location == clrs.Node:
+		return e.src, e.numNodes
+	case kind(l.Type) == clrs.Pointer && l.Location == clrs.Graph:
+		return e.nodeG, e.numGraphs
+	case l.Type == clrs.MaskOne && l.Location == clrs.Node:
+		return e.nodeG, e.numGraphs
+	}
+	return nil, 0
+}
+
+// repredict is the dense repredict on the sparse layout.
+func (s *Sparse) repredict(e sparseEncoded, l probeLayout, logits *Node, hard bool) *Node {
+	idx, n := e.segments(l)
+	if idx == nil {
+		return repredict(l, logits, hard)
+	}
+	if hard {
+		mx := Gather(segmentMax(logits, idx, n), idx)
+		return ConvertDType(Equal(logits, mx), logits.DType())
+	}
+	return Exp(segmentLogSoftmax(logits, idx, n))
+}
+
+// probeLoss is the dense probeLoss on the sparse layout, weighted per
+// graph by w [G].
+func (s *Sparse) probeLoss(e sparseEncoded, l probeLayout, logits, truth, w *Node, hint bool) (sum, count *Node) {
+	loc := sparseLocation(l)
+	wr := e.perRow(w, loc, truth)
+	idx, n := e.segments(l)
+	switch {
+	case idx != nil:
+		logp := segmentLogSoftmax(logits, idx, n)
+		ce := Neg(Mul(truth, logp)) // [rows]
+		sum = ReduceAllSum(Mul(wr, ce))
+		// Rows: the segments (a node's pointer, a graph's mask_one);
+		// outputs of type mask_one count their positives, as dense.
+		wseg := Gather(w, e.nodeG) // per node
+		if l.Location == clrs.Graph || l.Type == clrs.MaskOne {
+			wseg = w // per graph
+		}
+		if l.Type == clrs.MaskOne && !hint {
+			return sum, ReduceAllSum(Mul(wr, ConvertDType(Equal(truth, ConstAs(truth, 1)), truth.DType())))
+		}
+		return sum, ReduceAllSum(wseg)
+	}
+	return probeLoss(l, logits, truth, Reshape(wr, wr.Shape().Dimensions[0]), hint)
+}
+
+func (s *Sparse) bodyOutputs(scope *model.Scope, en encoded, r readout, training bool) []*Node {
+	e := en.(sparseEncoded)
+	if r.fed != nil {
+		for i, l := range s.spec.hints {
+			s.encode(scope, &e, l, r.fed[i], "enc_hint_"+l.Name)
+		}
+	}
+	var outs []*Node
+	for _, l := range s.spec.outputs {
+		outs = append(outs, s.decode(scope.At("dec_output_%s", l.Name), l, e, r.h))
+	}
+	return outs
+}
+
+func (s *Sparse) bodyOutputLoss(en encoded, outs, truth []*Node) *Node {
+	e := en.(sparseEncoded)
+	ones := Ones(outs[0].Graph(), shapeF32(e.numGraphs))
+	var loss *Node
+	for i, l := range s.spec.outputs {
+		sum, count := s.probeLoss(e, l, outs[i], truth[i], ones, false)
+		li := Div(sum, Max(count, OnesLike(count)))
+		if loss == nil {
+			loss = li
+		} else {
+			loss = Add(loss, li)
+		}
+	}
+	return loss
+}
