@@ -134,8 +134,8 @@ func (s *Sparse) decodeHints() bool { return s.cfg.HintMode != "none" }
 
 // sparseIndices are the static tensors of a sparse batch after its
 // inputs: each edge's sender, receiver and reverse edge, each node's and
-// each edge's graph (all [·, 1] int32, gather and scatter indices), and a
-// [G] tensor whose length is the number of graphs.
+// each edge's graph (all [·, 1] int32, gather and scatter indices), and
+// each graph's weight [G] (1, and 0 for the batch's padding graph).
 const sparseIndices = 6
 
 func (s *Sparse) loopLayout() loopLayout {
@@ -156,6 +156,7 @@ func (s *Sparse) loopLayout() loopLayout {
 type sparseEncoded struct {
 	node, edge, graph             *Node // [V,H], [E,H], [G,H]
 	src, dst, rev, nodeG, edgeG   *Node // [E,1], [E,1], [E,1], [V,1], [E,1] int32
+	graphW                        *Node // [G]: 1, 0 for padding
 	numNodes, numEdges, numGraphs int
 }
 
@@ -255,6 +256,7 @@ func (s *Sparse) encodeStatic(scope *model.Scope, static []*Node) encoded {
 	e := sparseEncoded{src: idx[0], dst: idx[1], rev: idx[2], nodeG: idx[3], edgeG: idx[4]}
 	e.numEdges = e.src.Shape().Dimensions[0]
 	e.numNodes = e.nodeG.Shape().Dimensions[0]
+	e.graphW = idx[5]
 	e.numGraphs = idx[5].Shape().Dimensions[0]
 	g := e.src.Graph()
 	H := s.cfg.Hidden
@@ -499,10 +501,9 @@ func (s *Sparse) bodyOutputs(scope *model.Scope, en encoded, r readout, training
 
 func (s *Sparse) bodyOutputLoss(en encoded, outs, truth []*Node) *Node {
 	e := en.(sparseEncoded)
-	ones := Ones(outs[0].Graph(), shapeF32(e.numGraphs))
 	var loss *Node
 	for i, l := range s.spec.outputs {
-		sum, count := s.probeLoss(e, l, outs[i], truth[i], ones, false)
+		sum, count := s.probeLoss(e, l, outs[i], truth[i], e.graphW, false)
 		li := Div(sum, Max(count, OnesLike(count)))
 		if loss == nil {
 			loss = li

@@ -17,21 +17,28 @@ import (
 // in all, node-located data [V, …], edge-located [E, …], graph-located
 // [G, …], hints with a leading time axis padded to the longest trajectory.
 // Build one with Sparse.Batch; it holds tensors until Release.
+//
+// Batches are padded, so that batches of graphs of different sizes share
+// compiled programs: an extra graph of weight 0 holds Vp − V extra nodes,
+// each with self-loops making up the Ep − E extra edges, with Vp and Ep
+// rounded up to the next of m·2^k (8 ≤ m < 16: at most 12.5 % more).
 type SparseBatch struct {
 	G, V, E, T, S int
-	hidden, nf    int
-	trajs         []*salsa.Trajectory
-	nodeOff       []int // graph b's nodes are nodeOff[b]:nodeOff[b+1]
-	edgeOff       []int
-	inputs        []*tensors.Tensor
-	outputT       []*tensors.Tensor
-	idx           []*tensors.Tensor // src, dst, rev, nodeG, edgeG, graphs
-	hints         [][]float32       // [T, rows(, C)] per hint; nil without hints
-	hintDims      [][]int           // without T
-	stepIn        [][]float32       // [T, V] per input with a time axis
-	valid         []float32         // [T, G]
-	outStep       []float32         // [S, G]
-	cache         map[[2]int]*tensors.Tensor
+	Gp, Vp, Ep    int // with the padding graph
+
+	hidden, nf int
+	trajs      []*salsa.Trajectory
+	nodeOff    []int // graph b's nodes are nodeOff[b]:nodeOff[b+1]
+	edgeOff    []int
+	inputs     []*tensors.Tensor
+	outputT    []*tensors.Tensor
+	idx        []*tensors.Tensor // src, dst, rev, nodeG, edgeG, graphs
+	hints      [][]float32       // [T, rows(, C)] per hint; nil without hints
+	hintDims   [][]int           // without T
+	stepIn     [][]float32       // [T, V] per input with a time axis
+	valid      []float32         // [T, G]
+	outStep    []float32         // [S, G]
+	cache      map[[2]int]*tensors.Tensor
 }
 
 // Batch lays trajectories of the model's algorithm out as a SparseBatch.
@@ -57,6 +64,8 @@ func (s *Sparse) Batch(trajs []*salsa.Trajectory) (*SparseBatch, error) {
 		}
 	}
 	b.V, b.E = b.nodeOff[b.G], b.edgeOff[b.G]
+	b.Gp, b.Vp = b.G+1, bucket(b.V+1)
+	b.Ep = bucket(b.E + b.Vp - b.V)
 	b.T = max(b.T, 1)
 	b.S = max(1, b.T-1)
 	if !hasHints && l.nf > 0 {
@@ -109,8 +118,8 @@ func (s *Sparse) Batch(trajs []*salsa.Trajectory) (*SparseBatch, error) {
 		}
 		b.stepIn = append(b.stepIn, data)
 	}
-	src, dst, rev := make([]int32, b.E), make([]int32, b.E), make([]int32, b.E)
-	nodeG, edgeG := make([]int32, b.V), make([]int32, b.E)
+	src, dst, rev := make([]int32, b.Ep), make([]int32, b.Ep), make([]int32, b.Ep)
+	nodeG, edgeG := make([]int32, b.Vp), make([]int32, b.Ep)
 	for gi, tr := range trajs {
 		g, no, eo := tr.Graph, b.nodeOff[gi], b.edgeOff[gi]
 		for e := range g.Src {
@@ -125,22 +134,47 @@ func (s *Sparse) Batch(trajs []*salsa.Trajectory) (*SparseBatch, error) {
 			nodeG[no+v] = int32(gi)
 		}
 	}
+	// The padding graph: its nodes, each with self-loops.
+	for v := b.V; v < b.Vp; v++ {
+		nodeG[v] = int32(b.G)
+	}
+	for e := b.E; e < b.Ep; e++ {
+		v := int32(b.V + (e-b.E)%(b.Vp-b.V))
+		src[e], dst[e], rev[e], edgeG[e] = v, v, int32(e), int32(b.G)
+	}
 	col := func(x []int32) *tensors.Tensor { return tensors.FromFlatDataAndDimensions(x, len(x), 1) }
-	b.idx = []*tensors.Tensor{col(src), col(dst), col(rev), col(nodeG), col(edgeG), zeros(b.G)}
-	b.valid = make([]float32, b.T*b.G)
-	b.outStep = make([]float32, b.S*b.G)
+	real := make([]float32, b.Gp)
+	for gi := 0; gi < b.G; gi++ {
+		real[gi] = 1
+	}
+	b.idx = []*tensors.Tensor{col(src), col(dst), col(rev), col(nodeG), col(edgeG), tensors.FromFlatDataAndDimensions(real, b.Gp)}
+	b.valid = make([]float32, b.T*b.Gp)
+	b.outStep = make([]float32, b.S*b.Gp)
 	for gi, tr := range trajs {
 		for t := 0; t < min(tr.Length, b.T); t++ {
-			b.valid[t*b.G+gi] = 1
+			b.valid[t*b.Gp+gi] = 1
 		}
-		b.outStep[min(max(tr.Length-2, 0), b.S-1)*b.G+gi] = 1
+		b.outStep[min(max(tr.Length-2, 0), b.S-1)*b.Gp+gi] = 1
 	}
 	return b, nil
 }
 
+// bucket rounds x up to the next m·2^k with 8 ≤ m < 16 (x itself below
+// 16).
+func bucket(x int) int {
+	if x < 16 {
+		return x
+	}
+	k := 0
+	for (x+(1<<k)-1)>>k >= 16 {
+		k++
+	}
+	return ((x + (1 << k) - 1) >> k) << k
+}
+
 // dimsOf is a probe's sparse shape in a batch (no time axis).
 func (b *SparseBatch) dimsOf(p probeLayout) []int {
-	rows := map[clrs.Location]int{clrs.Node: b.V, clrs.Edge: b.E, clrs.Graph: b.G}[sparseLocation(p)]
+	rows := map[clrs.Location]int{clrs.Node: b.Vp, clrs.Edge: b.Ep, clrs.Graph: b.Gp}[sparseLocation(p)]
 	if p.classes > 0 {
 		return []int{rows, p.classes}
 	}
@@ -196,14 +230,14 @@ func (b *SparseBatch) gather(p probeLayout, get func(*salsa.Trajectory) (clrs.Da
 
 func (b *SparseBatch) steps() int { return b.S }
 
-func (b *SparseBatch) shapeKey() string { return fmt.Sprintf("sparse G%d V%d E%d", b.G, b.V, b.E) }
+func (b *SparseBatch) shapeKey() string { return fmt.Sprintf("sparse G%d V%d E%d", b.Gp, b.Vp, b.Ep) }
 
 func (b *SparseBatch) static() []*tensors.Tensor {
 	return append(append([]*tensors.Tensor(nil), b.inputs...), b.idx...)
 }
 
 func (b *SparseBatch) initialCarry() []*tensors.Tensor {
-	out := []*tensors.Tensor{zeros(b.V, b.hidden)}
+	out := []*tensors.Tensor{zeros(b.Vp, b.hidden)}
 	for i := 0; i < b.nf; i++ {
 		out = append(out, b.newHint(i, 0))
 	}
@@ -211,7 +245,7 @@ func (b *SparseBatch) initialCarry() []*tensors.Tensor {
 }
 
 func (b *SparseBatch) readoutZeros() []*tensors.Tensor {
-	out := []*tensors.Tensor{zeros(b.V, 3*b.hidden)}
+	out := []*tensors.Tensor{zeros(b.Vp, 3*b.hidden)}
 	for i := 0; i < b.nf; i++ {
 		out = append(out, zeros(b.hintDims[i]...))
 	}
@@ -243,15 +277,15 @@ func (b *SparseBatch) hintAt(i, t int) *tensors.Tensor {
 func (b *SparseBatch) validAt(t int) *tensors.Tensor {
 	return b.cached(-1, t, func() *tensors.Tensor {
 		if t >= b.T {
-			return zeros(b.G)
+			return zeros(b.Gp)
 		}
-		return tensors.FromFlatDataAndDimensions(slices.Clone(b.valid[t*b.G:(t+1)*b.G]), b.G)
+		return tensors.FromFlatDataAndDimensions(slices.Clone(b.valid[t*b.Gp:(t+1)*b.Gp]), b.Gp)
 	})
 }
 
 func (b *SparseBatch) outStepAt(s int) *tensors.Tensor {
 	return b.cached(-2, s, func() *tensors.Tensor {
-		return tensors.FromFlatDataAndDimensions(slices.Clone(b.outStep[s*b.G:(s+1)*b.G]), b.G)
+		return tensors.FromFlatDataAndDimensions(slices.Clone(b.outStep[s*b.Gp:(s+1)*b.Gp]), b.Gp)
 	})
 }
 
@@ -260,9 +294,9 @@ func (b *SparseBatch) stepInputsAt(s int) []*tensors.Tensor {
 	for i := range b.stepIn {
 		out[i] = b.cached(-3-i, s, func() *tensors.Tensor {
 			if s >= b.T {
-				return zeros(b.V)
+				return zeros(b.Vp)
 			}
-			return tensors.FromFlatDataAndDimensions(slices.Clone(b.stepIn[i][s*b.V:(s+1)*b.V]), b.V)
+			return tensors.FromFlatDataAndDimensions(slices.Clone(b.stepIn[i][s*b.Vp:(s+1)*b.Vp]), b.Vp)
 		})
 	}
 	return out
@@ -321,9 +355,16 @@ func (s *Sparse) Predict(b *SparseBatch) (Predictions, error) {
 		if err := res[i].ConstFlatData(func(f any) { flat = slices.Clone(f.([]float32)) }); err != nil {
 			return nil, err
 		}
+		// The real rows only (the padding graph's come last).
+		rows := map[clrs.Location]int{clrs.Node: b.V, clrs.Edge: b.E, clrs.Graph: b.G}[sparseLocation(l)]
+		per := len(flat) / map[clrs.Location]int{clrs.Node: b.Vp, clrs.Edge: b.Ep, clrs.Graph: b.Gp}[sparseLocation(l)]
 		switch {
 		case kind(l.Type) == clrs.Pointer && l.Location == clrs.Node:
 			p[l.Name] = b.edgeArgmax(flat)
+			continue
+		}
+		flat = flat[:rows*per]
+		switch {
 		case kind(l.Type) == clrs.Mask:
 			v := make([]float64, len(flat))
 			for k, x := range flat {
