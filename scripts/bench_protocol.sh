@@ -39,6 +39,7 @@ fi
 ref=$(scripts/ref-harness.sh)
 refpy=$(scripts/ref-harness.sh --jax)
 CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
+commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib || echo "+changes")  # what nn.test was built from
 for row in $rows; do
   if grep -q "\"row\": \"$row\"" "$rows_file"; then
     echo "== $row: done before, skipped" >&2
@@ -50,7 +51,7 @@ for row in $rows; do
   echo "== $row: narlab ($(date +%T))" >&2
   n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
       -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>&1 | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
-  echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$(git rev-parse --short HEAD)\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
+  echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
 done
 backend=$(bin/narlab backends --format json 2>/dev/null | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
 .venv/bin/python scripts/bench_protocol_table.py "$rows_file" "$backend" | tee "$out/protocol.md"

@@ -147,6 +147,17 @@ var flagBounds = map[string]bound{
 	"salsa generate --seed":              seed32,
 	"salsa generate --count":             {min: 1, max: maxCount, zero: "SALSA-CLRS's sizes", why: "samples per set, held in memory until their file is written; each file's estimated memory is also checked against 4 GB"},
 	"salsa generate --workers":           workers,
+	"salsa run --batch":                  {min: 1, max: 4096, why: "training graphs per step, held with their activations in memory"},
+	"salsa run --data-seed":              {min: 1, max: maxSeed32, why: "the graphs' sample seed (lib/salsa's streams take 0..2³²−1; 0 is unset)"},
+	"salsa run --eval-every":             {min: 1, max: 100_000_000, why: "steps between validations"},
+	"salsa run --eval-nodes":             {min: 1, max: 10_000_000, why: "nodes per evaluation batch: activations grow with them and with their edges"},
+	"salsa run --hidden":                 {min: 1, max: 1024, why: "node and edge activations hold hidden float32s each"},
+	"salsa run --lr":                     {min: math.SmallestNonzeroFloat64, max: 10, why: "Adam's learning rate is positive"},
+	"salsa run --seed":                   {min: 1, max: maxSeed32, why: "the model's seed; 0 is unset (42)"},
+	"salsa run --steps":                  {min: 1, max: 100_000_000, why: "training steps"},
+	"salsa run --test-samples":           {min: 1, max: 1000, zero: "1,000 up to 160 nodes, 40 at 800, 20 at 1,600", why: "test graphs per set (SALSA-CLRS's sets hold 1,000)"},
+	"salsa run --train-samples":          {min: 1, max: 1_000_000, why: "training graphs, drawn and held in memory"},
+	"salsa run --val-samples":            {min: 1, max: 1_000_000, why: "validation graphs"},
 }
 
 // maxLength bounds CLRS sampler lengths: 256, four times CLRS-30's test
@@ -297,6 +308,8 @@ var listFlags = map[string]bool{
 	"clrstext generate --algos": true,
 	"clrstext generate --seeds": true,
 	"salsa generate --algos":    true,
+	"salsa run --algos":         true,
+	"salsa run --sets":          true,
 	"salsa generate --sets":     true,
 	"graphs prompts --tasks":    true,
 	"graphs prompts --encoding": true,

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/metrics"
@@ -41,10 +42,27 @@ type SparseBatch struct {
 	cache      map[[2]int]*tensors.Tensor
 }
 
+// PadTo makes Batch pad to at least nodes nodes and edges edges (the
+// padding graph's included), so that batches of graphs of varying sizes
+// share one compiled program: a training loop drawing B graphs of at most
+// n nodes pads to B·n + 1 nodes and B·n² + 1 edges.
+func PadTo(nodes, edges int) BatchOption {
+	return func(o *batchOptions) { o.nodes, o.edges = nodes, edges }
+}
+
+// BatchOption tunes Sparse.Batch.
+type BatchOption func(*batchOptions)
+
+type batchOptions struct{ nodes, edges int }
+
 // Batch lays trajectories of the model's algorithm out as a SparseBatch.
 // Trajectories without hints (lib/salsa's test sets) can be evaluated by
 // models that do not encode hints.
-func (s *Sparse) Batch(trajs []*salsa.Trajectory) (*SparseBatch, error) {
+func (s *Sparse) Batch(trajs []*salsa.Trajectory, opts ...BatchOption) (*SparseBatch, error) {
+	var o batchOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	if len(trajs) == 0 {
 		return nil, fmt.Errorf("nn: sparse: an empty batch")
 	}
@@ -66,6 +84,10 @@ func (s *Sparse) Batch(trajs []*salsa.Trajectory) (*SparseBatch, error) {
 	b.V, b.E = b.nodeOff[b.G], b.edgeOff[b.G]
 	b.Gp, b.Vp = b.G+1, bucket(b.V+1)
 	b.Ep = bucket(b.E + b.Vp - b.V)
+	if o.nodes > 0 || o.edges > 0 {
+		b.Vp = max(b.V+1, o.nodes)
+		b.Ep = max(b.E+b.Vp-b.V, o.edges)
+	}
 	b.T = max(b.T, 1)
 	b.S = max(1, b.T-1)
 	if !hasHints && l.nf > 0 {
@@ -434,4 +456,33 @@ func (s *Sparse) Evaluate(batches []*SparseBatch) (map[string]float64, error) {
 	}
 	scores["score"] = metrics.CLRSScore(scores)
 	return scores, nil
+}
+
+// Snapshot copies the model's trainable variables; restore puts them back
+// (the best validation's parameters, kept while training goes on).
+func (s *Sparse) Snapshot() (restore func() error, err error) {
+	type saved struct {
+		v *model.Variable
+		t *tensors.Tensor
+	}
+	var all []saved
+	for _, v := range trainableVariables(s.store.RootScope()) {
+		t, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("nn: sparse: snapshot of %s: %w", v.Path(), err)
+		}
+		c, err := t.Clone()
+		if err != nil {
+			return nil, fmt.Errorf("nn: sparse: snapshot of %s: %w", v.Path(), err)
+		}
+		all = append(all, saved{v, c})
+	}
+	return func() error {
+		for _, x := range all {
+			if err := x.v.SetValue(x.t); err != nil {
+				return fmt.Errorf("nn: sparse: restoring %s: %w", x.v.Path(), err)
+			}
+		}
+		return nil
+	}, nil
 }

@@ -1,0 +1,405 @@
+// Package salsaclrs runs SALSA-CLRS's extrapolation protocol (Minder et
+// al., "SALSA-CLRS: A Sparse and Scalable Benchmark for Algorithmic
+// Reasoning", LoG 2023) with lib/nn's sparse model: train on Erdős–Rényi
+// graphs of 4 to 16 nodes (lib/salsa's train set), select the
+// parameters on the validation set (n = 16), then test on the fifteen sets
+// of Erdős–Rényi, Watts–Strogatz and Delaunay graphs of 16 to 1,600 nodes.
+// Each algorithm is a parent MLflow run, each test set a child run.
+//
+// The defaults follow SALSA-CLRS's PGN baseline (baselines/configs/*/
+// PGN.yml: max aggregation over the edges, layer norm, no hint loss,
+// batches of 8, learning rate 4.2e-4) at a budget a CPU affords: fewer
+// steps than its 100 epochs over 10,000 graphs, and fewer test graphs for
+// the larger sets (TestSamples).
+package salsaclrs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/salsa"
+	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
+)
+
+// Config is an extrapolation run. Zero values take the defaults.
+type Config struct {
+	Algos     []string // default: SALSA-CLRS's six
+	Processor string   // one of nn.SparseProcessors (default pgn)
+	HintMode  string   // default none (SALSA-CLRS's hint loss weight is 0)
+	Hidden    int      // default 64
+	Batch     int      // training graphs per step (default 8)
+	Steps     int      // training steps (default 2000)
+	LR        float64  // default 4.2e-4 (SALSA-CLRS's)
+	Seed      int64    // model seed (default 42)
+	DataSeed  uint32   // lib/salsa's sample seed (default 1)
+	// TrainSamples and ValSamples are the training and validation set
+	// sizes (default SALSA-CLRS's 10,000 and a CPU's 200 of its 1,000).
+	TrainSamples, ValSamples int
+	EvalEvery                int // validate every this many steps (default 200)
+	// TestSets are lib/salsa's test set names (default all fifteen).
+	TestSets []string
+	// TestSamples caps a test set of n nodes at TestSamples(n) graphs
+	// (default: 1,000 up to 160 nodes, 40 at 800, 20 at 1,600).
+	TestSamples func(n int) int
+	// NodesPerBatch bounds the nodes of an evaluation batch (default
+	// 16,384).
+	NodesPerBatch int
+	Backend       string
+	Experiment    string // MLflow experiment (default salsa-clrs)
+	NoMLflow      bool
+	TrackingURI   string
+	Progress      io.Writer // progress lines (nil: none)
+}
+
+// DefaultTestSamples is the default test-set cap.
+func DefaultTestSamples(n int) int {
+	switch {
+	case n <= 160:
+		return 1000
+	case n <= 800:
+		return 40
+	}
+	return 20
+}
+
+func (c *Config) defaults() error {
+	if len(c.Algos) == 0 {
+		c.Algos = salsa.Algorithms()
+	}
+	if c.Processor == "" {
+		c.Processor = "pgn"
+	}
+	if c.HintMode == "" {
+		c.HintMode = "none"
+	}
+	def := func(x *int, v int) {
+		if *x == 0 {
+			*x = v
+		}
+	}
+	def(&c.Hidden, 64)
+	def(&c.Batch, 8)
+	def(&c.Steps, 2000)
+	def(&c.TrainSamples, 10000)
+	def(&c.ValSamples, 200)
+	def(&c.EvalEvery, 200)
+	def(&c.NodesPerBatch, 16384)
+	if c.LR == 0 {
+		c.LR = 4.2e-4
+	}
+	if c.Seed == 0 {
+		c.Seed = 42
+	}
+	if c.DataSeed == 0 {
+		c.DataSeed = 1
+	}
+	if c.TestSamples == nil {
+		c.TestSamples = DefaultTestSamples
+	}
+	if c.Experiment == "" {
+		c.Experiment = "salsa-clrs"
+	}
+	if len(c.TestSets) == 0 {
+		for _, s := range salsa.Sets() {
+			if s.Split == "test" {
+				c.TestSets = append(c.TestSets, s.Name)
+			}
+		}
+	}
+	for _, a := range c.Algos {
+		if !slices.Contains(salsa.Algorithms(), a) {
+			return fmt.Errorf("salsaclrs: unknown algorithm %q (want one of %s)", a, strings.Join(salsa.Algorithms(), ", "))
+		}
+	}
+	for _, s := range c.TestSets {
+		set, err := salsa.LookupSet(s)
+		if err != nil {
+			return err
+		}
+		if set.Split != "test" {
+			return fmt.Errorf("salsaclrs: %s is not a test set", s)
+		}
+	}
+	if !slices.Contains(nn.SparseProcessors, c.Processor) {
+		return fmt.Errorf("salsaclrs: processor %q has no sparse form (want one of %s)", c.Processor, strings.Join(nn.SparseProcessors, ", "))
+	}
+	if c.HintMode == "encoded_decoded" {
+		return fmt.Errorf("salsaclrs: hint mode encoded_decoded needs the test sets' hints, which lib/salsa does not keep; use decoded_only or none")
+	}
+	if c.Steps < 1 || c.Batch < 1 || c.Hidden < 1 || c.EvalEvery < 1 {
+		return fmt.Errorf("salsaclrs: steps, batch, hidden and eval-every must be positive")
+	}
+	return nil
+}
+
+// SetResult is one test set's evaluation.
+type SetResult struct {
+	Set     string             `json:"set"`
+	Family  string             `json:"family"`
+	N       int                `json:"n"`
+	Samples int                `json:"samples"`
+	Scores  map[string]float64 `json:"scores"`
+	Seconds float64            `json:"seconds"`
+	RunID   string             `json:"run_id,omitempty"`
+}
+
+// Result is one algorithm's run.
+type Result struct {
+	Algo     string      `json:"algo"`
+	BestVal  float64     `json:"best_val"`
+	BestStep int         `json:"best_step"`
+	Tests    []SetResult `json:"tests"`
+	RunID    string      `json:"run_id,omitempty"`
+	Seconds  float64     `json:"seconds"`
+}
+
+func (c *Config) say(format string, args ...any) {
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, format+"\n", args...)
+	}
+}
+
+// Params are an algorithm's run parameters as logged.
+func (c *Config) Params(algo string) map[string]string {
+	return map[string]string{
+		"algorithm": algo, "processor": c.Processor, "hint_mode": c.HintMode, "hidden_size": strconv.Itoa(c.Hidden),
+		"batch_size": strconv.Itoa(c.Batch), "train_steps": strconv.Itoa(c.Steps), "learning_rate": fmt.Sprint(c.LR),
+		"seed": strconv.FormatInt(c.Seed, 10), "data_seed": strconv.FormatUint(uint64(c.DataSeed), 10),
+		"train_samples": strconv.Itoa(c.TrainSamples), "val_samples": strconv.Itoa(c.ValSamples),
+		"eval_every": strconv.Itoa(c.EvalEvery), "test_sets": strings.Join(c.TestSets, ","),
+		"nodes_per_eval_batch": strconv.Itoa(c.NodesPerBatch),
+		"protocol":             "SALSA-CLRS: train ER n in {4,7,11,13,16}, best val (ER n=16), test ER/WS/Delaunay n=16..1600",
+	}
+}
+
+// Run trains and tests each algorithm in turn.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	if _, choice, err := nn.BackendChoice(cfg.Backend); err != nil {
+		return nil, err
+	} else {
+		cfg.say("backend %s", choice.Kind)
+	}
+	var out []Result
+	for _, algo := range cfg.Algos {
+		r, err := runAlgo(ctx, &cfg, algo)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+func runAlgo(ctx context.Context, cfg *Config, algo string) (res *Result, err error) {
+	t0 := time.Now()
+	be, choice, err := nn.BackendChoice(cfg.Backend) // cached: the one backend of the run
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{Algo: algo, BestVal: -1}
+	var run *tracking.Run
+	if !cfg.NoMLflow {
+		params := cfg.Params(algo)
+		params["backend"] = choice.Kind
+		opts := []tracking.Option{tracking.RunName(fmt.Sprintf("salsa %s/%s h%d", algo, cfg.Processor, cfg.Hidden)),
+			tracking.Source("narlab salsa run"), tracking.Tags(map[string]string{"benchmark": "SALSA-CLRS", "algorithm": algo}),
+			tracking.Note(fmt.Sprintf("SALSA-CLRS extrapolation of %s: %s trained on ER graphs of 4–16 nodes, "+
+				"tested on %d sets up to 1,600 nodes (a child run per set).", algo, cfg.Processor, len(cfg.TestSets)))}
+		if cfg.TrackingURI != "" {
+			opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
+		}
+		if run, err = tracking.Start(ctx, cfg.Experiment, params, opts...); err != nil {
+			return nil, err
+		}
+		res.RunID = run.ID()
+		defer func() {
+			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
+				err = endErr
+			}
+		}()
+	}
+	mcfg := nn.DefaultConfig(algo, cfg.Processor)
+	mcfg.Hidden, mcfg.HintMode, mcfg.LearningRate, mcfg.Seed = cfg.Hidden, cfg.HintMode, cfg.LR, cfg.Seed
+	m, err := nn.NewSparse(be, mcfg)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	trainSet, _ := salsa.LookupSet("train")
+	valSet, _ := salsa.LookupSet("val")
+	cfg.say("%s: drawing %d training and %d validation graphs", algo, cfg.TrainSamples, cfg.ValSamples)
+	train, err := salsa.NewDataset(ctx, algo, trainSet, cfg.DataSeed, cfg.TrainSamples, cfg.HintMode != "none", salsa.DatasetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	val, err := salsa.NewDataset(ctx, algo, valSet, cfg.DataSeed, cfg.ValSamples, false, salsa.DatasetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	valBatches, err := batches(m, val.Trajectories, cfg.NodesPerBatch)
+	if err != nil {
+		return nil, err
+	}
+	defer release(valBatches)
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 7))
+	// Every training batch padded to one shape: one compiled program.
+	maxN := 0
+	for _, tr := range train.Trajectories {
+		maxN = max(maxN, tr.Graph.N)
+	}
+	pad := nn.PadTo(cfg.Batch*maxN+1, cfg.Batch*maxN*maxN+1)
+	var restore func() error
+	tt := time.Now()
+	for step := 1; step <= cfg.Steps; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("salsaclrs: %s interrupted after %d steps: %w", algo, step-1, err)
+		}
+		picked := make([]*salsa.Trajectory, cfg.Batch)
+		for i := range picked {
+			picked[i] = train.Trajectories[rng.IntN(len(train.Trajectories))]
+		}
+		b, err := m.Batch(picked, pad)
+		if err != nil {
+			return nil, err
+		}
+		loss, err := m.TrainStep(b)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		if run != nil {
+			_ = run.LogMetric("train/loss", int64(step), loss)
+		}
+		if step%cfg.EvalEvery == 0 || step == cfg.Steps {
+			sc, err := m.Evaluate(valBatches)
+			if err != nil {
+				return nil, err
+			}
+			if run != nil {
+				_ = run.LogMetric("val/score", int64(step), sc["score"])
+			}
+			cfg.say("%s: step %d/%d loss %.4f val %.3f (%.1f steps/s)", algo, step, cfg.Steps, loss, sc["score"],
+				float64(step)/time.Since(tt).Seconds())
+			if sc["score"] > res.BestVal {
+				res.BestVal, res.BestStep = sc["score"], step
+				if restore, err = m.Snapshot(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if restore != nil {
+		if err := restore(); err != nil {
+			return nil, err
+		}
+	}
+	if run != nil {
+		_ = run.LogMetric("val/best_score", int64(res.BestStep), res.BestVal)
+	}
+	for _, name := range cfg.TestSets {
+		sr, err := testSet(ctx, cfg, m, run, algo, name)
+		if err != nil {
+			return nil, err
+		}
+		res.Tests = append(res.Tests, *sr)
+		if run != nil {
+			_ = run.LogMetric("test/"+name+"/score", 0, sr.Scores["score"])
+		}
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	if run != nil {
+		rows := make([][]any, len(res.Tests))
+		for i, t := range res.Tests {
+			rows[i] = []any{t.Set, t.Family, t.N, t.Samples, t.Scores["score"], t.Seconds}
+		}
+		_ = run.LogTable("tables/test_sets.json", []string{"set", "family", "n", "samples", "score", "seconds"}, rows)
+	}
+	return res, nil
+}
+
+// testSet evaluates the model on one test set, logged as a child run.
+func testSet(ctx context.Context, cfg *Config, m *nn.Sparse, parent *tracking.Run, algo, name string) (*SetResult, error) {
+	set, err := salsa.LookupSet(name)
+	if err != nil {
+		return nil, err
+	}
+	n := set.Family.N[0]
+	count := min(cfg.TestSamples(n), set.Samples)
+	t0 := time.Now()
+	ds, err := salsa.NewDataset(ctx, algo, set, cfg.DataSeed, count, false, salsa.DatasetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	bs, err := batches(m, ds.Trajectories, cfg.NodesPerBatch)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := m.Evaluate(bs)
+	release(bs)
+	if err != nil {
+		return nil, err
+	}
+	sr := &SetResult{Set: name, Family: set.Family.Kind.String(), N: n, Samples: count, Scores: sc, Seconds: time.Since(t0).Seconds()}
+	cfg.say("%s: %s (%d graphs of %d nodes): score %.3f in %.1f s", algo, name, count, n, sc["score"], sr.Seconds)
+	if parent != nil {
+		opts := []tracking.Option{tracking.Parent(parent.ID()), tracking.RunName(fmt.Sprintf("salsa %s %s", algo, name)),
+			tracking.Source("narlab salsa run"), tracking.Tags(map[string]string{"benchmark": "SALSA-CLRS", "algorithm": algo,
+				"test_set": name, "family": sr.Family}),
+			tracking.Note(fmt.Sprintf("%s tested on %s: %d graphs of %d nodes.", algo, name, count, n))}
+		if cfg.TrackingURI != "" {
+			opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
+		}
+		child, err := tracking.Start(ctx, cfg.Experiment, map[string]string{"algorithm": algo, "test_set": name,
+			"family": sr.Family, "n": strconv.Itoa(n), "samples": strconv.Itoa(count)}, opts...)
+		if err != nil {
+			return nil, err
+		}
+		sr.RunID = child.ID()
+		for k, v := range sc {
+			_ = child.LogMetric("test/"+k, 0, v)
+		}
+		_ = child.LogMetric("test/seconds", 0, sr.Seconds)
+		if err := child.End(context.WithoutCancel(ctx), mlflow.StatusFinished); err != nil {
+			return nil, err
+		}
+	}
+	return sr, nil
+}
+
+// batches splits trajectories into batches of at most nodes nodes (at
+// least one graph each).
+func batches(m *nn.Sparse, trajs []*salsa.Trajectory, nodes int) ([]*nn.SparseBatch, error) {
+	var out []*nn.SparseBatch
+	for lo := 0; lo < len(trajs); {
+		hi, total := lo, 0
+		for hi < len(trajs) && (hi == lo || total+trajs[hi].Graph.N <= nodes) {
+			total += trajs[hi].Graph.N
+			hi++
+		}
+		b, err := m.Batch(trajs[lo:hi])
+		if err != nil {
+			release(out)
+			return nil, err
+		}
+		out = append(out, b)
+		lo = hi
+	}
+	return out, nil
+}
+
+func release(bs []*nn.SparseBatch) {
+	for _, b := range bs {
+		b.Release()
+	}
+}
