@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/salsa"
 )
 
 // BenchmarkTrainStep measures training steps/s at the paper's scale and in
@@ -191,4 +192,85 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSparseVsDense measures the evaluation of bfs on lib/salsa's
+// Erdős–Rényi test graphs of NARLAB_BENCH_N nodes (default 160), on the
+// sparse model (edge lists) or the dense one (NARLAB_BENCH_PATH=sparse or
+// dense), hidden 64, NARLAB_BENCH_GRAPHS graphs (default 4) per batch, the
+// dense model splitting batches beyond EvalMemoryBudget as it does:
+//
+//   - first_s: the first Predict (compilation included);
+//   - eval_s: a second Predict of the same graphs;
+//   - peak_rss_mb: the process's peak resident memory (one row per
+//     process: scripts/bench_sparse.sh).
+func BenchmarkSparseVsDense(b *testing.B) {
+	n, graphs := 160, 4
+	if v := os.Getenv("NARLAB_BENCH_N"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	if v := os.Getenv("NARLAB_BENCH_GRAPHS"); v != "" {
+		fmt.Sscan(v, &graphs)
+	}
+	path := os.Getenv("NARLAB_BENCH_PATH")
+	if path == "" {
+		path = "sparse"
+	}
+	be, choice, err := BackendChoice("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("backend %s", choice.Kind)
+	set, err := salsa.LookupSet(fmt.Sprintf("er_%d", n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := salsa.NewDataset(b.Context(), "bfs", set, 1, graphs, true, salsa.DatasetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig("bfs", "mpnn")
+	cfg.Hidden, cfg.HintMode, cfg.StepLoop = 64, "decoded_only", StepLoopLoop
+	b.Run(fmt.Sprintf("%s/n=%d", path, n), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var predict func() error
+			switch path {
+			case "sparse":
+				m, err := NewSparse(be, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer m.Close()
+				batch, err := m.Batch(ds.Trajectories)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer batch.Release()
+				predict = func() error { _, err := m.Predict(batch); return err }
+			default:
+				m, err := New(be, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer m.Close()
+				fb := denseOf(b, "bfs", ds.Trajectories)
+				predict = func() error { _, err := m.Predict(fb); return err }
+			}
+			t0 := time.Now()
+			if err := predict(); err != nil {
+				b.Fatal(err)
+			}
+			first := time.Since(t0)
+			t1 := time.Now()
+			if err := predict(); err != nil {
+				b.Fatal(err)
+			}
+			again := time.Since(t1)
+			var ru syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+			b.ReportMetric(first.Seconds(), "first_s")
+			b.ReportMetric(again.Seconds(), "eval_s")
+			b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_mb")
+		}
+	})
 }

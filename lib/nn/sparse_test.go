@@ -39,7 +39,7 @@ func completeGraph(t *testing.T, n int, weighted bool, seed int) *salsa.Graph {
 // model's feedback: node data [B,N], edge data [B,N,N] (every pair is an
 // edge of a complete graph plus its self-loops), graph data [B], hints
 // with their time axis first and padded to the longest.
-func denseOf(t *testing.T, algo string, trajs []*salsa.Trajectory) *clrs.Feedback {
+func denseOf(t testing.TB, algo string, trajs []*salsa.Trajectory) *clrs.Feedback {
 	t.Helper()
 	n := trajs[0].Graph.N
 	B := len(trajs)
