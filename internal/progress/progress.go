@@ -197,8 +197,9 @@ func (b *Bar) KeepAlive() (stop func()) {
 	b.quit = quit
 	interval := b.Interval
 	b.mu.Unlock()
+	tick := max(interval/6, time.Millisecond)
 	go func() {
-		t := time.NewTicker(max(interval/6, time.Millisecond))
+		t := time.NewTicker(tick)
 		defer t.Stop()
 		for {
 			select {
@@ -210,7 +211,9 @@ func (b *Bar) KeepAlive() (stop func()) {
 					b.mu.Unlock()
 					return
 				}
-				if now := b.now(); now.Sub(b.last) >= b.Interval {
+				// Updates still coming write the line themselves (one is
+				// due by Interval); this one is for a task stuck on a step.
+				if now := b.now(); now.Sub(b.last) >= b.Interval && now.Sub(b.updated) >= tick {
 					b.waiting = now.Sub(b.updated)
 					b.plainLine(now, false)
 					b.waiting = 0
