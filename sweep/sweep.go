@@ -64,7 +64,12 @@ type Options struct {
 	Narlab string
 	// Root is the project root the cells run with (NARLAB_ROOT).
 	Root string
-	// Check parses one cell's `narlab train` flags (see [Spec.Validate]).
+	// Check parses one cell's `narlab train` flags and checks the
+	// training they describe (see [Spec.Validate]). A sweep does not know
+	// what a cell trains (it sits below the benchmark protocols), so its
+	// caller gives it: narlab's is its train parser followed by
+	// clrs30.Config.ValidateElsewhere, the one validation of a training
+	// that `narlab train` and clrs30.Run use too.
 	Check func(args []string) error
 }
 

@@ -122,6 +122,12 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 		synopsis = append(synopsis, "[flags]")
 	}
 	fmt.Fprintln(w, strings.Join(synopsis, " "))
+	printFlags(w, fs)
+}
+
+// printFlags writes the flag list of a generated usage text: each flag but
+// the deprecated aliases, as --name VALUE, its help and its default.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
 	visibleFlags(fs, func(f *flag.Flag) {
 		v, help := flag.UnquoteUsage(f)
 		if _, ok := f.Value.(*choiceValue); ok {

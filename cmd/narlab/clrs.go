@@ -3,23 +3,17 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nprand"
@@ -498,300 +492,28 @@ func clrsGenerate(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--out is required")
 	}
-	// The files are committed together at the end (fsutil.Batch): one
-	// journal commit for all of them instead of two per file, which cost
-	// 5 % of the time here. Until then the paths keep what they held.
-	_, statErr := os.Stat(*out)
-	outExisted := statErr == nil
-	var batch fsutil.Batch
-	// SIGINT or SIGTERM stops the sampler and the writers after their
-	// current file; the batch is then aborted: nothing is left.
-	ctx := commandContext()
-	npzOpts := []clrs.NPZOption{clrs.SaveWith(func(path string, write func(io.Writer) error) error {
-		return batch.Write(path, fsutil.DataMode, write)
-	})}
-	if *compress {
-		npzOpts = append(npzOpts, clrs.Compressed())
+	opts := clrs.DatasetOptions{Workers: *workers, Uncompressed: !*compress}
+	if *split != "all" {
+		opts.Splits = []string{*split}
 	}
-	splits := []string{*split}
-	if *split == "all" {
-		splits = clrs.SplitNames
-	}
-	for _, sp := range splits {
-		if !slices.Contains(clrs.SplitNames, sp) {
-			return fmt.Errorf("unknown split %q (want train, val, test or all)", sp)
-		}
-	}
-	names := clrs.CLRS30()
 	if *algos != "all" {
-		names = strings.Split(*algos, ",")
-		known := clrs.Algorithms()
-		for _, n := range names {
-			if !slices.Contains(known, n) {
-				return fmt.Errorf("unknown algorithm %q (known: %s)", n, strings.Join(known, ", "))
-			}
-		}
-	}
-	// One report for the whole command: samples over every file.
-	totalSamples := 0
-	for _, sp := range splits {
-		for _, name := range names {
-			if set, err := clrs.CLRS30Split(name, sp); err == nil {
-				totalSamples += set.NumSamples
-			}
-		}
+		opts.Algorithms = strings.Split(*algos, ",")
 	}
 	var bar *progress.Bar // nil (silent) with --quiet
 	if !*quiet {
-		bar = progress.New(os.Stderr, "clrs generate", totalSamples)
-	}
-	sampled := 0 // samples of the files before the current one
-	m := manifest{Generator: "narlab clrs generate", Compressed: *compress, Files: []manifestFile{}}
-	start := time.Now()
-	type file struct{ name, split string }
-	var files []file
-	for _, sp := range splits {
-		for _, name := range names {
-			files = append(files, file{name, sp})
+		var once sync.Once
+		opts.Progress = func(done, total int, label string) {
+			once.Do(func() { bar = progress.New(os.Stderr, "clrs generate", total) })
+			bar.Update(done, label)
 		}
 	}
-	// One goroutine samples the files, the largest first by a small
-	// estimate (its samplers use every CPU), while one writer per CPU
-	// writes them (deflating costs about as much as sampling). Writers take
-	// the sampled file with the most bytes first: the last files written
-	// are small, and every CPU stays busy to the end. Entries join the
-	// manifest in the order of --algos and --split.
-	q := newWriteQueue(max(4, 2*runtime.GOMAXPROCS(0)))
-	var jobErr error
-	order, err := largestFirst(len(files), func(i int) (int64, error) { return estimateSplitBytes(files[i].name, files[i].split) })
+	// SIGINT or SIGTERM stops the sampler and the writers after their
+	// current file; nothing is left.
+	m, err := clrs.WriteDataset(commandContext(), *out, opts)
 	if err != nil {
-		return err
-	}
-	sampling := make(chan struct{}) // closed when the sampler is done
-	go func() {
-		defer close(sampling)
-		defer q.close()
-		for _, i := range order {
-			if ctx.Err() != nil {
-				jobErr = context.Cause(ctx) // interrupted: the batch is aborted below
-				return
-			}
-			f := files[i]
-			label := fmt.Sprintf("%s/%s", f.name, f.split)
-			base := sampled
-			opts := []clrs.Option{clrs.Progress(func(done, total int) { bar.Update(base+done, label) })}
-			if *workers > 0 {
-				opts = append(opts, clrs.Workers(*workers))
-			}
-			sf, err := clrs.SampleSplitFile(f.name, f.split, opts...)
-			if err != nil {
-				jobErr = err
-				return
-			}
-			sampled += sf.Len()
-			if !q.push(i, sf) {
-				return
-			}
-		}
-	}()
-	written := make([]*manifestFile, len(files))
-	errs := make([]error, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for w := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i, sf, ok := q.pop()
-				if !ok || ctx.Err() != nil {
-					return
-				}
-				name := fmt.Sprintf("%s_%s.npz", files[i].name, files[i].split)
-				if err := sf.SaveNPZ(filepath.Join(*out, name), npzOpts...); err != nil {
-					errs[w] = err
-					q.fail()
-					return
-				}
-				written[i] = &manifestFile{File: name, Algorithm: sf.Algorithm, Split: sf.Split.Name, NumSamples: sf.Split.NumSamples,
-					Length: sf.Split.Length, Seed: sf.Split.Seed, MaxSteps: sf.MaxSteps()}
-			}
-		}()
-	}
-	wg.Wait()
-	<-sampling // after a failed write, it stops at the end of its file
-	writeErr := errors.Join(errs...)
-	if err := errors.Join(jobErr, writeErr); err != nil {
-		batch.Abort()
-		if !outExisted {
-			os.Remove(*out) // the directory this run made, if nothing else is in it
-		}
-		return err
-	}
-	for _, f := range written {
-		if f != nil {
-			m.Files = append(m.Files, *f)
-		}
-	}
-	m.Seconds = time.Since(start).Seconds()
-	// The manifest is committed with the files: all appear together.
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err == nil {
-		err = batch.Write(filepath.Join(*out, "manifest.json"), fsutil.DataMode, func(w io.Writer) error {
-			_, err := w.Write(append(data, '\n'))
-			return err
-		})
-	}
-	if err != nil {
-		batch.Abort()
-		return err
-	}
-	if err := batch.Commit(); err != nil {
 		return err
 	}
 	bar.Done()
 	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), *out, m.Seconds)
 	return nil
-}
-
-type manifest struct {
-	Generator  string         `json:"generator"`
-	Compressed bool           `json:"compressed"`
-	Seconds    float64        `json:"seconds"`
-	Files      []manifestFile `json:"files"`
-}
-
-type manifestFile struct {
-	File       string `json:"file"`
-	Algorithm  string `json:"algorithm"`
-	Split      string `json:"split"`
-	NumSamples int    `json:"num_samples"`
-	Length     int    `json:"length"`
-	Seed       int64  `json:"seed"`
-	MaxSteps   int    `json:"max_steps"`
-}
-
-// largestFirst orders n items by decreasing size (the first among
-// equals first), computing the sizes on every CPU.
-func largestFirst(n int, size func(i int) (int64, error)) ([]int, error) {
-	sizes := make([]int64, n)
-	errs := make([]error, n)
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				sizes[i], errs[i] = size(i)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
-	return order, nil
-}
-
-// estimateSplitBytes guesses the size of an algorithm's split file from
-// four samples drawn apart from it (another seed), the longest standing
-// for every sample: the files are sampled largest first, so that the
-// last ones to be written are small and every CPU stays busy to the end.
-func estimateSplitBytes(algo, split string) (int64, error) {
-	set, err := clrs.CLRS30Split(algo, split)
-	if err != nil {
-		return 0, err
-	}
-	s, err := clrs.NewSampler(algo, clrs.Length(set.Length), clrs.Seed(set.Seed+1000), clrs.NumSamples(4), clrs.Workers(1))
-	if err != nil {
-		return 0, err
-	}
-	var per int64
-	for _, t := range s.Trajectories() {
-		var n int64
-		for _, list := range [][]clrs.DataPoint{t.Inputs, t.Hints, t.Outputs} {
-			for _, d := range list {
-				n += int64(len(d.Data))
-			}
-		}
-		per = max(per, n)
-	}
-	return 8 * per * int64(set.NumSamples), nil
-}
-
-// writeQueue hands sampled files to writers, the one with the most bytes
-// first. push waits while limit files are waiting.
-type writeQueue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	limit   int
-	waiting map[int]*clrs.SplitFile
-	closed  bool // nothing more will be pushed
-	failed  bool // a writer failed: nothing more is written
-}
-
-func newWriteQueue(limit int) *writeQueue {
-	q := &writeQueue{limit: limit, waiting: map[int]*clrs.SplitFile{}}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-// push queues file i; it reports false if writing has failed.
-func (q *writeQueue) push(i int, f *clrs.SplitFile) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.waiting) >= q.limit && !q.failed {
-		q.cond.Wait()
-	}
-	if q.failed {
-		return false
-	}
-	q.waiting[i] = f
-	q.cond.Broadcast()
-	return true
-}
-
-// pop takes the waiting file with the most bytes (the lowest index among
-// equals), waiting for one; ok is false when there is none left to write.
-func (q *writeQueue) pop() (i int, f *clrs.SplitFile, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.waiting) == 0 && !q.closed && !q.failed {
-		q.cond.Wait()
-	}
-	if q.failed || len(q.waiting) == 0 {
-		return 0, nil, false
-	}
-	i = -1
-	for j, g := range q.waiting {
-		if i < 0 || g.Bytes() > f.Bytes() || (g.Bytes() == f.Bytes() && j < i) {
-			i, f = j, g
-		}
-	}
-	delete(q.waiting, i)
-	q.cond.Broadcast()
-	return i, f, true
-}
-
-func (q *writeQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-func (q *writeQueue) fail() {
-	q.mu.Lock()
-	q.failed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -140,7 +141,7 @@ func TestClrsGenerateWritesEveryFileInOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var m manifest
+			var m clrs.Manifest
 			if err := json.Unmarshal(raw, &m); err != nil {
 				t.Fatal(err)
 			}
@@ -243,72 +244,61 @@ func TestClrsGenerateInterruptLeavesNothing(t *testing.T) {
 	}
 }
 
-func TestLargestFirst(t *testing.T) {
+// TestClrsGenerateRerunRemovesKilledTemps kills `clrs generate` with
+// SIGKILL once it has written temporary files (it cannot clean up), then
+// reruns it into the same directory: the rerun removes what the killed
+// run left, and writes its own files.
+func TestClrsGenerateRerunRemovesKilledTemps(t *testing.T) {
+	bin := narlabCLI(t)
+	out := filepath.Join(t.TempDir(), "out")
+	temps := func() []string {
+		ents, _ := os.ReadDir(out)
+		var names []string
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".tmp-") {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	cmd := exec.Command(bin, "clrs", "generate", "--split", "all", "--compress=false", "--out", out, "--quiet")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(temps()) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no temporary file within 60 s:\n%s", stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	left := temps()
+	if len(left) == 0 {
+		t.Fatal("the killed run left no temporary file: nothing to test")
+	}
 	for _, tc := range []struct {
-		sizes []int64
-		want  []int
+		name string
+		args []string
 	}{
-		{nil, []int{}},
-		{[]int64{5}, []int{0}},
-		{[]int64{1, 3, 2}, []int{1, 2, 0}},
-		{[]int64{2, 7, 2, 7}, []int{1, 3, 0, 2}}, // equals keep their order
+		{"another split and algorithm", []string{"--split", "val", "--algos", "minimum"}},
+		{"again, nothing left", []string{"--split", "val", "--algos", "minimum"}},
 	} {
-		got, err := largestFirst(len(tc.sizes), func(i int) (int64, error) { return tc.sizes[i], nil })
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("largestFirst(%v) = %v, %v; want %v", tc.sizes, got, err, tc.want)
+		args := append([]string{"clrs", "generate", "--out", out, "--quiet"}, tc.args...)
+		if msg, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: rerun: %v\n%s", tc.name, err, msg)
 		}
-	}
-	if _, err := largestFirst(2, func(int) (int64, error) { return 0, errors.New("no estimate") }); err == nil {
-		t.Error("largestFirst passed over a failed estimate")
-	}
-}
-
-// TestWriteQueueTakesLargestFirst checks that writers take the waiting
-// file with the most bytes, that push waits while the queue is full, and
-// that a failure stops both sides.
-func TestWriteQueueTakesLargestFirst(t *testing.T) {
-	var files []*clrs.SplitFile
-	for _, algo := range []string{"minimum", "floyd_warshall", "bfs"} {
-		f, err := clrs.SampleSplitFile(algo, "val")
-		if err != nil {
-			t.Fatal(err)
+		if got := temps(); len(got) > 0 {
+			t.Errorf("%s: after the rerun, %v are still there (the killed run left %v)", tc.name, got, left)
 		}
-		files = append(files, f)
-	}
-	q := newWriteQueue(3)
-	for i, f := range files {
-		if !q.push(i, f) {
-			t.Fatal("push refused")
+		if _, err := os.Stat(filepath.Join(out, "minimum_val.npz")); err != nil {
+			t.Errorf("%s: the rerun's file: %v", tc.name, err)
 		}
-	}
-	pushed := make(chan bool)
-	go func() { pushed <- q.push(3, files[0]) }()
-	select {
-	case <-pushed:
-		t.Fatal("push into a full queue did not wait")
-	case <-time.After(50 * time.Millisecond):
-	}
-	var got []string
-	for range 2 {
-		_, f, ok := q.pop()
-		if !ok {
-			t.Fatal("pop found nothing")
-		}
-		got = append(got, f.Algorithm)
-	}
-	if !<-pushed {
-		t.Fatal("push refused once there was room")
-	}
-	bySize := slices.Clone(files)
-	slices.SortFunc(bySize, func(a, b *clrs.SplitFile) int { return int(b.Bytes() - a.Bytes()) })
-	if want := []string{bySize[0].Algorithm, bySize[1].Algorithm}; !slices.Equal(got, want) {
-		t.Errorf("taken %v, want %v (the most bytes first)", got, want)
-	}
-	q.fail()
-	if _, _, ok := q.pop(); ok {
-		t.Error("pop after a failure handed out a file")
-	}
-	if q.push(4, files[0]) {
-		t.Error("push after a failure was accepted")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +17,6 @@ import (
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrstext"
-	"github.com/narlab/narlab/plots"
-	"github.com/narlab/narlab/tracking"
 )
 
 func init() {
@@ -187,10 +184,15 @@ func clrstextGenerate(args []string) error {
 	} else {
 		err = fsutil.Write(*out, fsutil.DataMode, gen)
 	}
-	bar.Done()
 	if err != nil {
+		if ctx.Err() != nil {
+			bar.Stop("interrupted")
+		} else {
+			bar.Stop("failed")
+		}
 		return err
 	}
+	bar.Done()
 	if !*quiet {
 		el := time.Since(start).Seconds()
 		dest := *out
@@ -221,76 +223,19 @@ func clrstextScore(args []string) error {
 		fs.Usage()
 		return errors.New("clrstext score: --data and --predictions are required")
 	}
-	rows, err := readRowsFile(*data)
-	if err != nil {
-		return err
-	}
-	pf, err := os.Open(*predPath)
-	if err != nil {
+	res, err := textexp.ScoreFiles(context.Background(), textexp.ScoreConfig{Data: *data, Predictions: *predPath, Model: *model,
+		FigurePath: *figure, Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()})
+	if res == nil {
 		return fmt.Errorf("clrstext score: %w", err)
-	}
-	preds, err := clrstext.ReadPredictions(pf)
-	pf.Close()
-	if err != nil {
-		return err
-	}
-	items, missing, err := clrstext.Match(rows, preds)
-	if err != nil {
-		return err
-	}
-	rep, err := clrstext.Score(items)
-	if err != nil {
-		return err
-	}
-	label := *model
-	if label == "" {
-		label = strings.TrimSuffix(filepath.Base(*predPath), filepath.Ext(*predPath))
-	}
-	fig, err := textexp.Figure(label, rep)
-	if err != nil {
-		return err
-	}
-	if *figure != "" {
-		png, err := fig.PNG()
-		if err != nil {
-			return err
-		}
-		if err := fsutil.WriteFile(*figure, png, fsutil.DataMode); err != nil {
-			return err
-		}
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(res.Report); err != nil {
 			return err
 		}
-	} else {
-		if err := textexp.WriteTable(stdout, rep, missing); err != nil {
-			return err
-		}
+	} else if err := textexp.WriteTable(stdout, res.Report, res.Missing); err != nil {
+		return err
 	}
-	if tf.off() {
-		return nil
-	}
-	params := textexp.Params(*data, *predPath, label, len(rows), len(preds), missing)
-	inputs := []fileInput{{"clrstext/questions", *data, "eval"}, {"clrstext/predictions/" + label, *predPath, "predictions"}}
-	return clrstextLogRun(tf, label, params, inputs, rep, fig)
-}
-
-func readRowsFile(path string) ([]clrstext.Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("clrstext score: %w", err)
-	}
-	defer f.Close()
-	return clrstext.ReadRows(f)
-}
-
-// clrstextLogRun records a scoring run in MLflow (see textexp.Log for what
-// it logs).
-func clrstextLogRun(tf trackingFlags, label string, params map[string]string, inputs []fileInput, r clrstext.Report, fig *plots.Figure) error {
-	return logOneRun("clrstext score", tf, params, textexp.RunOptions(label), inputs, func(_ context.Context, run *tracking.Run) error {
-		return textexp.Log(run, r, fig)
-	})
+	return printRunLink("clrstext score", res.Run, err)
 }

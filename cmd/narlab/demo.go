@@ -10,6 +10,7 @@ import (
 	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/tracking"
@@ -77,9 +78,11 @@ func demo(args []string) error {
 	start := time.Now()
 	data := filepath.Join(*out, "clrs30-val")
 	fmt.Fprintf(stdout, "== 1/3 generating the CLRS-30 validation split (30 algorithms) into %s\n", data)
-	if err := clrsGenerate([]string{"--split", "val", "--out", data, "--quiet"}); err != nil {
+	m, err := clrs.WriteDataset(ctx, data, clrs.DatasetOptions{Splits: []string{"val"}})
+	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), data, m.Seconds)
 
 	choice := nn.Choose(*backend)
 	fmt.Fprintf(stdout, "\n== 2/3 training an MPNN on %s (%d steps, hidden 128, batch 32, CLRS-30 train split at n=16) on %s\n",

@@ -30,7 +30,8 @@ func TestDMCLRSCheckpoints(t *testing.T) {
 	}
 	fixture := filepath.Join("..", "..", "lib", "nn", "testdata", "refckpt", "bfs-mpnn.pkl")
 	got := call("eval", "--checkpoint", fixture, "--processor", "mpnn", "--split", "val", "--count", "8", "--backend", "go", "--no-mlflow")
-	for _, want := range []string{"dm-clrs checkpoint: bfs, processor mpnn, hidden 8, hints encoded_decoded", "val split score "} {
+	for _, want := range []string{"dm-clrs checkpoint: bfs, processor mpnn, hidden 8, hints encoded_decoded",
+		"bfs/mpnn (hidden 8) on the CLRS-30 val split: 8 samples at n=16\n", "val split score "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("eval printed %q, want %q", got, want)
 		}

@@ -9,14 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
-	"github.com/narlab/narlab/plots"
-	"github.com/narlab/narlab/tracking"
 )
 
 // The dsr commands: DSR-Bench data-structure reasoning tasks.
@@ -310,57 +307,30 @@ func dsrScore(args []string) error {
 	if err != nil {
 		return err
 	}
-	insts, err := dsr.LoadInstances(*path, "", "")
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(*predPath)
-	if err != nil {
-		return fmt.Errorf("dsr score: %w", err)
-	}
-	defer f.Close()
-	preds, err := dsr.ReadPredictions(f)
-	if err != nil {
-		return err
-	}
 	mode, err := dsr.ParseScoreMode(*scoring)
 	if err != nil {
 		return err
 	}
-	results, err := dsr.ScoreAll(insts, preds, dsr.ScoreConfig{Strategy: s, Options: opts.o, Mode: mode})
-	if err != nil {
-		return err
-	}
-	tables := dsr.Aggregate(results)
-	otherMode := dsr.Lenient
-	if mode == dsr.Lenient {
-		otherMode = dsr.Paper
-	}
-	otherTables := dsr.Aggregate(dsr.ResultsIn(results, otherMode))
-	cmp := dsr.CompareModes(results)
-	label := *model
-	if label == "" {
-		label = strings.TrimSuffix(filepath.Base(*predPath), filepath.Ext(*predPath))
-	}
-	if *figures != "" {
-		if err := dsrWriteFigures(*figures, label, tables); err != nil {
-			return err
-		}
+	res, err := dsrbench.ScoreFiles(context.Background(), dsrbench.ScoreConfig{Input: *path, Predictions: *predPath,
+		Score: dsr.ScoreConfig{Strategy: s, Options: opts.o, Mode: mode}, Model: *model, FiguresDir: *figures,
+		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()})
+	if res == nil {
+		return fmt.Errorf("dsr score: %w", err)
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(tables); err != nil {
+		if err := enc.Encode(res.Tables); err != nil {
 			return err
 		}
 	} else {
 		w := bufio.NewWriter(stdout)
-		dsr.WriteTables(w, tables)
+		dsr.WriteTables(w, res.Tables)
 		fmt.Fprintf(w, "\nscoring: %s (tables above); overall %s %.3f binary, %s %.3f\nper response: %s\n", mode,
-			mode, tables.Overall.Binary, otherMode, otherTables.Overall.Binary, cmp)
+			mode, res.Tables.Overall.Binary, res.OtherMode, res.Other.Overall.Binary, res.Comparison)
 		if *reasons {
 			fmt.Fprintln(w, "\nresponses that could not be scored:")
-			for _, r := range results {
+			for _, r := range res.Results {
 				if r.Binary == 0 && r.Reason != "" && r.Reason != "wrong answer" || r.Raised != "" {
 					fmt.Fprintf(w, "  %s run %d: %s\n", r.ID, r.Run, r.Reason)
 				}
@@ -370,75 +340,7 @@ func dsrScore(args []string) error {
 			return err
 		}
 	}
-	if tf.off() {
-		return nil
-	}
-	params := dsrbench.Params(*path, *predPath, s, opts.o, len(insts), len(preds))
-	params["model"] = label
-	params["scoring"] = mode.String()
-	inputs := []fileInput{{"dsr/instances", *path, "eval"}, {"dsr/predictions/" + label, *predPath, "predictions"}}
-	return dsrLogRun(tf, label, params, inputs, tables, otherMode, otherTables, cmp)
-}
-
-// dsrLogRun records a scoring run in MLflow and prints its address on
-// standard error: the run's tables in its scoring mode, the other mode's
-// overall, category and challenge scores under "<mode>/", and the
-// comparison of the two (scoring/...).
-func dsrLogRun(tf trackingFlags, label string, params map[string]string, inputs []fileInput, tables dsr.Tables, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
-	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("dsr score", label)),
-		tracking.Note(dsrbench.RunNote(label, params)), tracking.Tags(map[string]string{"model": label, "benchmark": "DSR-Bench"}),
-		tracking.Source("narlab dsr score")}
-	return logOneRun("dsr score", tf, params, opts, inputs, func(_ context.Context, run *tracking.Run) error {
-		if err := dsrbench.Log(run, tables, label); err != nil {
-			return err
-		}
-		return logDSROtherMode(run, otherMode, other, cmp)
-	})
-}
-
-// logDSROtherMode logs the other scoring mode's scores and the comparison.
-func logDSROtherMode(run *tracking.Run, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
-	for _, m := range dsrbench.Metrics(other) {
-		if strings.HasPrefix(m.Key, "responses/") {
-			continue
-		}
-		if err := run.LogMetric(otherMode.String()+"/"+m.Key, 0, m.Value); err != nil {
-			return err
-		}
-	}
-	keys := make([]string, 0, len(cmp.Metrics()))
-	for k := range cmp.Metrics() {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := run.LogMetric(k, 0, cmp.Metrics()[k]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// dsrWriteFigures writes the category radar and per-structure bars of a
-// scoring run as PNG files.
-func dsrWriteFigures(dir, label string, t dsr.Tables) error {
-	if len(t.Structures) == 0 {
-		return errors.New("dsr score: --figures: no structure scores to draw (only realistic or extra tasks were scored)")
-	}
-	radar, bars, err := dsrbench.RunFigures(label, t)
-	if err != nil {
-		return fmt.Errorf("dsr score: --figures: %w", err)
-	}
-	for name, fig := range map[string]*plots.Figure{"category_radar.png": radar, "structure_bars.png": bars} {
-		png, err := fig.PNG()
-		if err != nil {
-			return fmt.Errorf("dsr score: rendering %s: %w", name, err)
-		}
-		if err := writeFileAtomic(filepath.Join(dir, name), png); err != nil {
-			return fmt.Errorf("dsr score: writing %s: %w", name, err)
-		}
-	}
-	return nil
+	return printRunLink("dsr score", res.Run, err)
 }
 
 func dsrBaseline(args []string) error {

@@ -2,22 +2,18 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/narlab/narlab/experiments/serialization"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
-	"github.com/narlab/narlab/tracking"
 )
 
 func init() {
@@ -201,19 +197,6 @@ func graphsPrompts(args []string) error {
 	return nil
 }
 
-func readPromptsFile(path string) ([]serialization.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := serialization.ReadPrompts(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return recs, nil
-}
-
 func graphsPredict(args []string) error {
 	fs := newFlags("graphs predict")
 	prompts := fs.String("prompts", "", "prompts JSONL from 'narlab graphs prompts'")
@@ -232,7 +215,7 @@ func graphsPredict(args []string) error {
 	default:
 		return fmt.Errorf("graphs predict: unknown --predictor %q; want oracle, constant or noisy", *predictor)
 	}
-	recs, err := readPromptsFile(*prompts)
+	recs, err := serialization.ReadPromptsFile(*prompts)
 	if err != nil {
 		return fmt.Errorf("graphs predict: %w", err)
 	}
@@ -279,150 +262,13 @@ func graphsScore(args []string) error {
 		fs.Usage()
 		return errors.New("graphs score: --prompts and --predictions are required")
 	}
-	recs, err := readPromptsFile(*prompts)
-	if err != nil {
+	res, err := serialization.ScoreFiles(context.Background(), serialization.ScoreConfig{Prompts: *prompts, Predictions: *predsPath,
+		Model: *model, Extract: graphtext.ExtractOptions{KeepDecimalPoints: *keepDots, Mode: mode},
+		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()})
+	if res == nil {
 		return fmt.Errorf("graphs score: %w", err)
 	}
-	f, err := os.Open(*predsPath)
-	if err != nil {
-		return fmt.Errorf("graphs score: %w", err)
-	}
-	preds, err := graphtext.ReadPredictions(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("graphs score: %s: %w", *predsPath, err)
-	}
-	opts := graphtext.ExtractOptions{KeepDecimalPoints: *keepDots, Mode: mode}
-	rep, err := serialization.Score(recs, preds, opts)
-	if err != nil {
-		return fmt.Errorf("graphs score: %w", err)
-	}
-	otherOpts := opts
-	otherOpts.Mode = graphtext.Lenient
-	if mode == graphtext.Lenient {
-		otherOpts.Mode = graphtext.Paper
-	}
-	other, err := serialization.Score(recs, preds, otherOpts)
-	if err != nil {
-		return fmt.Errorf("graphs score: %w", err)
-	}
-	cmp, err := graphsCompareModes(recs, preds, opts)
-	if err != nil {
-		return fmt.Errorf("graphs score: %w", err)
-	}
-	printScoreReport(stdout, rep)
-	fmt.Fprintf(stdout, "\nscoring: %s (table above); per output: %s\n", mode, cmp)
-	if tf.off() {
-		return nil
-	}
-	src := "synthetic (not Erdős)"
-	if !rep.Synthetic {
-		src = "erdos"
-	}
-	params := map[string]string{"model": *model, "prompts": *prompts, "predictions": *predsPath, "data.graphs": src,
-		"n_prompts": strconv.Itoa(len(recs)), "configs": strings.Join(rep.Configs, ","), "tasks": strconv.Itoa(len(rep.Tasks)),
-		"extract.keep_decimal_points": strconv.FormatBool(*keepDots), "scoring": mode.String()}
-	note := fmt.Sprintf("`narlab graphs score`: the answers of **%s** to %d graph-task prompts in %d serializations "+
-		"(Lost in Serialization; graphs: %s), scored per task and configuration. Results: `serialization_scores.json` "+
-		"and the figures under `figures/` in the artifacts.", *model, len(recs), len(rep.Configs), src)
-	eopts := []tracking.Option{tracking.RunName(tracking.RunNameFor("graphs score", *model)), tracking.Note(note),
-		tracking.Source("narlab graphs score"),
-		tracking.Tags(map[string]string{"benchmark": "erdos-serialization", "data": src})}
-	inputs := []fileInput{{"graphs/prompts", *prompts, "eval"}, {"graphs/predictions/" + *model, *predsPath, "predictions"}}
-	return logOneRun("graphs score", tf, params, eopts, inputs, func(ctx context.Context, run *tracking.Run) error {
-		if err := serialization.Log(ctx, run, rep); err != nil {
-			return err
-		}
-		return logGraphsOtherMode(run, otherOpts.Mode, other, cmp)
-	})
-}
-
-// graphsCompareModes scores every answered prompt in both modes.
-func graphsCompareModes(recs []serialization.Record, preds map[string]string, opts graphtext.ExtractOptions) (graphtext.ModeComparison, error) {
-	var cmp graphtext.ModeComparison
-	po, lo := opts, opts
-	po.Mode, lo.Mode = graphtext.Paper, graphtext.Lenient
-	for _, r := range recs {
-		out, ok := preds[r.ID]
-		if !ok {
-			continue
-		}
-		task, err := graphtext.LookupTask(r.Task)
-		if err != nil {
-			return cmp, err
-		}
-		g, err := graphtext.ReadJSON(bytes.NewReader(r.Graph))
-		if err != nil {
-			return cmp, fmt.Errorf("prompt %s: %w", r.ID, err)
-		}
-		gold, err := graphtext.DecodeAnswer(task.Kind, r.Answer)
-		if err != nil {
-			return cmp, fmt.Errorf("prompt %s: %w", r.ID, err)
-		}
-		cmp.Add(task.ScoreOutput(g, gold, out, po), task.ScoreOutput(g, gold, out, lo))
-	}
-	return cmp, nil
-}
-
-// logGraphsOtherMode logs the other scoring mode's mean accuracy per
-// configuration (a fraction, under "<mode>/mean_accuracy/<config>") and
-// the comparison of the two modes (scoring/...).
-func logGraphsOtherMode(run *tracking.Run, m graphtext.ScoreMode, other *serialization.Report, cmp graphtext.ModeComparison) error {
-	for _, c := range other.Configs {
-		key := strings.NewReplacer("=", "_", ":", "_").Replace(m.String() + "/mean_accuracy/" + c)
-		if err := run.LogMetric(key, 0, other.MeanAccuracy(c)/100); err != nil {
-			return err
-		}
-	}
-	ms := cmp.Metrics()
-	keys := make([]string, 0, len(ms))
-	for k := range ms {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := run.LogMetric(k, 0, ms[k]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func printScoreReport(w io.Writer, rep *serialization.Report) {
-	s := rep.Summarize()
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONFIG\tMEAN ACC %\tΔ VS E0/erdos/orig\tPARSED %")
-	for _, c := range rep.Configs {
-		parsed, n := 0, 0
-		for _, ts := range rep.Scores[c] {
-			parsed += ts.Parsed
-			n += ts.N
-		}
-		d := "-"
-		if v, ok := s.MeanDelta[c]; ok {
-			d = fmt.Sprintf("%+.2f", v)
-		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%.1f\n", c, s.MeanAccuracy[c], d, 100*float64(parsed)/float64(max(n, 1)))
-	}
-	tw.Flush()
-	if s.SyntaxVariability == s.SyntaxVariability {
-		fmt.Fprintf(w, "syntax variability (mean over tasks of the std across syntaxes): %.2f\n", s.SyntaxVariability)
-		for _, c := range rep.SyntaxConfigs() {
-			fmt.Fprintf(w, "  %s best in %d/%d tasks\n", c, s.BestIn[c], len(rep.Tasks))
-		}
-	}
-	if len(rep.Spread) > 0 {
-		fmt.Fprintln(w, "normalized output spread over relabelings (numerical tasks):")
-		for _, t := range rep.Tasks {
-			if sp, ok := rep.Spread[t]; ok {
-				fmt.Fprintf(w, "  %-28s %.4f (%d groups)\n", t, sp.Mean, sp.Used)
-			}
-		}
-	}
-	if rep.Missing > 0 {
-		fmt.Fprintf(w, "%d prompts had no prediction (counted as wrong)\n", rep.Missing)
-	}
-	if rep.Synthetic {
-		fmt.Fprintln(w, "data: synthetic Erdős-like graphs (not Erdős)")
-	}
+	serialization.WriteSummary(stdout, res.Report)
+	fmt.Fprintf(stdout, "\nscoring: %s (table above); per output: %s\n", mode, res.Comparison)
+	return printRunLink("graphs score", res.Run, err)
 }

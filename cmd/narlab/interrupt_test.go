@@ -115,6 +115,10 @@ func TestInterruptsAndLocks(t *testing.T) {
 		t.Fatalf("train still running 30 s after SIGTERM:\n%s", firstErr.String())
 	}
 	t.Logf("train ended %.1fs after SIGTERM", time.Since(start).Seconds())
+	// Its progress (stderr is no terminal here) ends saying so, not "done".
+	if e := firstErr.String(); !strings.Contains(e, "interrupted after") || strings.Contains(e, "done in") {
+		t.Errorf("the interrupted train's progress does not end with \"interrupted after …\":\n%s", e)
+	}
 	run, err := c.GetRun(ctx, runID)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/membudget"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -24,14 +25,7 @@ import (
 // from the table is still refused when it is negative, NaN or infinite
 // (TestEveryNumericFlagHasABound keeps the table complete). Bounds that
 // depend on several flags at once (samples × the size of one sample) are
-// checked by checkMemory.
-
-// memBudget is what a command may plan to hold in memory for the data it
-// builds: 128 MiB. Commands hold two to three times their data at the peak
-// (arrays, padding, their encoding), about 400 MB resident; the Go runtime
-// reserves another 1.6 GiB of address space, so a command stays within a
-// 2 GiB address-space limit (ulimit -v).
-const memBudget = 128 << 20
+// checked against internal/membudget (checkSamples).
 
 // A bound is the accepted range of one numeric flag. zero, when set, says
 // what 0 means (0 is then accepted even if min > 0); why says where the
@@ -100,7 +94,7 @@ var flagBounds = map[string]bound{
 	"graphs spectral-eval --spread":      {min: 0, max: 100, why: "relabelings per test graph (0: skip the spread)"},
 	"mlflow sync --timeout":              {min: float64(time.Second), max: float64(7 * 24 * time.Hour), why: "how long sync may wait for the server"},
 	"mlflow runs --timeout":              {min: float64(time.Second), max: float64(24 * time.Hour), why: "how long to wait for the tracking server"},
-	"mlflow runs --max":                  {min: 0, max: 100_000, why: "runs listed (0: all)"},
+	"mlflow runs --max":                  {min: 0, max: 100_000, why: "runs listed, or experiments without --experiment (0: all)"},
 	"mlflow example --steps":             {min: 2, max: 1_000_000, why: "each step logs two points; the spool holds them until sent"},
 	"mlflow example --seed":              seed63,
 	"demo --steps":                       {min: 1, max: 100_000, why: "training steps of the demo's small processor"},
@@ -391,34 +385,6 @@ func formatBound(x float64, kind string) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-// checkMemory refuses a request whose data would not fit memBudget:
-// count items of perItem bytes each.
-func checkMemory(what string, count int, perItem float64, hint string) error {
-	total := float64(count) * perItem
-	if total <= memBudget {
-		return nil
-	}
-	maxCount := int(memBudget / perItem)
-	accepted := fmt.Sprintf("accepted at most %d here", maxCount)
-	if maxCount == 0 {
-		accepted = "even one is too large"
-	}
-	return fmt.Errorf("%d %s of about %s each need about %s, more than the %s that narlab plans to hold in memory; %s%s",
-		count, what, humanBytes(perItem), humanBytes(total), humanBytes(memBudget), accepted, hint)
-}
-
-func humanBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
-}
-
 // checkInputFile checks that the file a flag names exists, is a regular
 // file (or "-" for standard input when stdin is true) and can be read.
 func checkInputFile(flagName, path string, stdin bool) error {
@@ -509,56 +475,14 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// sampleBytes returns the bytes of one CLRS sample of the given length:
-// its inputs, hints and outputs, drawn with the same options and seed as
-// the command's own sampler. Up to length 32 one sample is measured; above,
-// samples of lengths 16 and 32 are measured and the size extrapolated with
-// their growth exponent (n³ for floyd_warshall), so that checking a large
-// request never allocates it. Commands multiply the result by their sample
-// count in checkMemory before drawing anything.
-func sampleBytes(algo string, length int, seed int64, opts ...clrs.Option) (float64, error) {
-	measure := func(n int) (float64, error) {
-		s, err := clrs.NewSampler(algo, append(opts, clrs.Length(n), clrs.Seed(seed), clrs.NumSamples(1))...)
-		if err != nil {
-			return 0, err
-		}
-		fb, err := s.Dataset()
-		if err != nil {
-			return 0, err
-		}
-		total := 0
-		for _, list := range [][]clrs.DataPoint{fb.Inputs, fb.Hints, fb.Outputs} {
-			for _, d := range list {
-				total += len(d.Data)
-			}
-		}
-		return float64(8 * total), nil
-	}
-	const lo, hi = 16, 32
-	if length <= hi {
-		return measure(length)
-	}
-	b1, err := measure(lo)
-	if err != nil {
-		return 0, err
-	}
-	b2, err := measure(hi)
-	if err != nil {
-		return 0, err
-	}
-	k := math.Log(b2/b1) / math.Log(float64(hi)/lo)
-	k = max(1, min(4, k))
-	return b2 * math.Pow(float64(length)/hi, k), nil
-}
-
 // checkSamples refuses count samples of algo at length when they would not
-// fit memBudget (see sampleBytes).
+// fit the memory budget (clrs.SampleBytes, membudget.Check).
 func checkSamples(algo string, length int, seed int64, count int, lower string, opts ...clrs.Option) error {
-	per, err := sampleBytes(algo, length, seed, opts...)
+	per, err := clrs.SampleBytes(algo, length, seed, opts...)
 	if err != nil {
 		return err
 	}
-	return checkMemory(fmt.Sprintf("%s samples of length %d", algo, length), count, per,
+	return membudget.Check(fmt.Sprintf("%s samples of length %d", algo, length), count, per,
 		" (lower "+lower+")")
 }
 

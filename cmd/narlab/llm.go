@@ -1,26 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	textexp "github.com/narlab/narlab/experiments/clrstext"
-
 	"github.com/narlab/narlab/experiments/llmeval"
-	"github.com/narlab/narlab/experiments/serialization"
-	"github.com/narlab/narlab/experiments/spectral"
-	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/graphtext"
@@ -91,7 +82,7 @@ group: clrstext samples per (algorithm, length), graphs instances per task,
 spectral test graphs, dsr instances per task and level.
 
 Options:`)
-		fs.PrintDefaults()
+		printFlags(w, fs) // as every command's help: --name VALUE
 	}
 	suite := fs.String("suite", "", "benchmark: clrstext (CLRS-Text traces), graphs (Erdős tasks under encodings, syntaxes, relabelings), spectral (twelve spectral regression tasks) or dsr (DSR-Bench)")
 	endpoint := fs.String("endpoint", "", "OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:18080/v1; local: the llama.cpp server of narlab llm serve (started, and built on first use, if needed) (default: $OPENAI_BASE_URL if set, else local)")
@@ -323,101 +314,16 @@ Options:`)
 		cfg.DSR = o
 	}
 
-	// The endpoint and the client.
-	ctx := commandContext()
-	base, from := *endpoint, "--endpoint"
-	if base == "" {
-		if env := strings.TrimSpace(os.Getenv(llm.EnvBaseURL)); env != "" {
-			base, from = env, llm.EnvBaseURL
-		} else {
-			base = "local"
-		}
-	}
-	if base == "local" {
-		base = "" // resolved below, once the prompts are known to be fine
-		if *model == "" {
-			*model = llamacpp.DefaultAlias
-		}
-		if !set["schema-format"] {
-			style = llm.SchemaLlamaCpp // what llama-cpp-python's server reads
-		}
-	}
-	if *model == "" {
-		fs.Usage()
-		if from == llm.EnvBaseURL {
-			return fmt.Errorf("llm run: --model is required with an endpoint other than local (here $%s: %s)", llm.EnvBaseURL, base)
-		}
-		return errors.New("llm run: --model is required with --endpoint URL")
-	}
-	ccfg := llm.Config{BaseURL: base, Model: *model, Concurrency: *concurrency, Timeout: *timeout,
-		MaxRetries: *retries, SchemaStyle: style, TokenParam: tp}
-	if from == llm.EnvBaseURL {
-		ccfg.BaseURL = "" // the client reads it, and logs where it came from
+	// The endpoint: checked and connected (the cache, the local server if
+	// a prompt needs it) once the prompts are known to be fine.
+	cfg.Endpoint = llmeval.Endpoint{URL: *endpoint, Model: *model, CacheDir: *cacheDir, NoCache: *noCache,
+		Client: llm.Config{Concurrency: *concurrency, Timeout: *timeout, MaxRetries: *retries, TokenParam: tp},
+		Logf:   func(format string, args ...any) { fmt.Fprintf(os.Stderr, "llm run: "+format+"\n", args...) }}
+	if set["schema-format"] {
+		cfg.Endpoint.Client.SchemaStyle = style
 	}
 	if *retries == 0 {
-		ccfg.MaxRetries = -1
-	}
-	if base == "" {
-		// The local server prefers a fixed port; its answers are cached
-		// under a name that does not depend on the port it got, so they
-		// stay valid across restarts.
-		ccfg.BaseURL = fmt.Sprintf("http://127.0.0.1:%d/v1", llamacpp.DefaultPort)
-		ccfg.CacheEndpoint = "narlab-local-llama.cpp"
-	}
-	client, err := llm.New(ccfg)
-	if err != nil {
-		return fmt.Errorf("llm run: %w", err)
-	}
-	if client.BaseURLSource() == llm.EnvBaseURL {
-		fmt.Fprintf(os.Stderr, "llm run: endpoint %s (from $%s; --endpoint local for the local server)\n", client.BaseURL(), llm.EnvBaseURL)
-	}
-	cfg.Client = client
-	p, err := llmeval.Prepare(cfg)
-	if err != nil {
-		return fmt.Errorf("llm run: %w", err)
-	}
-	// The prompts are fine: now the cache, and the server if needed.
-	if !*noCache {
-		dir := *cacheDir
-		if dir == "" {
-			d, err := project.DataDir()
-			if err != nil {
-				return err
-			}
-			dir = filepath.Join(d, "llm", "cache")
-		}
-		if ccfg.Cache, err = llm.OpenCache(dir); err != nil {
-			return fmt.Errorf("llm run: %w", err)
-		}
-		if client, err = llm.New(ccfg); err != nil {
-			return fmt.Errorf("llm run: %w", err)
-		}
-		p.SetClient(client)
-	}
-	pending, err := p.Pending()
-	if err != nil {
-		return fmt.Errorf("llm run: %w", err)
-	}
-	fmt.Fprintf(os.Stderr, "llm run: %s suite, %d prompts, %d already answered in the cache\n", *suite, p.Len(), p.Len()-pending)
-	if base == "" && pending > 0 {
-		srv, reused, err := llamacpp.EnsureServer(ctx, llamacpp.Config{})
-		if err != nil {
-			return fmt.Errorf("llm run: %w", err)
-		}
-		if srv.Endpoint() != client.BaseURL() {
-			// The fixed port was taken: requests go to the port in use (the
-			// cache keys do not change).
-			ccfg.BaseURL = srv.Endpoint()
-			if client, err = llm.New(ccfg); err != nil {
-				return err
-			}
-			p.SetClient(client)
-		}
-		verb := "started"
-		if reused {
-			verb = "using"
-		}
-		fmt.Fprintf(os.Stderr, "llm run: %s the local llama.cpp server at %s\n", verb, srv.Endpoint())
+		cfg.Endpoint.Client.MaxRetries = -1 // none (llm's 0 is its default)
 	}
 	if !*quiet {
 		start := time.Now()
@@ -431,74 +337,21 @@ Options:`)
 				}
 			}
 		}
-		p.SetProgress(cfg.Progress)
 	}
-	res, err := p.Run(ctx)
+	res, err := llmeval.Run(commandContext(), cfg)
+	if errors.Is(err, llmeval.ErrNoModel) {
+		fs.Usage()
+	}
 	if err != nil {
 		return fmt.Errorf("llm run: %w", err)
 	}
-	w := bufio.NewWriter(stdout)
-	printLLMReport(w, res)
-	if err := w.Flush(); err != nil {
+	if err := res.WriteReport(stdout); err != nil {
 		return err
 	}
 	if res.RunURL != "" {
 		fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", res.RunID, res.RunURL)
 	}
 	return nil
-}
-
-// printLLMReport prints the suite's own table, then the harness's counts.
-func printLLMReport(w *bufio.Writer, res *llmeval.Result) {
-	switch rep := res.Report.(type) {
-	case *clrstext.Report:
-		textexp.WriteTable(w, *rep, 0)
-	case *serialization.Report:
-		printScoreReport(w, rep)
-	case *spectral.Report:
-		fmt.Fprint(w, rep.Markdown())
-		// sMAPE per difficulty over the tasks with parsed answers.
-		model := rep.Predictors[len(rep.Predictors)-1]
-		sum, n := map[string]float64{}, map[string]int{}
-		for _, task := range rep.Tasks {
-			v := rep.Results[model][task].Metrics.SMAPE100
-			if math.IsNaN(v) {
-				continue
-			}
-			for _, grp := range []string{graphtext.SpectralDifficulty(task), "All"} {
-				sum[grp] += v
-				n[grp]++
-			}
-		}
-		fmt.Fprintf(w, "%s: sMAPE", model)
-		for _, grp := range []string{"Easy", "Medium", "Hard", "All"} {
-			if n[grp] > 0 {
-				fmt.Fprintf(w, " %s %.2f", grp, sum[grp]/float64(n[grp]))
-			} else {
-				fmt.Fprintf(w, " %s –", grp)
-			}
-		}
-		fmt.Fprintln(w, " (mean over tasks with parsed answers)")
-	case *dsr.Tables:
-		dsr.WriteTables(w, *rep)
-	}
-	fmt.Fprintln(w)
-	var groups []string
-	for g := range res.Groups {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	fmt.Fprintf(w, "%-32s %s\n", "group", res.ScoreName)
-	for _, g := range groups {
-		fmt.Fprintf(w, "%-32s %.4f\n", g, res.Groups[g])
-	}
-	score := "-"
-	if !math.IsNaN(res.Score) {
-		score = fmt.Sprintf("%.4f", res.Score)
-	}
-	fmt.Fprintf(w, "%s, %s: %s %s over %d prompts (%d from the cache, %d failed requests, %d empty and %d unparsed answers); %d prompt and %d completion tokens; %d HTTP requests (%d retries) in %s\n",
-		res.Suite, res.Label, res.ScoreName, score, res.Prompts, res.Cached, res.Failed, res.Empty, res.Unparsed,
-		res.PromptTokens, res.OutputTokens, res.Requests.Requests, res.Requests.Retries, res.Wall.Round(time.Millisecond))
 }
 
 func llmServe(args []string) error {

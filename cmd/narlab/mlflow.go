@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,10 +18,10 @@ import (
 )
 
 func init() {
-	register(command{group: "mlflow", name: "ui", summary: "start (or reuse) the local MLflow server and print the UI address", run: mlflowUI})
+	register(command{group: "mlflow", name: "ui", summary: "start (or reuse) the local MLflow server, print the UI address and links to each experiment's runs", run: mlflowUI})
 	register(command{group: "mlflow", name: "stop", summary: "stop the local MLflow server", run: mlflowStop})
 	register(command{group: "mlflow", name: "sync", summary: "send runs logged while the server was unreachable", run: mlflowSync})
-	register(command{group: "mlflow", name: "runs", summary: "list the runs of an experiment (with a filter)", run: mlflowRuns})
+	register(command{group: "mlflow", name: "runs", summary: "list the runs of an experiment (with a filter), or the experiments", run: mlflowRuns})
 	register(command{group: "mlflow", name: "example", summary: "log a synthetic example run (metric series, a plot, a table) and print its UI link", run: mlflowExample})
 }
 
@@ -40,8 +41,42 @@ func mlflowUI(args []string) error {
 		verb = "already running"
 	}
 	fmt.Fprintf(os.Stderr, "MLflow server %s (pid %d, stores in %s)\n", verb, srv.PID, srv.Dir)
-	fmt.Fprintln(stdout, srv.URL)
+	fmt.Fprintln(stdout, srv.URL) // the address alone: scripts read it
+	// Links into the runs tables: MLflow 3's UI otherwise opens on its
+	// GenAI pages (traces), where narlab's runs do not show.
+	c, err := mlflow.NewClient(srv.URL)
+	if err != nil {
+		return err
+	}
+	exps, err := c.SearchExperiments(ctx, mlflow.SearchOptions{OrderBy: []string{"last_update_time DESC"}, MaxResults: uiExperiments})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "the experiments could not be listed (%v); the runs of experiment ID are at %s\n", err, c.RunsURL("ID"))
+		return nil
+	}
+	printExperiments(os.Stderr, c, exps, uiExperiments)
 	return nil
+}
+
+// uiExperiments is how many experiments `mlflow ui` links to.
+const uiExperiments = 10
+
+// printExperiments writes each experiment's name and the link to its runs
+// table, the most recently updated first; max says how many were asked
+// for (0: all).
+func printExperiments(w io.Writer, c *mlflow.Client, exps []mlflow.Experiment, max int) {
+	if len(exps) == 0 {
+		fmt.Fprintf(w, "no experiments yet: a run logged with --experiment NAME appears under %s\n", c.RunsURL("ID"))
+		return
+	}
+	fmt.Fprintln(w, "the runs of each experiment (the UI's \"Model training\" view), the most recently updated first:")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, e := range exps {
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, c.RunsURL(e.ID))
+	}
+	tw.Flush()
+	if max > 0 && len(exps) >= max {
+		fmt.Fprintln(w, "  … (`narlab mlflow runs` lists them all)")
+	}
 }
 
 func mlflowStop(args []string) error {
@@ -116,16 +151,16 @@ func mlflowSync(args []string) error {
 
 func mlflowRuns(args []string) error {
 	fs := newFlags("mlflow runs")
-	exp := fs.String("experiment", tracking.DefaultExperiment(""), "experiment name (default: $MLFLOW_EXPERIMENT_NAME)")
+	exp := fs.String("experiment", tracking.DefaultExperiment(""), "experiment name (default: $MLFLOW_EXPERIMENT_NAME; none: list the experiments)")
 	filter := fs.String("filter", "", `MLflow search filter, e.g. "params.algo = 'bfs'"`)
-	max := fs.Int("max", 50, "at most this many runs (0: all)")
+	max := fs.Int("max", 50, "at most this many runs, or experiments without --experiment (0: all)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up when the tracking server has not answered within this long")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if *exp == "" {
+	if *exp == "" && *filter != "" {
 		fs.Usage()
-		return fmt.Errorf("--experiment is required")
+		return fmt.Errorf("mlflow runs: --filter selects runs of an experiment; give --experiment too")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -140,6 +175,23 @@ func mlflowRuns(args []string) error {
 			return fmt.Errorf("mlflow runs: %s did not answer within %v (--timeout): %w", c.URI(), *timeout, err)
 		}
 		return err
+	}
+	if *exp == "" { // which experiments there are, to pick one
+		exps, err := c.SearchExperiments(qctx, mlflow.SearchOptions{OrderBy: []string{"last_update_time DESC"}, MaxResults: *max})
+		if err != nil {
+			return noAnswer(err)
+		}
+		tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "EXPERIMENT\tID\tUPDATED\tRUNS")
+		for _, e := range exps {
+			updated := time.UnixMilli(int64(e.LastUpdateTime)).Format("2006-01-02 15:04")
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.ID, updated, c.RunsURL(e.ID))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "narlab mlflow runs --experiment NAME lists the runs of one")
+		return nil
 	}
 	e, err := c.GetExperimentByName(qctx, *exp)
 	if err != nil {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +124,7 @@ func TestMLflowCommands(t *testing.T) {
 	if runs := narlab("mlflow", "runs", "--experiment", "narlab-test/cli"); !strings.Contains(runs, run.ID()) || !strings.Contains(runs, "outage") {
 		t.Errorf("mlflow runs does not list the run:\n%s", runs)
 	}
+	checkUILinks(t, bin, data, c, "narlab-test/cli")
 
 	// The example run (what scripts/ui-screenshot.sh shows): its link, its
 	// metric series, its plot; a filter that matches it and one that does not.
@@ -163,7 +167,7 @@ func TestMLflowCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mlflow", "runs"}, "--experiment is required"},
+		{[]string{"mlflow", "runs", "--filter", "params.x = '1'"}, "--filter selects runs of an experiment; give --experiment too"},
 		{[]string{"mlflow", "runs", "--experiment"}, "flag needs an argument"},
 		{[]string{"mlflow", "sync", "--dir", filepath.Join(data, "missing")}, "no such file or directory"},
 		{[]string{"mlflow", "sync", "--dir", file}, "is not a directory"},
@@ -190,5 +194,78 @@ func TestMLflowCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "mlflow")); err == nil {
 		t.Errorf("a bad command created the MLflow directory (started a server?)")
+	}
+}
+
+// checkUILinks checks what points a user into the MLflow UI: `mlflow runs`
+// without --experiment lists the experiments with the link to each one's
+// runs table, `mlflow ui` prints the same links on standard error (its
+// standard output stays the bare address), and the links follow a route
+// of the UI the server serves (MLflow 3's #/experiments/:experimentId/runs,
+// whose workflowType query selects the "Model training" view instead of
+// the GenAI one).
+func checkUILinks(t *testing.T, bin, data string, c *mlflow.Client, experiment string) {
+	t.Helper()
+	ctx := context.Background()
+	e, err := c.GetExperimentByName(ctx, experiment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := c.RunsURL(e.ID)
+	if want := c.URI() + "/#/experiments/" + e.ID + "/runs?workflowType=machine_learning"; link != want {
+		t.Errorf("runs link %q, want %q", link, want)
+	}
+	for _, tc := range []struct {
+		args       []string
+		wantStdout []string
+		wantStderr []string
+	}{
+		{[]string{"mlflow", "runs"}, []string{"EXPERIMENT", experiment + " ", link}, []string{"--experiment NAME"}},
+		{[]string{"mlflow", "ui"}, []string{c.URI() + "\n"}, []string{"the runs of each experiment", experiment + " ", link}},
+	} {
+		cmd := exec.Command(bin, tc.args...)
+		cmd.Env = append(os.Environ(), "NARLAB_DATA="+data, mlflow.EnvTrackingURI+"=")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("narlab %s: %v\n%s", strings.Join(tc.args, " "), err, stderr.String())
+		}
+		for _, w := range tc.wantStdout {
+			if !strings.Contains(stdout.String(), w) {
+				t.Errorf("narlab %s: stdout lacks %q:\n%s", strings.Join(tc.args, " "), w, stdout.String())
+			}
+		}
+		for _, w := range tc.wantStderr {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("narlab %s: stderr lacks %q:\n%s", strings.Join(tc.args, " "), w, stderr.String())
+			}
+		}
+		if tc.args[1] == "ui" && strings.TrimSpace(stdout.String()) != c.URI() {
+			t.Errorf("mlflow ui's stdout is %q, want the address alone", stdout.String())
+		}
+	}
+	// The route and the query are the served UI's own.
+	get := func(u string) string {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s, %v", u, resp.Status, err)
+		}
+		return string(b)
+	}
+	index := get(c.URI() + "/")
+	m := regexp.MustCompile(`static-files/static/js/main\.[0-9a-f]+\.js|static/js/main\.[0-9a-f]+\.js`).FindString(index)
+	if m == "" {
+		t.Fatalf("the UI's index.html names no main script:\n%.500s", index)
+	}
+	bundle := get(c.URI() + "/" + m)
+	for _, w := range []string{`experiments/:experimentId/runs`, `get("workflowType")`, `MACHINE_LEARNING="machine_learning"`} {
+		if !strings.Contains(bundle, w) {
+			t.Errorf("the served UI (%s) has no %q: the runs link may not open the runs table", m, w)
+		}
 	}
 }

@@ -253,8 +253,10 @@ func sweepRun(args []string) error {
 	return nil
 }
 
-// checkTrainArgs parses a cell's flags with narlab train's own parser, so
-// a bad flag or value fails before anything is submitted.
+// checkTrainArgs parses a cell's flags with narlab train's own parser and
+// checks the configuration with clrs30.Config.ValidateElsewhere (cells may
+// run on other machines, with their own plugins), so a bad flag or value
+// fails before anything is submitted.
 func checkTrainArgs(args []string) error {
 	var c clrs30.Config
 	fs, finish := trainFlags(&c)
@@ -270,7 +272,10 @@ func checkTrainArgs(args []string) error {
 	if err := checkFlags(fs); err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	return checkTrainConfig(&c, finish, false) // cells may run on other machines, with their own plugins
+	if err := finish(); err != nil {
+		return err
+	}
+	return c.ValidateElsewhere()
 }
 
 func sweepStatus(args []string) error {

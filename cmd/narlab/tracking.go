@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/narlab/narlab/tracking"
-	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // trackingUsage is the help of --tracking on every command that logs a run.
@@ -62,50 +59,15 @@ func (t trackingFlags) check(cmd string) error { return checkTracking(cmd, t.tra
 // turns --tracking none into --no-mlflow).
 func (t trackingFlags) off() bool { return *t.noMLflow }
 
-// fileInput is a file a command read, logged as a dataset input of its
-// run (tracking.FileDataset): its dataset name, path and context.
-type fileInput struct{ name, path, context string }
-
-// logOneRun starts the command's MLflow run (name, note and tags in opts),
-// logs the files it read as the run's dataset inputs, logs the rest with
-// log, ends the run and prints its address on standard error. Its errors
-// say what to do: score offline when the server cannot be reached,
-// `narlab mlflow sync` when it did not take the whole run.
-func logOneRun(cmd string, t trackingFlags, params map[string]string, opts []tracking.Option, inputs []fileInput,
-	log func(ctx context.Context, run *tracking.Run) error) error {
-	var datasets []mlflow.DatasetInput
-	for _, in := range inputs {
-		if in.path == "" || in.path == "-" {
-			continue // standard input: nothing to digest again
-		}
-		ds, err := tracking.FileDataset(in.name, in.path, in.context)
-		if err != nil {
-			return fmt.Errorf("%s: %w", cmd, err)
-		}
-		datasets = append(datasets, ds)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if *t.tracking != "" {
-		opts = append(opts, tracking.TrackingURI(*t.tracking))
-	}
-	run, err := tracking.Start(ctx, *t.experiment, params, opts...)
+// printRunLink ends a command that logged one run (tracking.LogOnce): it
+// prints the run's address on standard error when the whole run was
+// logged, and returns err (the logging's) prefixed with the command.
+func printRunLink(cmd string, run *tracking.Run, err error) error {
 	if err != nil {
-		return fmt.Errorf("%s: %w (run offline with --no-mlflow)", cmd, err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	var logErr error
-	if len(datasets) > 0 {
-		logErr = run.LogInputs(datasets...)
+	if run != nil {
+		fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
 	}
-	if logErr == nil {
-		logErr = log(ctx, run)
-	}
-	if err := run.EndWith(ctx, logErr); err != nil {
-		return fmt.Errorf("%s: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", cmd, err)
-	}
-	if logErr != nil {
-		return fmt.Errorf("%s: %w", cmd, logErr)
-	}
-	fmt.Fprintf(os.Stderr, "MLflow run %s: %s\n", run.ID(), run.URL())
 	return nil
 }

@@ -4,13 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/narlab/narlab/experiments/clrs30"
-	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/tracking"
 	"github.com/narlab/narlab/tracking/mlflow"
@@ -36,17 +34,20 @@ func trainCmd(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("train: --algo is required")
 	}
-	if err := checkTrainConfig(&c, finish, true); err != nil {
+	// Everything is checked before a run directory is created or locked.
+	if err := finish(); err != nil {
 		return err
 	}
-	c.Progress = os.Stderr
+	if err := c.Validate(); err != nil {
+		return err
+	}
 	if !c.NoMLflow {
 		if _, err := tracking.TrackingTimeout(); err != nil {
 			return err
 		}
 	}
-	ctx := commandContext()
-	res, err := clrs30.Run(ctx, c)
+	c.Progress = os.Stderr
+	res, err := clrs30.Run(commandContext(), c)
 	if err != nil && (res == nil || res.Test == nil) {
 		return err
 	}
@@ -64,59 +65,6 @@ func trainCmd(args []string) error {
 		fmt.Fprintf(stdout, "registered: %s version %s (models:/%s/%s)\n", res.RegisteredModel, res.ModelVersion, res.RegisteredModel, res.ModelVersion)
 	}
 	return err
-}
-
-// checkTrainConfig is what train checks after parsing and before any work
-// (no run directory is created or locked before it): the names, the
-// memory an edge activation and a fixed training set take, the backend
-// (nn.CheckBackend: pluginHere when the run is on this machine), and
-// finish (the flags without a Config field of their own, the tracking
-// server). `narlab sweep run` checks every cell with it too.
-func checkTrainConfig(c *clrs30.Config, finish func() error, pluginHere bool) error {
-	if _, ok := clrs.Specs[c.Algo]; !ok {
-		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
-	}
-	if !slices.Contains(nn.Processors, c.Processor) {
-		return fmt.Errorf("train: unknown --processor %q (want one of %s)", c.Processor, strings.Join(nn.Processors, ", "))
-	}
-	if !slices.Contains(nn.HintModes, c.HintMode) {
-		return fmt.Errorf("train: unknown --hint-mode %q (want one of %s)", c.HintMode, strings.Join(nn.HintModes, ", "))
-	}
-	if !slices.Contains(nn.HintRepredModes, c.HintRepred) {
-		return fmt.Errorf("train: unknown --hint-repred %q (want one of %s)", c.HintRepred, strings.Join(nn.HintRepredModes, ", "))
-	}
-	if c.StepLoop != "" && !slices.Contains(nn.StepLoopModes, c.StepLoop) {
-		return fmt.Errorf("train: unknown --step-loop %q (want one of %s)", c.StepLoop, strings.Join(nn.StepLoopModes, ", "))
-	}
-	// One edge activation of the processor holds batch × n² × hidden
-	// float32s, in training (n = 16 or --train-length) and in the test
-	// split's evaluation (32 graphs of 64 nodes).
-	n := 16
-	if c.TrainLength > 0 {
-		n = c.TrainLength
-	}
-	edges := max(float64(c.Batch*n*n), 32*64*64)
-	if err := checkMemory("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
-		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
-	}
-	if c.TrainLength > 0 { // clrs30.Run holds 1000 fixed samples of this length
-		if err := checkSamples(c.Algo, c.TrainLength, 1, 1000, "--train-length; the training set is 1000 samples"); err != nil {
-			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
-		}
-	}
-	if err := nn.CheckBackend(c.Backend, pluginHere); err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	if err := finish(); err != nil {
-		return err
-	}
-	if c.NoMLflow && (c.ParentRun != "" || len(c.Tags) > 0 || c.Register != "") {
-		return fmt.Errorf("train: --parent-run, --tag and --register place the run in MLflow, but --no-mlflow (or --tracking none) logs nothing; give one or the other")
-	}
-	if c.Register != "" && (strings.TrimSpace(c.Register) != c.Register || len(c.Register) > 256) {
-		return fmt.Errorf("train: --register %q: a registered model name of at most 256 characters, without surrounding spaces", c.Register)
-	}
-	return nil
 }
 
 // trainFlags are the flags of `narlab train` (defaults: the reference's
@@ -265,6 +213,11 @@ func evalCmd(args []string) error {
 	if cfg.Reference != nil {
 		fmt.Fprintf(stdout, "dm-clrs checkpoint: %s\n", describeConfig(res.Config))
 	}
+	// What was scored; the checkpoint's path goes to standard error, so
+	// that the scores of a checkpoint and of its export print the same.
+	fmt.Fprintf(os.Stderr, "eval: %s %s\n", res.Format, res.CheckpointPath)
+	fmt.Fprintf(stdout, "%s/%s (hidden %d) on the CLRS-30 %s split: %d samples at n=%d\n",
+		res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
 	fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
 	printScores(res.Scores)
 	if err != nil {

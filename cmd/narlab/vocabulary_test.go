@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,40 @@ func TestAliases(t *testing.T) {
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%v: error %v, want one naming %q", tc.args, err, tc.wantErr)
 		}
+	}
+}
+
+// singleDash finds a flag written with one dash ("-limit", "[-h]") in a
+// help text: every narlab help names flags with two (--limit).
+var singleDash = regexp.MustCompile(`(?m)(?:^|[\s\[(,|=])(-[a-zA-Z][a-zA-Z0-9-]*)`)
+
+// TestHelpFlagStyle runs every command's -h and checks that the help names
+// every flag in one style, with a double dash, as the generated usage
+// does: a help text printed another way (flag.PrintDefaults writes
+// "-limit int") is the odd one out.
+func TestHelpFlagStyle(t *testing.T) {
+	defer func() { flagSetHook = nil }()
+	for _, c := range commands {
+		name := strings.TrimSpace(c.group + " " + c.name)
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			var help bytes.Buffer
+			flagSetHook = func(fs *flag.FlagSet) { fs.SetOutput(&help) }
+			if err := c.run([]string{"-h"}); err != nil {
+				t.Fatalf("`narlab %s -h` failed: %v", name, err)
+			}
+			if help.Len() == 0 {
+				t.Fatalf("`narlab %s -h` printed nothing", name)
+			}
+			for _, m := range singleDash.FindAllStringSubmatch(help.String(), -1) {
+				t.Errorf("`narlab %s -h` writes the flag %q with one dash; every help writes -%s", name, m[1], m[1])
+			}
+			for _, l := range strings.Split(help.String(), "\n") {
+				if f, ok := strings.CutPrefix(strings.TrimSpace(l), "--"); ok && strings.HasPrefix(l, "  --") {
+					if n, _, _ := strings.Cut(f, " "); n == "" {
+						t.Errorf("`narlab %s -h`: a flag line without a name: %q", name, l)
+					}
+				}
+			}
+		})
 	}
 }

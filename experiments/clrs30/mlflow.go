@@ -251,7 +251,10 @@ type EvalConfig struct {
 type EvalResult struct {
 	Scores         map[string]float64 // per output, and their mean under "score"
 	Config         nn.Config          // the checkpoint's model
-	Samples        int
+	Split          string             // the split scored
+	Samples        int                // the samples scored
+	Length         int                // the split's sample length n (nodes for most algorithms)
+	Format         string             // "narlab checkpoint" or "dm-clrs checkpoint"
 	RunID, RunURL  string
 	DatasetDigest  string
 	CheckpointPath string
@@ -297,7 +300,8 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(c.Checkpoint)
-	res := &EvalResult{Scores: scores, Config: mc, Samples: len(trajs), CheckpointPath: abs, DatasetDigest: digestTrajectories(trajs)}
+	res := &EvalResult{Scores: scores, Config: mc, Split: c.Split, Samples: len(trajs), Length: set.Length, Format: format,
+		CheckpointPath: abs, DatasetDigest: digestTrajectories(trajs)}
 	if c.NoMLflow {
 		return res, nil
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
@@ -166,8 +167,6 @@ func (c *Config) defaults() error {
 	}
 	if c.StepLoop == "" {
 		c.StepLoop = nn.StepLoopAuto
-	} else if !slices.Contains(nn.StepLoopModes, c.StepLoop) {
-		return fmt.Errorf("train: unknown step-loop mode %q (want one of %s)", c.StepLoop, strings.Join(nn.StepLoopModes, ", "))
 	}
 	if c.Fresh {
 		if c.TrainData == "split" {
@@ -210,6 +209,12 @@ func (c *Config) defaults() error {
 			return fmt.Errorf("train: train length %d; want at least 2", l)
 		}
 	}
+	return nil
+}
+
+// defaultDir fills Dir, when empty, with the run's default directory:
+// <data dir>/train/<algo>-<processor>-s<seed>-<settings id>.
+func (c *Config) defaultDir() error {
 	if c.Dir == "" {
 		d, err := project.DataDir()
 		if err != nil {
@@ -374,11 +379,14 @@ var ErrNotDelivered = errors.New("metrics not delivered to the tracking server")
 // only the delivery of its metrics fails, Run returns the complete result
 // with an error wrapping ErrNotDelivered.
 func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	if !slices.Contains(nn.Processors, cfg.Processor) {
-		return nil, fmt.Errorf("train: unknown processor %q (want one of %v)", cfg.Processor, nn.Processors)
+	if err := cfg.defaultDir(); err != nil {
+		return nil, err
 	}
 	be, choice, err := nn.BackendChoice(cfg.Backend)
 	if err != nil {
@@ -540,6 +548,17 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	if cfg.Progress != nil { // a redrawn bar with ETA on a terminal, plain lines elsewhere
 		loop.Observers = append(loop.Observers, trainloop.Terminal(cfg.Progress, cfg.Algo+"/"+cfg.Processor))
+		// Once compiled, a few steps say how long the run will take here:
+		// a warning if hours, with how to shorten it.
+		k := max(1, len(cfg.TrainLengths)) // one compilation per training length
+		loop.Observers = append(loop.Observers, trainloop.Estimate(k, k, func(p trainloop.Projection) {
+			if w := LongRunWarning(cfg, backendName, p); w != "" {
+				if progress.IsTerminal(cfg.Progress) {
+					w = "\n" + w // below the bar
+				}
+				fmt.Fprint(cfg.Progress, w)
+			}
+		}))
 	}
 	loop.Observers = append(loop.Observers, cfg.Observers...)
 	stats, err := loop.Run(ctx, &st.State)
@@ -607,6 +626,49 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}
 	return res, nil
+}
+
+// LongRun is the training time beyond which a run warns (Config.Progress)
+// that it will take long on this machine.
+const LongRun = time.Hour
+
+// LongRunWarning is the warning a run with Progress prints once its first
+// steps have been timed (p) when the training left will take more than
+// LongRun on this backend: the estimate and how to shorten it. It is ""
+// for a shorter run.
+func LongRunWarning(c Config, backend string, p trainloop.Projection) string {
+	if p.Left <= LongRun {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "narlab: this run needs about %s more on %s: %d steps left at %s a step (timed after compilation; validation every %d steps comes on top).\n",
+		roundDuration(p.Left), backend, p.Steps-p.Step, roundDuration(p.PerStep), c.EvalEvery)
+	if strings.HasPrefix(backend, "xla-cuda") {
+		b.WriteString("narlab: to shorten it: fewer --steps, or a smaller --hidden or --batch.\n")
+		return b.String()
+	}
+	// What fits in minutes on a CPU: the README's first training.
+	steps := max(1, int(10*time.Minute/max(p.PerStep, time.Millisecond)))
+	fmt.Fprintf(&b, "narlab: to shorten it: --steps %d (about ten minutes at this pace), a CPU-sized model and data "+
+		"(--processor pgn --hidden 32 --batch 8 --train-length 8: `narlab train --algo %s --processor pgn --steps 300 --hidden 32 --batch 8 --train-length 8`), "+
+		"or a GPU (picked by itself where XLA's CUDA plugin is installed: `narlab backends`); the paper's protocol (%d steps of %s, hidden %d, batch %d) is a GPU job.\n",
+		steps, c.Algo, c.Steps, c.Processor, c.Hidden, c.Batch)
+	return b.String()
+}
+
+// roundDuration writes d for a message: 0.3s, 26s, 4m05s, 72h09m.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // logCheckpointArtifacts logs the best checkpoint's files as run artifacts

@@ -140,7 +140,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{Config{Algo: "bfs", Processor: "mpnn", Steps: -1}, "steps"},
 		{Config{Algo: "bfs", Processor: "mpnn", Batch: -2}, "batch"},
-		{Config{Algo: "bfs", Processor: "lstm", NoMLflow: true, Dir: "x"}, "unknown processor"},
+		{Config{Algo: "bfs", Processor: "lstm", NoMLflow: true, Dir: "x"}, `unknown --processor "lstm"`},
 		{Config{Algo: "bfs", Processor: "mpnn", Backend: "nosuch", NoMLflow: true, Dir: "x"}, "backend"},
 		{Config{Algo: "bfs", TrainData: "nosuch", Dir: "x"}, "train data"},
 		{Config{Algo: "bfs", TrainData: "lengths", TrainLength: 8, Dir: "x"}, "contradict"},

@@ -3,7 +3,6 @@ package llmeval
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -36,8 +35,12 @@ func Suites() []string { return []string{CLRSText, Graphs, Spectral, DSR} }
 type Config struct {
 	// Suite is clrstext, graphs, spectral or dsr.
 	Suite string
+	// Endpoint is the model the prompts are asked of (see [Open]): an
+	// OpenAI-compatible endpoint, or narlab's local llama.cpp server,
+	// with the response cache. Client, when set, is used instead.
+	Endpoint Endpoint
 	// Client asks the prompts (its endpoint, model, concurrency, retries
-	// and cache).
+	// and cache), when given instead of an Endpoint.
 	Client *llm.Client
 	// API overrides the suite's default API (clrstext: completion, which
 	// continues the CLRS-Text question as the paper's models do; the
@@ -61,7 +64,7 @@ type Config struct {
 	// represented.
 	Limit int
 	// Label names the model in run names, legends and predictor columns
-	// (default: the client's model).
+	// (default: the model's name).
 	Label string
 	// Experiment is the MLflow experiment (default "llm-<suite>").
 	Experiment string
@@ -207,11 +210,8 @@ type Prepared struct {
 }
 
 // Prepare checks the configuration and builds every prompt; nothing is
-// sent.
+// sent, and no client or endpoint is needed yet ([Open] connects one).
 func Prepare(cfg Config) (*Prepared, error) {
-	if cfg.Client == nil {
-		return nil, errors.New("llmeval: no client")
-	}
 	if cfg.Limit < 0 {
 		return nil, fmt.Errorf("llmeval: limit %d: want 0 (no limit) or a positive number", cfg.Limit)
 	}
@@ -232,9 +232,6 @@ func Prepare(cfg Config) (*Prepared, error) {
 	s.defaults(&cfg.Params, cfg.API)
 	if err := cfg.Params.Validate(); err != nil {
 		return nil, fmt.Errorf("llmeval: %w", err)
-	}
-	if cfg.Label == "" {
-		cfg.Label = cfg.Client.Model()
 	}
 	if cfg.Experiment == "" {
 		cfg.Experiment = tracking.DefaultExperiment("llm-" + cfg.Suite)
@@ -263,10 +260,19 @@ func Prepare(cfg Config) (*Prepared, error) {
 	return p, nil
 }
 
-// SetClient replaces the client the prompts are asked through (the
-// prompts do not depend on it; its model name becomes the default label
-// only through Prepare).
+// SetClient sets the client the prompts are asked through (the prompts
+// do not depend on it; its model's name is the label unless Config.Label
+// names one).
 func (p *Prepared) SetClient(c *llm.Client) { p.cfg.Client = c }
+
+// Label is the model's name in the run: Config.Label, else the client's
+// model ("" before a client is set).
+func (p *Prepared) Label() string {
+	if p.cfg.Label != "" || p.cfg.Client == nil {
+		return p.cfg.Label
+	}
+	return p.cfg.Client.Model()
+}
 
 // SetProgress sets the function called after each answered prompt.
 func (p *Prepared) SetProgress(f func(done, total, cached int)) { p.cfg.Progress = f }
@@ -282,8 +288,12 @@ func (p *Prepared) Sampling() (Sampling, []string) { return p.sampling, p.overri
 // Len is the number of prompts.
 func (p *Prepared) Len() int { return len(p.items) }
 
-// Pending counts the prompts the cache does not answer.
+// Pending counts the prompts the cache does not answer (all of them
+// before a client is set).
 func (p *Prepared) Pending() (int, error) {
+	if p.cfg.Client == nil {
+		return len(p.reqs), nil
+	}
 	n := 0
 	for _, r := range p.reqs {
 		_, ok, err := p.cfg.Client.Cached(r)
@@ -336,7 +346,8 @@ func limitItems(items []item, n int) []item {
 	return out
 }
 
-// Run is [Prepare] followed by [Prepared.Run].
+// Run is [Prepare] followed by [Prepared.Run] (which connects
+// Config.Endpoint unless Config.Client is set).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	p, err := Prepare(cfg)
 	if err != nil {
@@ -345,8 +356,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return p.Run(ctx)
 }
 
-// Run asks every prompt, scores the answers and logs the MLflow run.
+// Run asks every prompt, scores the answers and logs the MLflow run. A
+// Prepared without a client is first connected to Config.Endpoint
+// ([Open]).
 func (p *Prepared) Run(ctx context.Context) (*Result, error) {
+	if p.cfg.Client == nil {
+		if _, err := Open(ctx, p.cfg.Endpoint, p); err != nil {
+			return nil, err
+		}
+	}
+	p.cfg.Label = p.Label()
 	cfg := p.cfg
 	logf := cfg.Logf
 	if logf == nil {

@@ -37,6 +37,19 @@ func TestREADME(t *testing.T) {
 			t.Errorf("README.md's first 40 lines do not show %q", cmd)
 		}
 	}
+	// The first training a reader meets runs on a CPU in minutes: a
+	// bounded number of steps of a small model (the defaults are the
+	// paper's GPU protocol, hours here).
+	if i := strings.Index(text, "narlab train "); i < 0 {
+		t.Error("README.md shows no `narlab train` command")
+	} else {
+		cmd, _, _ := strings.Cut(text[i:], "`")
+		steps := regexp.MustCompile(`--steps (\d+)`).FindStringSubmatch(cmd)
+		hidden := regexp.MustCompile(`--hidden (\d+)`).FindStringSubmatch(cmd)
+		if steps == nil || len(steps[1]) > 3 || hidden == nil || len(hidden[1]) > 2 {
+			t.Errorf("README.md's first training command %q is not CPU-sized: give it --steps (at most 999) and --hidden (at most 99)", cmd)
+		}
+	}
 	if strings.Contains(text, "../") {
 		t.Error("README.md points outside the repository (../…): link repository docs instead")
 	}

@@ -29,3 +29,11 @@ func Lock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 
 // Unlock drops the lock on f (closing f drops it too).
 func Unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// Share takes a shared lock on f, waiting for it, or turns the exclusive
+// lock f holds into a shared one (flock(2) converts it, though not
+// atomically: another process may take the lock in between). Many open
+// file descriptions can hold a shared lock at once; none of them can then
+// take it exclusively, so an exclusive TryLock tells a process whether
+// anyone else holds it at all.
+func Share(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_SH) }

@@ -2,8 +2,11 @@
 // fits where the output goes: on a terminal, one line redrawn in place (a
 // bar, the count, the rate and the time left); anywhere else (a log file, a
 // pipe, a notebook cell), a plain line now and then — every Every steps or
-// EverySeconds, whichever comes first — with no carriage returns or ANSI
-// codes, so a log stays one line per report.
+// Interval, whichever comes first, and with KeepAlive at least every
+// Interval even while the task is stuck on one step — with no carriage
+// returns or ANSI codes, so a log stays one line per report. A task that
+// stops early ends with Stop ("interrupted after 1m05s") instead of Done
+// ("done in 1m05s").
 //
 //	p := progress.New(os.Stderr, "generating bfs/train", 1000)
 //	for i := range 1000 {
@@ -54,6 +57,10 @@ type Bar struct {
 	extra    string
 	width    int // the terminal line last drawn, to blank it when it shrinks
 	finished bool
+	stopped  string        // why the task stopped before its end (Stop)
+	updated  time.Time     // the last Update (or the start)
+	waiting  time.Duration // set while a KeepAlive line is written
+	quit     chan struct{} // closed to end KeepAlive's goroutine
 
 	// Every is the most steps between two plain lines (default: a tenth of
 	// the total); Interval the most time (default DefaultInterval). Set
@@ -75,7 +82,7 @@ func newBar(w io.Writer, label string, total int, tty bool, now func() time.Time
 		every = max(1, total/DefaultEvery)
 	}
 	t := now()
-	return &Bar{w: w, label: label, total: total, tty: tty, start: t, now: now, last: t,
+	return &Bar{w: w, label: label, total: total, tty: tty, start: t, now: now, last: t, updated: t,
 		Every: every, Interval: DefaultInterval}
 }
 
@@ -112,6 +119,7 @@ func (b *Bar) Update(done int, extra string) {
 	}
 	b.done, b.extra = done, extra
 	now := b.now()
+	b.updated = now
 	if b.tty {
 		if now.Sub(b.last) >= redraw || (b.total > 0 && done >= b.total) {
 			b.drawTTY(now)
@@ -136,6 +144,7 @@ func (b *Bar) Done() {
 		return
 	}
 	b.finished = true
+	b.stopKeepAlive()
 	now := b.now()
 	if b.tty {
 		b.drawTTY(now)
@@ -143,6 +152,86 @@ func (b *Bar) Done() {
 		return
 	}
 	b.plainLine(now, true)
+}
+
+// Stop ends the report of a task that did not complete, with a last line
+// that says so: "…, interrupted after 1m05s" for Stop("interrupted")
+// where Done would say "done in 1m05s". Later calls (and Done) do
+// nothing.
+func (b *Bar) Stop(why string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	b.finished, b.stopped = true, why
+	b.stopKeepAlive()
+	now := b.now()
+	if b.tty {
+		b.drawTTY(now)
+		fmt.Fprintln(b.w)
+		return
+	}
+	b.plainLine(now, true)
+}
+
+// KeepAlive makes sure that, away from a terminal, a line is written at
+// least every Interval even while no Update comes (a long step, a
+// compilation, an evaluation): such a line ends with how long the bar has
+// waited since its last update. It returns the function that stops it; Done
+// and Stop stop it too. On a terminal it does nothing: the bar stays on
+// screen.
+func (b *Bar) KeepAlive() (stop func()) {
+	if b == nil || b.tty || b.Interval <= 0 {
+		return func() {}
+	}
+	b.mu.Lock()
+	if b.quit != nil { // already kept alive
+		b.mu.Unlock()
+		return func() {}
+	}
+	quit := make(chan struct{})
+	b.quit = quit
+	interval := b.Interval
+	b.mu.Unlock()
+	tick := max(interval/6, time.Millisecond)
+	go func() {
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				b.mu.Lock()
+				if b.finished {
+					b.mu.Unlock()
+					return
+				}
+				// Updates still coming write the line themselves (one is
+				// due by Interval); this one is for a task stuck on a step.
+				if now := b.now(); now.Sub(b.last) >= b.Interval && now.Sub(b.updated) >= tick {
+					b.waiting = now.Sub(b.updated)
+					b.plainLine(now, false)
+					b.waiting = 0
+				}
+				b.mu.Unlock()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { b.mu.Lock(); b.stopKeepAlive(); b.mu.Unlock() }) }
+}
+
+// stopKeepAlive ends the KeepAlive goroutine, if any (b.mu held).
+func (b *Bar) stopKeepAlive() {
+	if b.quit != nil {
+		close(b.quit)
+		b.quit = nil
+	}
 }
 
 // plainLine writes "label: 120/1000 (12%) 35.2/s, 25s left, extra".
@@ -155,13 +244,21 @@ func (b *Bar) plainLine(now time.Time, final bool) {
 	if r := b.rate(elapsed); r != "" {
 		s.WriteString(" " + r)
 	}
-	if final {
+	switch {
+	case final && b.stopped != "":
+		s.WriteString(", " + b.stopped + " after " + fmtDuration(elapsed))
+	case final:
 		s.WriteString(", done in " + fmtDuration(elapsed))
-	} else if eta, ok := b.eta(elapsed); ok {
-		s.WriteString(", " + fmtDuration(eta) + " left")
+	default:
+		if eta, ok := b.eta(elapsed); ok {
+			s.WriteString(", " + fmtDuration(eta) + " left")
+		}
 	}
 	if b.extra != "" {
 		s.WriteString(", " + b.extra)
+	}
+	if b.waiting > 0 {
+		s.WriteString("; no update for " + fmtDuration(b.waiting))
 	}
 	s.WriteByte('\n')
 	io.WriteString(b.w, s.String())
@@ -181,7 +278,9 @@ func (b *Bar) drawTTY(now time.Time) {
 	if r := b.rate(elapsed); r != "" {
 		s.WriteString(" " + r)
 	}
-	if b.total > 0 && b.done >= b.total {
+	if b.stopped != "" {
+		s.WriteString(" " + b.stopped + " after " + fmtDuration(elapsed))
+	} else if b.total > 0 && b.done >= b.total {
 		s.WriteString(" in " + fmtDuration(elapsed))
 	} else if eta, ok := b.eta(elapsed); ok {
 		s.WriteString(" ETA " + fmtDuration(eta))

@@ -3,6 +3,7 @@ package progress
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -141,5 +142,96 @@ func TestFmtDuration(t *testing.T) {
 		if got := fmtDuration(tc.d); got != tc.want {
 			t.Errorf("fmtDuration(%v) = %q, want %q", tc.d, got, tc.want)
 		}
+	}
+}
+
+// TestStop checks the last line of a task that stopped early, in both
+// forms: it says why and after how long, never "done".
+func TestStop(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tty   bool
+		why   string
+		want  string
+		avoid string
+	}{
+		{"plain, interrupted", false, "interrupted", "gen: 3/10 (30%) 1.0/s, interrupted after 3s", "done in"},
+		{"plain, failed", false, "failed", "failed after 3s", "done in"},
+		{"terminal, interrupted", true, "interrupted", "3/10 (30%) 1.0/s interrupted after 3s", " in 3s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			c := &clock{t: time.Unix(0, 0)}
+			b := newBar(&buf, "gen", 10, tc.tty, c.now)
+			for i := 1; i <= 3; i++ {
+				c.t = c.t.Add(time.Second)
+				b.Update(i, "")
+			}
+			b.Stop(tc.why)
+			b.Done() // after Stop: nothing
+			out := buf.String()
+			last := out[strings.LastIndexAny(strings.TrimSuffix(out, "\n"), "\n\r")+1:]
+			if !strings.Contains(last, tc.want) || strings.Contains(last, tc.avoid) {
+				t.Errorf("last line %q, want %q and no %q", last, tc.want, tc.avoid)
+			}
+			if !strings.HasSuffix(out, "\n") {
+				t.Errorf("output does not end its line: %q", out)
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for KeepAlive's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestKeepAlive checks that away from a terminal a kept-alive bar writes a
+// line every Interval while no Update comes, saying how long it has
+// waited, and stops with Done; on a terminal it writes nothing.
+func TestKeepAlive(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		tty       bool
+		wantLines bool
+	}{
+		{"plain", false, true},
+		{"terminal", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf syncBuffer
+			b := newBar(&buf, "train", 100, tc.tty, time.Now)
+			b.Interval = 20 * time.Millisecond
+			b.Update(1, "loss 0.5")
+			stop := b.KeepAlive()
+			time.Sleep(150 * time.Millisecond) // a long step: no Update
+			b.Done()
+			stop() // after Done: nothing more
+			n := strings.Count(buf.String(), "no update for")
+			if got := n > 0; got != tc.wantLines {
+				t.Errorf("%d kept-alive lines, want some: %v\n%s", n, tc.wantLines, buf.String())
+			}
+			if tc.wantLines && !strings.Contains(buf.String(), "train: 1/100 (1%)") {
+				t.Errorf("kept-alive lines do not show the count:\n%s", buf.String())
+			}
+			after := buf.String()
+			time.Sleep(60 * time.Millisecond)
+			if buf.String() != after {
+				t.Errorf("lines written after Done:\n%s", buf.String()[len(after):])
+			}
+		})
 	}
 }

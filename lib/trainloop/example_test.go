@@ -3,6 +3,7 @@ package trainloop_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/narlab/narlab/lib/trainloop"
 )
@@ -37,4 +38,19 @@ func Example() {
 	// step 4: loss 0.0352 val 0.966 (best 0.966 @4)
 	// step 6: loss 0.0022 val 0.998 (best 0.998 @6)
 	// best at step 6 of 6
+}
+
+// Estimate tells, once the first steps are timed, how long the rest of a
+// run will take: here one compiling step is skipped and the next two
+// averaged. (A Loop gives it its events; they are replayed here with
+// fixed times.)
+func ExampleEstimate() {
+	est := trainloop.Estimate(1, 2, func(p trainloop.Projection) {
+		fmt.Printf("after step %d of %d: %v a step, %v left\n", p.Step, p.Steps, p.PerStep, p.Left)
+	})
+	for i, took := range []time.Duration{2 * time.Second, 40 * time.Millisecond, 60 * time.Millisecond, 50 * time.Millisecond} {
+		est.Observe(trainloop.Event{Kind: trainloop.Stepped, Step: i + 1, Steps: 1000, Took: took})
+	}
+	// Output:
+	// after step 3 of 1000: 50ms a step, 49.85s left
 }

@@ -1,8 +1,10 @@
 package trainloop
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/narlab/narlab/internal/progress"
 )
@@ -21,19 +23,66 @@ func Summary(e Event) string {
 }
 
 // Terminal shows a loop's progress on w with internal/progress: a bar
-// redrawn in place (rate, time left, Summary) on a terminal, a plain line
-// now and then anywhere else.
+// redrawn in place (rate, time left, Summary) on a terminal; anywhere else
+// a plain line now and then, and at least every 30 s even while one step
+// or evaluation takes longer. The last line says "done in …", or
+// "interrupted after …" (or "failed after …") when the loop stopped early.
 func Terminal(w io.Writer, label string) Observer {
 	var bar *progress.Bar
+	stop := func() {}
 	return ObserverFunc(func(e Event) {
 		switch e.Kind {
 		case Started:
 			bar = progress.New(w, label, e.Steps)
 			bar.Resume(e.Step) // a resumed run's rate counts this session's steps
+			stop = bar.KeepAlive()
 		case Stepped:
 			bar.Update(e.Step, Summary(e))
 		case Finished:
-			bar.Done()
+			stop()
+			switch {
+			case errors.Is(e.Err, ErrInterrupted):
+				bar.Stop("interrupted")
+			case e.Err != nil:
+				bar.Stop("failed")
+			default:
+				bar.Done()
+			}
+		}
+	})
+}
+
+// Projection is what a run's first steps say of the rest of it.
+type Projection struct {
+	Step    int           // the step it was made at
+	Steps   int           // the loop's last step
+	PerStep time.Duration // the mean time of the measured steps (evaluation excluded)
+	Left    time.Duration // PerStep × (Steps − Step): the training still to do
+}
+
+// Estimate calls fn once, early in a run, with how long the rest of the
+// training will take at the pace of its first steps: it skips this
+// session's first skip steps (they compile: one per shape, so a run that
+// cycles through k training lengths should skip k), averages the time of
+// the next measure steps, and multiplies by the steps left. A run too short
+// for it never calls fn. Evaluations are not counted.
+func Estimate(skip, measure int, fn func(Projection)) Observer {
+	measure = max(1, measure)
+	seen := 0
+	var sum time.Duration
+	return ObserverFunc(func(e Event) {
+		if e.Kind != Stepped || seen > skip+measure {
+			return
+		}
+		seen++
+		if seen <= skip {
+			return
+		}
+		sum += e.Took
+		if seen == skip+measure {
+			seen++ // once
+			per := sum / time.Duration(measure)
+			fn(Projection{Step: e.Step, Steps: e.Steps, PerStep: per, Left: per * time.Duration(e.Steps-e.Step)})
 		}
 	})
 }

@@ -1,12 +1,15 @@
 package trainloop
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLoop runs a loop whose loss at step s is 1/s and whose score at
@@ -210,3 +213,71 @@ func TestObservers(t *testing.T) {
 type reporterFunc func(done, total int, info string)
 
 func (f reporterFunc) Update(done, total int, info string) { f(done, total, info) }
+
+// TestEstimate checks the projection made from a run's first steps: the
+// compiling steps skipped, the next ones averaged, times the steps left;
+// once, and never for a run too short.
+func TestEstimate(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name          string
+		took          []time.Duration // each step's time
+		steps         int             // the loop's last step
+		from          int             // steps already done (resumed)
+		skip, measure int
+		want          *Projection
+	}{
+		{"one compilation", []time.Duration{900 * ms, 10 * ms, 30 * ms, 5 * ms}, 100, 0, 1, 2,
+			&Projection{Step: 3, Steps: 100, PerStep: 20 * ms, Left: 97 * 20 * ms}},
+		{"a cycle of lengths", []time.Duration{500 * ms, 600 * ms, 10 * ms, 20 * ms, 1 * ms}, 10, 0, 2, 2,
+			&Projection{Step: 4, Steps: 10, PerStep: 15 * ms, Left: 6 * 15 * ms}},
+		{"resumed", []time.Duration{900 * ms, 10 * ms}, 1000, 500, 1, 1,
+			&Projection{Step: 502, Steps: 1000, PerStep: 10 * ms, Left: 498 * 10 * ms}},
+		{"too short", []time.Duration{900 * ms, 10 * ms}, 2, 0, 1, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []Projection
+			obs := Estimate(tc.skip, tc.measure, func(p Projection) { got = append(got, p) })
+			for i := range tc.steps - tc.from {
+				took := time.Millisecond
+				if i < len(tc.took) {
+					took = tc.took[i]
+				}
+				obs.Observe(Event{Kind: Stepped, Step: tc.from + i + 1, Steps: tc.steps, Took: took})
+			}
+			switch {
+			case tc.want == nil && len(got) > 0:
+				t.Errorf("projections %+v, want none", got)
+			case tc.want != nil && (len(got) != 1 || got[0] != *tc.want):
+				t.Errorf("projections %+v, want one: %+v", got, *tc.want)
+			}
+		})
+	}
+}
+
+// TestTerminalLastLine checks that the progress shown away from a
+// terminal ends with "done in" only when every step ran.
+func TestTerminalLastLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"finished", nil, "done in"},
+		{"interrupted", fmt.Errorf("%w after step 2: %w", ErrInterrupted, context.Canceled), "interrupted after"},
+		{"failed", errors.New("out of memory"), "failed after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			obs := Terminal(&buf, "bfs/mpnn")
+			obs.Observe(Event{Kind: Started, Steps: 4})
+			obs.Observe(Event{Kind: Stepped, Step: 1, Steps: 4, Loss: 0.5})
+			obs.Observe(Event{Kind: Finished, Step: 1, Steps: 4, Err: tc.err})
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, tc.want) || (tc.err != nil && strings.Contains(last, "done in")) {
+				t.Errorf("last line %q, want %q", last, tc.want)
+			}
+		})
+	}
+}

@@ -210,6 +210,14 @@ func (c *Client) ExperimentURL(experimentID string) string {
 	return c.URI() + "/#/experiments/" + url.PathEscape(experimentID) + uiMode
 }
 
+// RunsURL returns the address of an experiment's runs table in the MLflow
+// UI (#/experiments/ID/runs, in its "Model training" layout): where
+// `narlab mlflow ui` points, since MLflow 3's UI otherwise opens an
+// experiment on its GenAI pages (traces, evaluations).
+func (c *Client) RunsURL(experimentID string) string {
+	return c.URI() + "/#/experiments/" + url.PathEscape(experimentID) + "/runs" + uiMode
+}
+
 // redactURI removes the password from a URI for messages.
 func redactURI(s string) string {
 	u, err := url.Parse(s)

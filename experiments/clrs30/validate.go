@@ -1,0 +1,80 @@
+package clrs30
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/narlab/narlab/internal/membudget"
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn"
+)
+
+// Validate checks a training configuration before any work, as Run does
+// first: every name (algorithm, processor, hint modes, step loop), the
+// numbers (steps, batch, lengths, sample caps), settings that contradict
+// each other, the memory an edge activation and a fixed training set would
+// take (internal/membudget), the backend (an XLA plugin named by path must
+// exist on this machine), and the MLflow-only settings of a run that logs
+// nothing. `narlab train` and every cell of `narlab sweep run` are checked
+// with it (ValidateElsewhere for cells that may run on other machines).
+// Zero values stand for the defaults, as in Run.
+func (c Config) Validate() error { return c.validate(true) }
+
+// ValidateElsewhere is Validate for a run that will run on another machine
+// (a sweep's cell on a cluster node): an XLA plugin named by path is not
+// looked for here.
+func (c Config) ValidateElsewhere() error { return c.validate(false) }
+
+func (c Config) validate(pluginHere bool) error {
+	if _, ok := clrs.Specs[c.Algo]; !ok {
+		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
+	}
+	if err := c.defaults(); err != nil { // c is a copy
+		return err
+	}
+	for _, name := range []struct {
+		flag, value string
+		known       []string
+	}{
+		{"processor", c.Processor, nn.Processors},
+		{"hint-mode", c.HintMode, nn.HintModes},
+		{"hint-repred", c.HintRepred, nn.HintRepredModes},
+		{"step-loop", c.StepLoop, nn.StepLoopModes},
+	} {
+		if !slices.Contains(name.known, name.value) {
+			return fmt.Errorf("train: unknown --%s %q (want one of %s)", name.flag, name.value, strings.Join(name.known, ", "))
+		}
+	}
+	// One edge activation of the processor holds batch × n² × hidden
+	// float32s, in training (n = 16 or TrainLength) and in the test
+	// split's evaluation (32 graphs of 64 nodes).
+	n := 16
+	if c.TrainLength > 0 {
+		n = c.TrainLength
+	}
+	edges := max(float64(c.Batch*n*n), 32*64*64)
+	if err := membudget.Check("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
+		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
+	}
+	if c.TrainLength > 0 { // Run holds 1000 fixed samples of this length
+		per, err := clrs.SampleBytes(c.Algo, c.TrainLength, 1)
+		if err == nil {
+			err = membudget.Check(fmt.Sprintf("%s samples of length %d", c.Algo, c.TrainLength), 1000, per,
+				" (lower --train-length; the training set is 1000 samples)")
+		}
+		if err != nil {
+			return fmt.Errorf("train: --train-length %d: %w", c.TrainLength, err)
+		}
+	}
+	if err := nn.CheckBackend(c.Backend, pluginHere); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if c.NoMLflow && (c.ParentRun != "" || len(c.Tags) > 0 || c.Register != "") {
+		return fmt.Errorf("train: --parent-run, --tag and --register place the run in MLflow, but --no-mlflow (or --tracking none) logs nothing; give one or the other")
+	}
+	if c.Register != "" && (strings.TrimSpace(c.Register) != c.Register || len(c.Register) > 256) {
+		return fmt.Errorf("train: --register %q: a registered model name of at most 256 characters, without surrounding spaces", c.Register)
+	}
+	return nil
+}
