@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -95,6 +95,17 @@ bench-dataset: setup
 ## Training steps/s, narlab beside the JAX reference, in one run (figures in docs/performance.md).
 bench-train: setup
 	scripts/bench_train.sh
+
+## The CLRS-30 protocol on all 30 algorithms (MPNN, Triplet-GMPNN), narlab
+## beside the JAX reference: compilation, steps/s, the n=64 test split, peak
+## memory (hours; resumes; table in data/bench/protocol.md, docs/performance.md).
+bench-protocol: setup
+	scripts/bench_protocol.sh
+
+## Evaluation time and peak memory against n (16 to 1,600), the sparse model
+## beside the dense one (table in data/bench/sparse.md, docs/performance.md).
+bench-sparse: setup
+	scripts/bench_sparse.sh
 
 ## Metric points per second an MLflow server on PostgreSQL and one on SQLite take from 8 writers (docs/performance.md).
 bench-tracking: setup

@@ -310,7 +310,8 @@ func trainDataName(c Config) string {
 func stepLoopName(mode string) string {
 	switch mode {
 	case "", nn.StepLoopAuto:
-		return fmt.Sprintf("auto (one compiled step in a loop; batches of at most %d steps unrolled)", nn.UnrollMaxSteps)
+		return fmt.Sprintf("auto (one compiled step in a loop; from step %d, training batches of at most %d steps unrolled)",
+			nn.UnrollFromStep, nn.UnrollMaxSteps)
 	case nn.StepLoopLoop:
 		return "loop (one compiled step in a loop)"
 	}
@@ -340,13 +341,16 @@ type Result struct {
 	StepsPerS float64
 	// FirstStep is the time of this process's first step (compilation
 	// included).
-	FirstStep     time.Duration
-	Backend       string        // the backend used: "xla-cuda", "xla-cpu" or "go"
-	BackendConfig string        // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
-	Losses        []float64     // the training loss of every step (all sessions of a resumed run)
-	Run           *tracking.Run // the MLflow run (nil with NoMLflow); ended
-	RunID         string
-	RunURL        string
+	FirstStep time.Duration
+	// StepsLooped and StepsUnrolled count this session's training steps
+	// run in the step loop and unrolled (Config.StepLoop).
+	StepsLooped, StepsUnrolled int64
+	Backend                    string        // the backend used: "xla-cuda", "xla-cpu" or "go"
+	BackendConfig              string        // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
+	Losses                     []float64     // the training loss of every step (all sessions of a resumed run)
+	Run                        *tracking.Run // the MLflow run (nil with NoMLflow); ended
+	RunID                      string
+	RunURL                     string
 	// ModelID is the best checkpoint as an MLflow logged model (models:/ID);
 	// RegisteredModel and ModelVersion its registry entry (Config.Register).
 	ModelID, RegisteredModel, ModelVersion string
@@ -563,6 +567,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	loop.Observers = append(loop.Observers, cfg.Observers...)
 	stats, err := loop.Run(ctx, &st.State)
 	res.FirstStep, res.StepsPerS = stats.FirstStep, stats.StepsPerS
+	res.StepsLooped, res.StepsUnrolled = m.StepCounts()
 	if errors.Is(err, trainloop.ErrInterrupted) {
 		if serr := saveLast(); serr != nil {
 			return res, serr
@@ -740,6 +745,10 @@ const (
 	MetricBestVal   = "val/best_score"     // the best validation score (a fraction)
 	MetricStepsPerS = "train/steps_per_s"  // steady-state training rate of the session
 	MetricFirstStep = "train/first_step_s" // the session's first step, compilation included
+	// The session's training steps run in the step loop and unrolled
+	// (how StepLoop "auto" chose).
+	MetricLoopedSteps   = "train/looped_steps"
+	MetricUnrolledSteps = "train/unrolled_steps"
 )
 
 // logRun logs the run's results: the summary metrics at step 0, the
@@ -752,6 +761,8 @@ func logRun(run *tracking.Run, cfg Config, res *Result) {
 	if res.StepsPerS > 0 { // a session that trained (not one that only tested)
 		run.LogMetric(MetricStepsPerS, 0, res.StepsPerS)
 		run.LogMetric(MetricFirstStep, 0, res.FirstStep.Seconds())
+		run.LogMetric(MetricLoopedSteps, 0, float64(res.StepsLooped))
+		run.LogMetric(MetricUnrolledSteps, 0, float64(res.StepsUnrolled))
 	}
 	rows := [][]any{ResultRow(cfg, res)}
 	run.LogTable("results.json", ResultColumns, rows)

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,11 @@ type Config struct {
 	NoMLflow      bool
 	TrackingURI   string
 	Progress      io.Writer // progress lines (nil: none)
+	// Dir, when set, keeps each finished algorithm's result (DIR/ALGO.json,
+	// with its settings), the table DIR/results.md and the figure
+	// DIR/figure.png; an algorithm already there with the same settings
+	// is not run again, so a killed run resumes.
+	Dir string
 }
 
 // DefaultTestSamples is the default test-set cap.
@@ -192,11 +198,32 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	var out []Result
 	for _, algo := range cfg.Algos {
-		r, err := runAlgo(ctx, &cfg, algo)
-		if err != nil {
-			return out, err
+		var r *Result
+		var err error
+		if cfg.Dir != "" {
+			if r, err = loadDone(cfg.Dir, algo, cfg.Params(algo)); err != nil {
+				return out, err
+			}
+			if r != nil {
+				cfg.say("%s: done before (%s), not run again", algo, filepath.Join(cfg.Dir, algo+".json"))
+			}
+		}
+		if r == nil {
+			if r, err = runAlgo(ctx, &cfg, algo); err != nil {
+				return out, err
+			}
+			if cfg.Dir != "" {
+				if err := saveResult(cfg.Dir, cfg.Params(algo), r); err != nil {
+					return append(out, *r), err
+				}
+			}
 		}
 		out = append(out, *r)
+		if cfg.Dir != "" {
+			if err := writeSummary(cfg.Dir, out); err != nil {
+				return out, err
+			}
+		}
 	}
 	return out, nil
 }

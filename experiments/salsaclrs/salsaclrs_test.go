@@ -1,6 +1,8 @@
 package salsaclrs
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +72,66 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := Run(t.Context(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one containing %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+func TestFigure(t *testing.T) {
+	pts := []Point{{"bfs", "er", 16, 1}, {"bfs", "er", 1600, 0.9}, {"bfs", "ws", 16, 1}, {"bfs", "ws", 1600, 0.7},
+		{"dfs", "er", 16, 0.6}, {"dfs", "er", 160, 0.4}}
+	f, err := Figure(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png, err := f.PNG()
+	if err != nil || len(png) < 1000 {
+		t.Fatalf("PNG: %d bytes, %v", len(png), err)
+	}
+	if _, err := Figure(nil); err == nil {
+		t.Error("Figure(nil) drew something")
+	}
+}
+
+// TestDirResumes runs with a results directory: the first run writes
+// ALGO.json, results.md and figure.png; a second run with the same settings
+// reads the results back without training (the same scores); one with
+// other settings is refused, naming the setting.
+func TestDirResumes(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	cfg := Config{Algos: []string{"bfs"}, TestSets: []string{"er_16", "ws_80"}, Steps: 4, EvalEvery: 2,
+		TrainSamples: 20, ValSamples: 4, TestSamples: func(int) int { return 2 }, Hidden: 8, Backend: "go",
+		NoMLflow: true, Dir: dir, Progress: &log}
+	first, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"bfs.json", "results.md", "figure.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	table, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| family | n | graphs | bfs |", "| er | 16 | 2 |", "| ws | 80 | 2 |"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, table)
+		}
+	}
+	log.Reset()
+	again, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "done before") || strings.Contains(log.String(), "drawing") {
+		t.Errorf("the second run trained again:\n%s", log.String())
+	}
+	if len(again) != 1 || again[0].Tests[1].Scores["score"] != first[0].Tests[1].Scores["score"] || again[0].BestStep != first[0].BestStep {
+		t.Errorf("read back %+v, want %+v", again, first)
+	}
+	cfg.Steps = 6
+	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "train_steps") {
+		t.Errorf("other settings in the same directory: error %v, want one naming train_steps", err)
 	}
 }

@@ -17,7 +17,9 @@ import (
 // batches of 32 from the CLRS-30 train-split sampler (n=16, 1000 samples,
 // seed 1), eight batches cycled, hidden 128, hints encoded and decoded,
 // teacher forcing 0. The first step (graph compilation) is timed apart and
-// reported as first_step_s; steps/s is the steady state. The backend is
+// reported as first_step_s; warmup_s is the time of the steps until the
+// default mode trains every batch unrolled (see warmUp); steps/s is the
+// steady state after them. The backend is
 // narlab's pick (XLA CPU after `make setup`; $GOMLX_BACKEND overrides).
 // NARLAB_BENCH_ROWS=algo/proc,algo/proc narrows the grid. Run with
 // -benchtime=Nx: a step takes from milliseconds (XLA) to seconds (pure Go).
@@ -64,6 +66,9 @@ func BenchmarkTrainStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			first := time.Since(t0)
+			tw := time.Now()
+			warmUp(b, m, batches)
+			warm := time.Since(tw)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := m.TrainStep(batches[(i+1)%len(batches)]); err != nil {
@@ -72,6 +77,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 			b.ReportMetric(first.Seconds(), "first_step_s")
+			b.ReportMetric(warm.Seconds(), "warmup_s")
 		})
 	}
 }
@@ -87,7 +93,9 @@ func BenchmarkTrainStep(b *testing.B) {
 //     (n=16) and the whole test split (n=64) evaluated in batches of 32;
 //   - val_s, test_s: the two evaluations;
 //   - steps/s: steady-state training, over NARLAB_BENCH_STEPS (default 5)
-//     steps after one pass over the eight batches the steps cycle through;
+//     steps after one pass over the eight batches the steps cycle through
+//     (and, where StepLoopAuto trains them unrolled, after the switch: see
+//     warmUp);
 //   - peak_rss_mb: the process's peak resident memory (run one row per
 //     process for a per-row figure; scripts/bench_protocol.sh does).
 //
@@ -173,6 +181,7 @@ func BenchmarkProtocol(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				warmUp(b, m, train)
 				ts := time.Now()
 				for k := 0; k < steps; k++ {
 					if _, err := m.TrainStep(train[k%len(train)]); err != nil {
@@ -273,4 +282,29 @@ func BenchmarkSparseVsDense(b *testing.B) {
 			b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_mb")
 		}
 	})
+}
+
+// warmUp trains a model on batches (cycled) until StepLoopAuto has
+// switched every one of them that it trains unrolled, so that what follows
+// measures the steady state of a long run; it does nothing when none is
+// (or in the other modes).
+func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
+	b.Helper()
+	if m.cfg.StepLoop != StepLoopAuto {
+		return
+	}
+	fits := false
+	for _, fb := range batches {
+		bd, err := m.batchOf(fb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fits = fits || m.unrollFits(bd)
+		bd.release()
+	}
+	for k := 0; fits && m.Step() < UnrollFromStep+int64(len(batches)); k++ {
+		if _, err := m.TrainStep(batches[k%len(batches)]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

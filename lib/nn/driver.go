@@ -269,13 +269,17 @@ func (sl *stepLoop) prepare(b loopBatch, training bool) error {
 	errs := make([]error, len(progs))
 	sem := make(chan struct{}, max(1, runtime.NumCPU()))
 	var wg sync.WaitGroup
+	shapes := make([][]shapes.Shape, len(progs)) // first: they read the variables, which building touches
+	for k, i := range progs {
+		shapes[k] = sl.programShapes(i, b)
+	}
 	for k, i := range progs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			_, errs[k] = execs[i].Compile(sl.programShapes(i, b)...)
+			_, errs[k] = execs[i].Compile(shapes[k]...)
 		}()
 	}
 	wg.Wait()

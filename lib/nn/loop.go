@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"github.com/gomlx/compute"
+	"sync"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
@@ -40,8 +41,11 @@ import (
 
 // Step-loop modes (Config.StepLoop).
 const (
-	// StepLoopAuto unrolls batches of at most UnrollMaxSteps steps and
-	// loops over longer ones.
+	// StepLoopAuto trains in the step loop and, for batches of at most
+	// UnrollMaxSteps steps whose unrolled training fits UnrollMemoryBudget,
+	// switches to an unrolled program from training step UnrollFromStep
+	// on (compiled in the background meanwhile). It evaluates in the step
+	// loop.
 	StepLoopAuto = "auto"
 	// StepLoopLoop always runs the step loop.
 	StepLoopLoop = "loop"
@@ -52,23 +56,6 @@ const (
 
 // StepLoopModes are the step-loop modes New accepts.
 var StepLoopModes = []string{StepLoopAuto, StepLoopLoop, StepLoopUnroll}
-
-// UnrollMaxSteps is the longest batch (in processor steps, the hint length
-// minus one) that StepLoopAuto unrolls. Unrolled programs are compiled once
-// per trajectory length, so only short, few-valued lengths pay off; see
-// docs/performance.md ("Step loop").
-const UnrollMaxSteps = 0
-
-// unrolls reports whether a batch of S processor steps runs unrolled.
-func (m *Model) unrolls(S int) bool {
-	switch m.cfg.StepLoop {
-	case StepLoopUnroll:
-		return true
-	case StepLoopLoop:
-		return false
-	}
-	return S <= UnrollMaxSteps
-}
 
 // loopLayout is the static structure of the step loop's tensors for a
 // model: how many static tensors, inputs, fed hints, scored hints, outputs
@@ -299,11 +286,12 @@ func accumulate(body stepBody, e encoded, acc, r readout, w *Node) readout {
 //	update:   gradient sums → (clipped, Adam applied) the global step
 //	stepEval: hidden, fed, readout, outStep, step inputs → hidden, fed, readout
 //	headEval: readout → output logits
-func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store, opt gradientUpdater) (*loopPrograms, error) {
+func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store, opt gradientUpdater, build *sync.Mutex) (*loopPrograms, error) {
 	l := body.loopLayout()
 	p := &loopPrograms{prepared: map[string]bool{}}
 	var err error
 	mk := func(i int, fn programFn) *model.Exec {
+		fn = serialBuild(build, fn)
 		p.fns[i] = fn
 		if err != nil {
 			return nil

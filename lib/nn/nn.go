@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -51,9 +52,11 @@ type Config struct {
 	PredAsInput bool  `json:"enforce_pred_as_input"`
 	Seed        int64 `json:"seed"` // initialisation, Gumbel noise and teacher-forcing draws
 	// StepLoop is how the algorithm's steps are run (one of
-	// StepLoopModes): "auto" (the default, also when empty) loops over
-	// one compiled step except for batches of at most UnrollMaxSteps
-	// steps, which are unrolled; "loop" and "unroll" force one way. Both
+	// StepLoopModes): "auto" (the default, also when empty) evaluates in
+	// a loop over one compiled step and trains there too, except that
+	// from training step UnrollFromStep on batches of at most
+	// UnrollMaxSteps steps train unrolled; "loop" and "unroll" force one
+	// way. Both
 	// compute the same function (up to floating-point rounding); the
 	// loop's compile time and memory do not grow with the trajectory's
 	// length.
@@ -132,6 +135,11 @@ type Model struct {
 	trainFn *model.Exec // unrolled programs
 	predFn  *model.Exec
 	loop    *stepLoop
+	unroll  unroller // StepLoopAuto's unrolled training programs
+	// build is held while a program's graph is built: programs compile in
+	// parallel, and building them (GoMLX's scopes and optimizer) is not
+	// safe concurrently.
+	build sync.Mutex
 }
 
 // New builds a model for cfg.Algorithm on a backend (see [Backend]). The
@@ -167,6 +175,12 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
+		// Built in the background in StepLoopAuto, beside training
+		// steps that replace the variables' values (see unroller.vars).
+		m.unroll.vars.RLock()
+		defer m.unroll.vars.RUnlock()
+		m.build.Lock()
+		defer m.build.Unlock()
 		g := in[0].Graph()
 		scope.Store().SetTraining(g, true)
 		gi := splitInputs(m.spec, in)
@@ -185,15 +199,15 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.predFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+	m.predFn, err = model.NewExec(backend, m.store, serialBuild(&m.build, func(scope *model.Scope, in []*Node) []*Node {
 		gi := splitInputs(m.spec, in)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	progs, err := newLoopPrograms(m, backend, m.store, opt.(gradientUpdater))
+	progs, err := newLoopPrograms(m, backend, m.store, opt.(gradientUpdater), &m.build)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +236,7 @@ func (m *Model) Close() {
 	if m.store == nil {
 		return
 	}
+	m.unroll.wg.Wait() // background compilations
 	m.trainFn.Finalize()
 	m.predFn.Finalize()
 	m.loop.progs.finalize()
@@ -235,6 +250,8 @@ func (m *Model) Step() int64 {
 	if m.store == nil {
 		return 0
 	}
+	m.build.Lock() // GetGlobalStep touches the variable's metadata, as building does
+	defer m.build.Unlock()
 	return optimizer.GetGlobalStep(m.store)
 }
 
@@ -494,15 +511,34 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		return 0, err
 	}
 	defer bd.release()
-	if !m.unrolls(bd.S) {
+	unrolled, err := m.trainsUnrolled(bd)
+	if err != nil {
+		return 0, err
+	}
+	m.unroll.vars.Lock()
+	defer m.unroll.vars.Unlock()
+	if !unrolled {
 		loss, _, err := m.loop.lossAndGradients(bd, true)
+		if err == nil && m.cfg.StepLoop == StepLoopAuto && m.unrollFits(bd) {
+			err = m.compileUnrolled(bd, true) // ready by UnrollFromStep, if it can be
+		}
+		if err == nil {
+			m.count(&m.unroll.looped)
+		}
 		return loss, err
 	}
-	res, err := m.trainFn.Call(bd.unrolledArgs()...)
+	res, err := m.callUnrolled(bd)
 	if err != nil {
 		return 0, fmt.Errorf("nn: train step: %w", err)
 	}
+	m.count(&m.unroll.unrolled)
 	return toFloat(res[0])
+}
+
+func (m *Model) count(c *int64) {
+	m.unroll.mu.Lock()
+	*c++
+	m.unroll.mu.Unlock()
 }
 
 // Predictions are a model's outputs for a batch, per output probe, in the
@@ -539,7 +575,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	}
 	defer bd.release()
 	var res []*tensors.Tensor
-	if m.unrolls(bd.S) {
+	if m.cfg.StepLoop == StepLoopUnroll {
 		res, err = m.predFn.Call(bd.unrolledArgs()...)
 	} else {
 		res, err = m.loop.predict(bd)

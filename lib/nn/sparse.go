@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
@@ -50,6 +51,7 @@ type Sparse struct {
 	backend compute.Backend
 	store   *model.Store
 	loop    *stepLoop
+	build   sync.Mutex // see Model.build
 }
 
 // NewSparse builds a sparse model for cfg.Algorithm, one of lib/salsa's
@@ -108,7 +110,7 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	}
 	s.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
-	progs, err := newLoopPrograms(s, backend, s.store, opt.(gradientUpdater))
+	progs, err := newLoopPrograms(s, backend, s.store, opt.(gradientUpdater), &s.build)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,170 @@
+package nn
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// Unrolled training in StepLoopAuto.
+//
+// The step loop calls a few programs per step and recomputes each step's
+// forward pass in its reverse loop; an unrolled program does neither and
+// trains short trajectories about twice as fast, but takes seconds to
+// minutes to compile per trajectory length (docs/performance.md, "Step
+// loop"). StepLoopAuto has both: it trains in the loop, whose programs
+// compile in a couple of seconds, and compiles the unrolled program of
+// each short batch shape in the background; from training step
+// UnrollFromStep on, short batches run unrolled (waiting for their
+// compilation when it is not done yet). Which program runs a step depends
+// only on the training step and the batch's shape, never on timing, so a
+// run, and a run resumed from a checkpoint, are reproducible.
+
+// UnrollMaxSteps is the longest batch (in processor steps, the hint length
+// minus one) that StepLoopAuto trains unrolled: the CLRS-30 train split's
+// fixed-length algorithms (n=16: 4 to 19 steps) but not its long ones
+// (dfs 47, quicksort 91, jarvis_march 187), whose unrolled programs take
+// minutes to compile and memory that grows with the length.
+const UnrollMaxSteps = 24
+
+// UnrollFromStep is the training step from which StepLoopAuto trains short
+// batches unrolled; before it, their programs compile in the background
+// while the step loop trains.
+const UnrollFromStep = 25
+
+// UnrollMemoryBudget bounds the estimated activation memory of an unrolled
+// training step (bytes); bigger batches train in the step loop.
+var UnrollMemoryBudget int64 = 4 << 30
+
+// unroller keeps StepLoopAuto's unrolled programs: which batch shapes are
+// compiled or compiling, and counts of the steps each way.
+type unroller struct {
+	mu       sync.Mutex
+	compiles map[string]*unrollCompile
+	busy     bool // a background compilation is running
+	wg       sync.WaitGroup
+	// vars is held while training programs run (they replace the
+	// variables' values) and, for reading, while the unrolled program's
+	// graph is built (it reads their shapes).
+	vars             sync.RWMutex
+	looped, unrolled int64
+}
+
+type unrollCompile struct {
+	done chan struct{}
+	err  error
+}
+
+// StepCounts returns how many training steps this model (since New or
+// Load) ran in the step loop and how many unrolled.
+func (m *Model) StepCounts() (looped, unrolled int64) {
+	m.unroll.mu.Lock()
+	defer m.unroll.mu.Unlock()
+	return m.unroll.looped, m.unroll.unrolled
+}
+
+// unrollShapes are the unrolled program's input shapes for a batch.
+func (bd *batchTensors) unrollShapes() []shapes.Shape {
+	var out []shapes.Shape
+	for _, t := range bd.inputs {
+		out = append(out, t.Shape())
+	}
+	for i := range bd.hints {
+		out = append(out, shapeF32(append([]int{bd.T}, bd.hintDims[i]...)...))
+	}
+	for _, t := range bd.outputT {
+		out = append(out, t.Shape())
+	}
+	return append(out, bd.adj.Shape(), shapeF32(bd.S, bd.B), shapeF32(bd.T, bd.B))
+}
+
+func shapesKey(ss []shapes.Shape) string { return fmt.Sprint(ss) }
+
+// unrollFits reports whether StepLoopAuto may train a batch unrolled.
+func (m *Model) unrollFits(bd *batchTensors) bool {
+	if bd.S > UnrollMaxSteps {
+		return false
+	}
+	// A training step keeps each step's activations for the backward pass:
+	// about the widest evaluation step's, per step and sample.
+	per := EvalMemoryBudget / int64(m.EvalBatchSize(bd.N))
+	return int64(bd.S)*int64(bd.B)*per <= UnrollMemoryBudget
+}
+
+// trainsUnrolled reports whether a training batch runs unrolled, having
+// made sure its program is compiled when it does.
+func (m *Model) trainsUnrolled(bd *batchTensors) (bool, error) {
+	switch m.cfg.StepLoop {
+	case StepLoopLoop:
+		return false, nil
+	case StepLoopAuto:
+		if !m.unrollFits(bd) || m.Step() < UnrollFromStep {
+			return false, nil
+		}
+	}
+	return true, m.compileUnrolled(bd, false)
+}
+
+// compileUnrolled compiles the unrolled training program for a batch's
+// shapes, in the background or waiting for it; one background compilation
+// runs at a time, and none is started while one runs.
+func (m *Model) compileUnrolled(bd *batchTensors, background bool) error {
+	u := &m.unroll
+	ss := bd.unrollShapes()
+	key := shapesKey(ss)
+	u.mu.Lock()
+	c, ok := u.compiles[key]
+	if !ok {
+		if background && u.busy {
+			u.mu.Unlock()
+			return nil
+		}
+		if u.compiles == nil {
+			u.compiles = map[string]*unrollCompile{}
+		}
+		c = &unrollCompile{done: make(chan struct{})}
+		u.compiles[key] = c
+		u.busy = background
+		u.wg.Add(1)
+		go func() {
+			defer u.wg.Done()
+			_, err := m.trainFn.Compile(ss...)
+			u.mu.Lock()
+			c.err = err
+			if background {
+				u.busy = false
+			}
+			u.mu.Unlock()
+			close(c.done)
+		}()
+	}
+	u.mu.Unlock()
+	if background {
+		return nil
+	}
+	<-c.done
+	if c.err != nil {
+		return fmt.Errorf("nn: compiling the unrolled training step (%d steps): %w", bd.S, c.err)
+	}
+	return nil
+}
+
+// callUnrolled runs the unrolled training program on a compiled batch.
+func (m *Model) callUnrolled(bd *batchTensors) ([]*tensors.Tensor, error) {
+	return m.trainFn.Call(bd.unrolledArgs()...)
+}
+
+// serialBuild wraps a program's graph function to hold mu while it runs:
+// programs compile in parallel, and building their graphs (GoMLX's scopes
+// and optimizer) is not safe concurrently.
+func serialBuild(mu *sync.Mutex, fn programFn) programFn {
+	return func(scope *model.Scope, in []*Node) []*Node {
+		mu.Lock()
+		defer mu.Unlock()
+		return fn(scope, in)
+	}
+}

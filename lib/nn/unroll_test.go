@@ -1,0 +1,99 @@
+package nn
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/gomlx/compute"
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// TestAutoUnroll checks StepLoopAuto's switch to unrolled training: before
+// UnrollFromStep it trains exactly as the step loop (the same programs:
+// bit-equal losses); from then on short batches run unrolled (StepCounts)
+// and the losses stay those of the loop up to rounding; and the run is
+// reproducible: a second model, and one resumed from a checkpoint taken
+// before the switch, give bit-equal losses although their background
+// compilations finish at other times.
+func TestAutoUnroll(t *testing.T) {
+	for name, be := range testBackends(t) {
+		t.Run(name, func(t *testing.T) { testAutoUnroll(t, be) })
+	}
+}
+
+func testAutoUnroll(t *testing.T, be compute.Backend) {
+	s, err := clrs.NewSampler("insertion_sort", clrs.Length(5), clrs.Seed(3), clrs.NumSamples(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := UnrollFromStep + 4
+	var batches []*clrs.Feedback
+	for range steps {
+		fb, err := s.Next(4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches = append(batches, fb)
+	}
+	mk := func(mode string) *Model {
+		cfg := DefaultConfig("insertion_sort", "mpnn")
+		cfg.Hidden, cfg.StepLoop = 16, mode
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m
+	}
+	train := func(m *Model, from, to int) []float64 {
+		var losses []float64
+		for _, fb := range batches[from:to] {
+			l, err := m.TrainStep(fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, l)
+		}
+		return losses
+	}
+	// again saves a checkpoint two steps before the switch, which a model
+	// resumes from as in a new process.
+	loop, auto, again := mk(StepLoopLoop), mk(StepLoopAuto), mk(StepLoopAuto)
+	want, got := train(loop, 0, steps), train(auto, 0, steps)
+	cut := UnrollFromStep - 2
+	twice := train(again, 0, cut)
+	dir := filepath.Join(t.TempDir(), "ckpt")
+	if err := again.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	twice = append(twice, train(again, cut, steps)...)
+	for i := range steps {
+		switch {
+		case got[i] != twice[i]:
+			t.Errorf("step %d: two auto runs give losses %v and %v", i, got[i], twice[i])
+		case i < UnrollFromStep && got[i] != want[i]:
+			t.Errorf("step %d (looped): auto's loss %v, the loop's %v", i, got[i], want[i])
+		case math.Abs(got[i]-want[i]) > 1e-4*math.Max(1, math.Abs(want[i])):
+			t.Errorf("step %d (unrolled): auto's loss %v, the loop's %v", i, got[i], want[i])
+		}
+	}
+	if l, u := auto.StepCounts(); l != int64(UnrollFromStep) || u != 4 {
+		t.Errorf("auto ran %d steps in the loop and %d unrolled; want %d and 4", l, u, UnrollFromStep)
+	}
+	if l, u := loop.StepCounts(); l != int64(steps) || u != 0 {
+		t.Errorf("the loop model ran %d steps looped and %d unrolled; want %d and 0", l, u, steps)
+	}
+
+	resumed, err := Load(be, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(resumed.Close)
+	rest := train(resumed, cut, steps)
+	for i, l := range rest {
+		if k := cut + i; l != got[k] {
+			t.Errorf("step %d after resuming: loss %v, uninterrupted %v", k, l, got[k])
+		}
+	}
+}
