@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -41,6 +42,9 @@ type CurveOptions struct {
 	MinMax bool
 	// XLabel and YLabel name the axes.
 	XLabel, YLabel string
+	// LogX draws the x axis on a log scale (positive steps only), with a
+	// tick at each step that a curve has.
+	LogX bool
 	// Title is the figure title.
 	Title string
 }
@@ -73,6 +77,10 @@ func ValidationCurves(panels []Panel, o CurveOptions) (*Figure, error) {
 		p := plot.New()
 		p.Title.Text = pn.Title
 		p.X.Label.Text = o.XLabel
+		if o.LogX {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = stepTicks(pn)
+		}
 		p.Y.Label.Text = o.YLabel
 		p.Y.Min, p.Y.Max = 0, 100
 		p.Legend.Top = false
@@ -183,4 +191,22 @@ func spread(vals []float64, minmax bool) (mean, lo, hi float64) {
 	}
 	sd := math.Sqrt(ss / float64(len(vals)))
 	return mean, mean - sd, mean + sd
+}
+
+// stepTicks marks every x value of a panel's curves.
+func stepTicks(pn Panel) plot.ConstantTicks {
+	seen := map[float64]bool{}
+	var ticks plot.ConstantTicks
+	for _, s := range pn.Series {
+		for _, c := range s.Runs {
+			for _, x := range c.Steps {
+				if !seen[x] {
+					seen[x] = true
+					ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
+				}
+			}
+		}
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	return ticks
 }

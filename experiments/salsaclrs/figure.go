@@ -68,6 +68,7 @@ func Figure(points []Point) (*plots.Figure, error) {
 	}
 	o := plots.DefaultCurveOptions()
 	o.Cols = min(3, len(panels))
-	o.XLabel, o.YLabel = "graph size n (trained on n ≤ 16)", "test score (%)"
+	o.XLabel, o.YLabel = "graph size n (trained on n ≤ 16; log scale)", "test score (%)"
+	o.LogX = true
 	return plots.ValidationCurves(panels, o)
 }

@@ -1,6 +1,7 @@
 package salsaclrs
 
 import (
+	"gonum.org/v1/plot"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,18 @@ func TestFigure(t *testing.T) {
 	}
 	if _, err := Figure(nil); err == nil {
 		t.Error("Figure(nil) drew something")
+	}
+	// Sizes span two decades: a log x axis with a tick at each size.
+	p := f.Panels[0][0]
+	if _, ok := p.X.Scale.(plot.LogScale); !ok {
+		t.Errorf("x scale %T, want a log scale", p.X.Scale)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(16, 1600) {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); got != "16 1600" {
+		t.Errorf("bfs panel's x ticks %q, want \"16 1600\"", got)
 	}
 }
 
