@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/narlab/narlab/lib/clrs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,7 +52,7 @@ func sweepRun(args []string) error {
 	specPath := fs.String("spec", "", "sweep file (JSON; see docs/sweep.md)")
 	var algos, procs, seeds listFlag
 	var sets, varies, sbatch repeatFlag
-	fs.Var(&algos, "algos", "algorithms, comma-separated")
+	fs.Var(&algos, "algos", "algorithms, comma-separated, or all (the 30 of CLRS-30)")
 	fs.Var(&procs, "processors", "processors, comma-separated")
 	fs.Var(&seeds, "seeds", "seeds, comma-separated")
 	fs.Var(&sets, "set", "`flag=value`: a narlab train flag every cell gets, e.g. steps=500 (repeatable)")
@@ -99,6 +100,9 @@ func sweepRun(args []string) error {
 		}
 		spec = &s
 	case gridFlags:
+		if len(algos) == 1 && algos[0] == "all" {
+			algos = clrs.CLRS30()
+		}
 		s := sweep.Spec{Algorithms: algos, Processors: procs, Executor: "slurm"}
 		for _, v := range seeds {
 			n, err := strconv.ParseInt(v, 10, 64)

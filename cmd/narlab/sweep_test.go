@@ -88,3 +88,22 @@ func TestSweepDryRun(t *testing.T) {
 		t.Errorf("--dry-run created %s (%v)", dir, err)
 	}
 }
+
+// --algos all is the 30 CLRS-30 algorithms, one cell each.
+func TestSweepAllAlgorithms(t *testing.T) {
+	t.Setenv("MLFLOW_TRACKING_URI", "http://mlflow.lab:5000")
+	var out strings.Builder
+	stdout = &out
+	defer func() { stdout = os.Stdout }()
+	err := run([]string{"sweep", "run", "--dir", filepath.Join(t.TempDir(), "all"), "--algos", "all",
+		"--processors", "triplet_gmpnn", "--seeds", "42", "--dry-run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --array=0-29\n", ": activity_selector-triplet_gmpnn-s42\n",
+		": topological_sort-triplet_gmpnn-s42\n", ": bubble_sort-triplet_gmpnn-s42\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("script lacks %q:\n%s", want, out.String())
+		}
+	}
+}
