@@ -16,7 +16,8 @@
 # already there (delete the file to start over).
 #
 # Usage: scripts/parity_train.sh          (settings from the environment:)
-#   ALGOS  (default: 8 algorithms over every CLRS-30 output type and stage)
+#   ALGOS  (default: 8 algorithms over every CLRS-30 output type and stage;
+#          all: the 30 CLRS-30 algorithms)
 #   PROCS  (default "mpnn triplet_gmpnn")   SEEDS (default "42 43")
 #   STEPS (300)  HIDDEN (128)  BATCH (32)  EVAL_EVERY (50)
 #   SIDES  ("ref narlab": which systems to run)
@@ -25,6 +26,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 ALGOS=${ALGOS:-"insertion_sort binary_search find_maximum_subarray_kadane lcs_length dijkstra naive_string_matcher graham_scan segments_intersect"}
+if [ "$ALGOS" = all ]; then
+  ALGOS=$(bin/narlab clrs algos --format json | .venv/bin/python -c \
+    'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin) if a["clrs30"]))')
+fi
 PROCS=${PROCS:-"mpnn triplet_gmpnn"}
 SEEDS=${SEEDS:-"42 43"}
 STEPS=${STEPS:-300}

@@ -13,7 +13,9 @@ protocol as lib/nn's BenchmarkProtocol does, in the same order:
   val_s, test_s the two evaluations (compilation included);
   steps_per_s   steady state over STEPS steps after one pass over the eight
                 train batches they cycle through;
-  peak_rss_mb   the process's peak resident memory.
+  peak_rss_mb   the process's peak resident memory at the end of the
+                protocol (before the steady-state steps);
+  peak_rss_all_mb  the same at the very end.
 
 Usage: ref_protocol.py REF_DIR ALGO PROCESSOR [STEPS]   → one JSON line.
 """
@@ -111,6 +113,7 @@ def main():
     evaluate(test)
     test_s = time.time() - tt
     protocol = time.time() - t0
+    rss_protocol = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     for fb in train[2:]:
         step(fb)
     ts = time.time()
@@ -119,7 +122,8 @@ def main():
     rate = steps / (time.time() - ts)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"algo": algo, "processor": proc, "first_step_s": first, "protocol_s": protocol,
-                      "val_s": val_s, "test_s": test_s, "steps_per_s": rate, "peak_rss_mb": rss,
+                      "val_s": val_s, "test_s": test_s, "steps_per_s": rate, "peak_rss_mb": rss_protocol,
+                      "peak_rss_all_mb": rss,
                       "device": jax.devices()[0].platform}), flush=True)
 
 

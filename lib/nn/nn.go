@@ -519,7 +519,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	defer m.unroll.vars.Unlock()
 	if !unrolled {
 		loss, _, err := m.loop.lossAndGradients(bd, true)
-		if err == nil && m.cfg.StepLoop == StepLoopAuto && m.unrollFits(bd) {
+		if err == nil && m.cfg.StepLoop == StepLoopAuto && m.unrollFits(bd) && m.Step() >= UnrollCompileFrom {
 			err = m.compileUnrolled(bd, true) // ready by UnrollFromStep, if it can be
 		}
 		if err == nil {

@@ -17,9 +17,9 @@ import (
 // trains short trajectories about twice as fast, but takes seconds to
 // minutes to compile per trajectory length (docs/performance.md, "Step
 // loop"). StepLoopAuto has both: it trains in the loop, whose programs
-// compile in a couple of seconds, and compiles the unrolled program of
-// each short batch shape in the background; from training step
-// UnrollFromStep on, short batches run unrolled (waiting for their
+// compile in a couple of seconds, and from step UnrollCompileFrom compiles
+// the unrolled program of each short batch shape in the background; from
+// training step UnrollFromStep on, short batches run unrolled (waiting for their
 // compilation when it is not done yet). Which program runs a step depends
 // only on the training step and the batch's shape, never on timing, so a
 // run, and a run resumed from a checkpoint, are reproducible.
@@ -32,9 +32,15 @@ import (
 const UnrollMaxSteps = 24
 
 // UnrollFromStep is the training step from which StepLoopAuto trains short
-// batches unrolled; before it, their programs compile in the background
-// while the step loop trains.
+// batches unrolled; before it, from step UnrollCompileFrom, their programs
+// compile in the background while the step loop trains.
 const UnrollFromStep = 25
+
+// UnrollCompileFrom is the training step from which StepLoopAuto compiles
+// unrolled programs: a model trained for a few steps only (a smoke test,
+// the short protocol of BenchmarkProtocol) spends no time or memory on
+// programs it would never run.
+const UnrollCompileFrom = 5
 
 // UnrollMemoryBudget bounds the estimated activation memory of an unrolled
 // training step (bytes); bigger batches train in the step loop.

@@ -9,7 +9,8 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 )
 
-// TestAutoUnroll checks StepLoopAuto's switch to unrolled training: before
+// TestAutoUnroll checks StepLoopAuto's switch to unrolled training: it
+// compiles nothing unrolled before UnrollCompileFrom; before
 // UnrollFromStep it trains exactly as the step loop (the same programs:
 // bit-equal losses); from then on short batches run unrolled (StepCounts)
 // and the losses stay those of the loop up to rounding; and the run is
@@ -60,7 +61,12 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 	// again saves a checkpoint two steps before the switch, which a model
 	// resumes from as in a new process.
 	loop, auto, again := mk(StepLoopLoop), mk(StepLoopAuto), mk(StepLoopAuto)
-	want, got := train(loop, 0, steps), train(auto, 0, steps)
+	want := train(loop, 0, steps)
+	got := train(auto, 0, UnrollCompileFrom-1)
+	if n := len(auto.unroll.compiles); n != 0 {
+		t.Errorf("%d unrolled programs compiled after %d steps; want none before step %d", n, UnrollCompileFrom-1, UnrollCompileFrom)
+	}
+	got = append(got, train(auto, UnrollCompileFrom-1, steps)...)
 	cut := UnrollFromStep - 2
 	twice := train(again, 0, cut)
 	dir := filepath.Join(t.TempDir(), "ckpt")
