@@ -65,7 +65,7 @@ test-short:
 ## here once. 20,000 inputs take 1-11 s a target.
 FUZZTIME ?= 20000x
 FUZZ_TARGETS := \
-	./cmd/narlab:FuzzClrsRunInput ./cmd/narlab:FuzzKwargs \
+	./lib/clrs:FuzzDecodeArgs ./lib/clrs:FuzzParseParams \
 	./lib/graphtext:FuzzReadJSON ./lib/graphtext:FuzzReadPredictions \
 	./tracking/mlflow:FuzzSpoolRecord ./lib/nn:FuzzCheckpointConfig \
 	./lib/clrstext:FuzzReadPredictions ./lib/clrstext:FuzzReadRows \

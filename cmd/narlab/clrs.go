@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -81,7 +79,7 @@ func clrsAlgos(args []string) error {
 		if a.CLRS30 {
 			tag = "  [CLRS-30]"
 		}
-		fmt.Fprintf(w, "%s%s\n  sampler: %s %s\n  args:    %s\n", a.Name, tag, a.Sampler, formatParams(a.Params), strings.Join(a.Args, "; "))
+		fmt.Fprintf(w, "%s%s\n  sampler: %s %s\n  args:    %s\n", a.Name, tag, a.Sampler, clrs.FormatSamplerParams(a.Params), strings.Join(a.Args, "; "))
 		for _, st := range []string{"input", "output", "hint"} {
 			var ps []string
 			for _, p := range a.Spec {
@@ -93,143 +91,6 @@ func clrsAlgos(args []string) error {
 		}
 	}
 	return nil
-}
-
-func formatParams(p map[string]any) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		v := p[k]
-		if v == nil {
-			v = "None"
-		}
-		parts[i] = fmt.Sprintf("%s=%v", k, v)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// parseKwargs reads a JSON object of sampler parameters, keeping its order
-// and telling integers from reals.
-func parseKwargs(s string) ([]clrs.Param, error) {
-	if s == "" {
-		return nil, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("--kwargs must be a JSON object such as '{\"p\": [0.5]}'")
-	}
-	var out []clrs.Param
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("--kwargs %q: %v; expected a JSON object such as '{\"p\": [0.5]}'", s, err)
-		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("--kwargs %q: parameter %v: %v; expected a JSON object such as '{\"p\": [0.5]}'", s, k, err)
-		}
-		cv, err := jsonValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("--kwargs %v: %w", k, err)
-		}
-		out = append(out, clrs.Param{Name: k.(string), Value: cv})
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return nil, fmt.Errorf("--kwargs %q: unterminated JSON object; expected one such as '{\"p\": [0.5]}'", s)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("--kwargs %q: text after the JSON object; expected one object such as '{\"p\": [0.5]}'", s)
-	}
-	return out, nil
-}
-
-// jsonValue converts a decoded JSON value (numbers as json.Number) into the
-// Go types the clrs package accepts.
-func jsonValue(v any) (any, error) {
-	switch x := v.(type) {
-	case nil:
-		return nil, nil
-	case json.Number:
-		if !strings.ContainsAny(string(x), ".eE") {
-			i, err := x.Int64()
-			return int(i), err
-		}
-		return x.Float64()
-	case []any:
-		allInt := true
-		for _, e := range x {
-			n, ok := e.(json.Number)
-			if !ok {
-				if _, nested := e.([]any); nested {
-					return jsonMatrix(x)
-				}
-				return nil, fmt.Errorf("list element %v is not a number", e)
-			}
-			if strings.ContainsAny(string(n), ".eE") {
-				allInt = false
-			}
-		}
-		if allInt {
-			out := make([]int, len(x))
-			for i, e := range x {
-				n, err := e.(json.Number).Int64()
-				if err != nil {
-					return nil, err
-				}
-				out[i] = int(n)
-			}
-			return out, nil
-		}
-		out := make([]float64, len(x))
-		for i, e := range x {
-			f, err := e.(json.Number).Float64()
-			if err != nil {
-				return nil, err
-			}
-			out[i] = f
-		}
-		return out, nil
-	case bool:
-		return nil, fmt.Errorf("booleans are not accepted here (got %v)", x)
-	}
-	return nil, fmt.Errorf("unsupported value %v", v)
-}
-
-func jsonMatrix(rows []any) (any, error) {
-	out := make([][]float64, len(rows))
-	allInt := true
-	for i, r := range rows {
-		cells, ok := r.([]any)
-		if !ok {
-			return nil, fmt.Errorf("row %d is not a list", i)
-		}
-		out[i] = make([]float64, len(cells))
-		for j, c := range cells {
-			n, ok := c.(json.Number)
-			if !ok {
-				return nil, fmt.Errorf("entry [%d][%d] is not a number", i, j)
-			}
-			if strings.ContainsAny(string(n), ".eE") {
-				allInt = false
-			}
-			f, err := n.Float64()
-			if err != nil {
-				return nil, err
-			}
-			out[i][j] = f
-		}
-	}
-	m, err := clrs.MatrixFromRows(out)
-	if err != nil {
-		return nil, err
-	}
-	m.Int = allInt
-	return m, nil
 }
 
 func clrsSample(args []string) error {
@@ -257,9 +118,9 @@ func clrsSample(args []string) error {
 	if *format != "reference-json" && *format != "text" {
 		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json or text)", *format)
 	}
-	params, err := parseKwargs(*kwargs)
+	params, err := clrs.ParseParams(*kwargs)
 	if err != nil {
-		return err
+		return fmt.Errorf("--kwargs %w", err)
 	}
 	opts := []clrs.Option{}
 	for _, p := range params {
@@ -383,10 +244,14 @@ func clrsRun(args []string) error {
 	if len(raw) > maxRunInput {
 		return fmt.Errorf("input for %s: longer than %d MiB; inputs have at most %d elements per dimension", *algo, maxRunInput>>20, maxLength)
 	}
-	runArgs, err := decodeRunInput(raw, names)
+	runArgs, err := clrs.DecodeArgs(raw, names, maxLength)
 	if err != nil {
+		why := ""
+		if errors.As(err, new(*clrs.ArgLengthError)) {
+			why = " (" + lengthWhy + ")"
+		}
 		doc, _ := clrs.ArgDoc(*algo)
-		return fmt.Errorf("input for %s: %w\nexpected arguments: %s", *algo, err, strings.Join(doc, "; "))
+		return fmt.Errorf("input for %s: %w%s\nexpected arguments: %s", *algo, err, why, strings.Join(doc, "; "))
 	}
 	t, err := clrs.Run(*algo, runArgs)
 	if err != nil {
@@ -405,77 +270,8 @@ func clrsRun(args []string) error {
 	return fmt.Errorf("unknown --format %q (want reference-json or text)", *format)
 }
 
-// decodeRunInput accepts {"args": [...]} or an object keyed by argument name.
 // maxRunInput bounds the JSON input of `clrs run`: 16 MiB.
 const maxRunInput = 16 << 20
-
-// checkRunArg refuses an argument with a dimension longer than maxLength
-// (the sampler's limit: trajectories grow as n² or n³ with it).
-func checkRunArg(v any) error {
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Array, reflect.String:
-		if rv.Len() > maxLength {
-			return fmt.Errorf("has %d elements; accepted at most %d per dimension (%s)", rv.Len(), maxLength, lengthWhy)
-		}
-		if rv.Kind() != reflect.String {
-			for i := 0; i < rv.Len(); i++ {
-				if err := checkRunArg(rv.Index(i).Interface()); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-func decodeRunInput(raw []byte, names []string) (clrs.Args, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %w", err)
-	}
-	if pos, ok := obj["args"]; ok && len(obj) == 1 {
-		list, ok := pos.([]any)
-		if !ok {
-			return nil, fmt.Errorf(`"args" must be a list of the positional arguments`)
-		}
-		out := make(clrs.Args, len(list))
-		for i, v := range list {
-			cv, err := jsonValue(v)
-			if err == nil {
-				err = checkRunArg(cv)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("argument %d: %w", i, err)
-			}
-			out[i] = cv
-		}
-		return out, nil
-	}
-	out := make(clrs.Args, len(names))
-	for i, n := range names {
-		v, ok := obj[n]
-		if !ok {
-			return nil, fmt.Errorf("missing argument %q", n)
-		}
-		cv, err := jsonValue(v)
-		if err == nil {
-			err = checkRunArg(cv)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("argument %s: %w", n, err)
-		}
-		out[i] = cv
-	}
-	for k := range obj {
-		if !slices.Contains(names, k) {
-			return nil, fmt.Errorf("unknown argument %q", k)
-		}
-	}
-	return out, nil
-}
 
 func clrsGenerate(args []string) error {
 	fs := newFlags("clrs generate")

@@ -36,6 +36,13 @@
 // gives the official split settings; WriteNPZ exports a feedback for numpy,
 // and WriteReferenceJSON prints it in the reference's JSON layout.
 //
+// # JSON input
+//
+// ParseParams reads sampler parameters written as a JSON object (for
+// Kwarg), and DecodeArgs reads an algorithm's arguments written as JSON
+// (for Run); `narlab clrs sample --kwargs` and `narlab clrs run` take their
+// input through them. FormatSamplerParams prints SamplerParams's defaults.
+//
 // # Writing datasets
 //
 // WriteTrajectoriesNPZ streams trajectories into an .npz archive without
