@@ -80,6 +80,8 @@ func TestClrsRunInputs(t *testing.T) {
 		{"segments need four points", "segments_intersect", `{"xs": [0, 1, 2], "ys": [0, 1, 2]}`, []string{"want exactly 4"}, ""},
 		{"points of unequal length", "graham_scan", `{"xs": [0, 1, 2], "ys": [0, 1]}`, []string{"different lengths"}, ""},
 		{"wrong shape", "insertion_sort", `{"key": [[1, 2], [3, 4]]}`, []string{"argument key", "want array of numbers"}, ""},
+		{"graph over the length bound", "floyd_warshall", `{"A": ` + zeroMatrix(300) + `}`,
+			[]string{"argument A: has 300 elements; accepted at most 256 per dimension", "memory budget"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -301,4 +303,10 @@ func TestClrsGenerateRerunRemovesKilledTemps(t *testing.T) {
 			t.Errorf("%s: the rerun's file: %v", tc.name, err)
 		}
 	}
+}
+
+// zeroMatrix is an n×n JSON matrix of zeros.
+func zeroMatrix(n int) string {
+	row := "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]"
+	return "[" + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + "]"
 }

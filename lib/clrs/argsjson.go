@@ -98,8 +98,9 @@ func FormatSamplerParams(params map[string]any) string {
 //
 // A keyed object must name every argument and nothing else; a missing or
 // unknown name is an error. With maxLen > 0, an argument that converts to
-// an []int or []float64 longer than maxLen is an error wrapping an
-// *ArgLengthError; a Matrix is not bounded. maxLen <= 0 bounds nothing.
+// an []int or []float64 longer than maxLen, or to a Matrix of more than
+// maxLen rows (N), is an error wrapping an *ArgLengthError. maxLen <= 0
+// bounds nothing.
 // An error about one argument's value begins "argument NAME: " ("argument
 // I: " in a list of positional arguments, I from 0).
 func DecodeArgs(raw []byte, names []string, maxLen int) (Args, error) {
@@ -154,7 +155,7 @@ func DecodeArgs(raw []byte, names []string, maxLen int) (Args, error) {
 // than its maxLen. DecodeArgs wraps it with the argument's name or position
 // (errors.As finds it).
 type ArgLengthError struct {
-	Len int // the list's length
+	Len int // the list's length, or the matrix's number of rows
 	Max int // DecodeArgs's maxLen
 }
 
@@ -162,9 +163,9 @@ func (e *ArgLengthError) Error() string {
 	return fmt.Sprintf("has %d elements; accepted at most %d per dimension", e.Len, e.Max)
 }
 
-// checkArgLength refuses an array argument longer than maxLen (> 0). The
-// values jsonValue returns hold no nested slices, and a Matrix is not
-// looked into.
+// checkArgLength refuses an array argument longer than maxLen (> 0), or a
+// Matrix with more rows. The values jsonValue returns hold no other nested
+// slices.
 func checkArgLength(v any, maxLen int) error {
 	n := 0
 	switch x := v.(type) {
@@ -172,6 +173,8 @@ func checkArgLength(v any, maxLen int) error {
 		n = len(x)
 	case []float64:
 		n = len(x)
+	case Matrix:
+		n = x.N
 	}
 	if maxLen > 0 && n > maxLen {
 		return &ArgLengthError{Len: n, Max: maxLen}
