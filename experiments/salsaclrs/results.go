@@ -19,6 +19,9 @@ import (
 // (its settings and Result), results.md (Table) and figure.png (Figure),
 // rewritten after each algorithm. An algorithm whose file is there with the
 // same settings is not run again, so a killed run resumes where it stopped.
+// While an algorithm is tested, ALGO.partial.json holds the test sets
+// finished so far: a resumed run trains again (training is deterministic)
+// and, when its best validation is the interrupted run's, keeps them.
 
 // saved is ALGO.json.
 type saved struct {
@@ -29,7 +32,16 @@ type saved struct {
 // loadDone returns an algorithm's result from dir when it was run there
 // with the same settings, nil when it was not run there.
 func loadDone(dir, algo string, params map[string]string) (*Result, error) {
-	path := filepath.Join(dir, algo+".json")
+	return load(filepath.Join(dir, algo+".json"), algo, params)
+}
+
+// loadPartial returns the test sets an interrupted run of an algorithm
+// finished in dir (ALGO.partial.json), nil when there are none.
+func loadPartial(dir, algo string, params map[string]string) (*Result, error) {
+	return load(filepath.Join(dir, algo+".partial.json"), algo, params)
+}
+
+func load(path, algo string, params map[string]string) (*Result, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -50,16 +62,33 @@ func loadDone(dir, algo string, params map[string]string) (*Result, error) {
 	return &s.Result, nil
 }
 
-// saveResult writes dir/ALGO.json, whole or not at all.
+// saveResult writes dir/ALGO.json, whole or not at all, and removes the
+// algorithm's partial result.
 func saveResult(dir string, params map[string]string, r *Result) error {
+	if err := write(filepath.Join(dir, r.Algo+".json"), params, r); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, r.Algo+".partial.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// savePartial writes dir/ALGO.partial.json: the best validation and the
+// test sets finished so far.
+func savePartial(dir string, params map[string]string, r *Result) error {
+	return write(filepath.Join(dir, r.Algo+".partial.json"), params, r)
+}
+
+func write(path string, params map[string]string, r *Result) error {
 	data, err := json.MarshalIndent(saved{Params: params, Result: *r}, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, fsutil.DirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), fsutil.DirMode); err != nil {
 		return err
 	}
-	return fsutil.WriteFile(filepath.Join(dir, r.Algo+".json"), append(data, '\n'), fsutil.DataMode)
+	return fsutil.WriteFile(path, append(data, '\n'), fsutil.DataMode)
 }
 
 // writeSummary writes dir/results.md and dir/figure.png from results.

@@ -198,7 +198,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	var out []Result
 	for _, algo := range cfg.Algos {
-		var r *Result
+		var r, prior *Result
 		var err error
 		if cfg.Dir != "" {
 			if r, err = loadDone(cfg.Dir, algo, cfg.Params(algo)); err != nil {
@@ -206,10 +206,12 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			}
 			if r != nil {
 				cfg.say("%s: done before (%s), not run again", algo, filepath.Join(cfg.Dir, algo+".json"))
+			} else if prior, err = loadPartial(cfg.Dir, algo, cfg.Params(algo)); err != nil {
+				return out, err
 			}
 		}
 		if r == nil {
-			if r, err = runAlgo(ctx, &cfg, algo); err != nil {
+			if r, err = runAlgo(ctx, &cfg, algo, prior); err != nil {
 				return out, err
 			}
 			if cfg.Dir != "" {
@@ -228,7 +230,11 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	return out, nil
 }
 
-func runAlgo(ctx context.Context, cfg *Config, algo string) (res *Result, err error) {
+// runAlgo trains and tests one algorithm. prior, when not nil, is an
+// interrupted run's partial result (Config.Dir): training is deterministic,
+// so when the retrained model's best validation equals prior's, the test
+// sets prior holds are not evaluated again.
+func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res *Result, err error) {
 	t0 := time.Now()
 	be, choice, err := nn.BackendChoice(cfg.Backend) // cached: the one backend of the run
 	if err != nil {
@@ -334,12 +340,36 @@ func runAlgo(ctx context.Context, cfg *Config, algo string) (res *Result, err er
 	if run != nil {
 		_ = run.LogMetric("val/best_score", int64(res.BestStep), res.BestVal)
 	}
+	reuse := map[string]SetResult{}
+	if prior != nil {
+		if prior.BestStep == res.BestStep && prior.BestVal == res.BestVal {
+			for _, t := range prior.Tests {
+				reuse[t.Set] = t
+			}
+			cfg.say("%s: the retrained model is the interrupted run's (best val %.3f at step %d): %d test sets kept",
+				algo, res.BestVal, res.BestStep, len(reuse))
+		} else {
+			cfg.say("%s: the retrained model differs from the interrupted run's (best val %.4f at step %d, then %.4f at %d): every set is tested again",
+				algo, res.BestVal, res.BestStep, prior.BestVal, prior.BestStep)
+		}
+	}
 	for _, name := range cfg.TestSets {
-		sr, err := testSet(ctx, cfg, m, run, algo, name)
-		if err != nil {
+		var sr *SetResult
+		if t, ok := reuse[name]; ok {
+			sr = &t
+			cfg.say("%s: %s: score %.3f (kept from the interrupted run)", algo, name, sr.Scores["score"])
+			if err := logSet(ctx, cfg, run, algo, sr, t.RunID); err != nil {
+				return nil, err
+			}
+		} else if sr, err = testSet(ctx, cfg, m, run, algo, name); err != nil {
 			return nil, err
 		}
 		res.Tests = append(res.Tests, *sr)
+		if cfg.Dir != "" {
+			if err := savePartial(cfg.Dir, cfg.Params(algo), res); err != nil {
+				return nil, err
+			}
+		}
 		if run != nil {
 			_ = run.LogMetric("test/"+name+"/score", 0, sr.Scores["score"])
 		}
@@ -353,6 +383,36 @@ func runAlgo(ctx context.Context, cfg *Config, algo string) (res *Result, err er
 		_ = run.LogTable("tables/test_sets.json", []string{"set", "family", "n", "samples", "score", "seconds"}, rows)
 	}
 	return res, nil
+}
+
+// logSet logs a test set's result as a child run of parent (nothing when
+// parent is nil); evaluatedIn, when set, is the run whose session evaluated
+// it (a resumed run reusing its scores).
+func logSet(ctx context.Context, cfg *Config, parent *tracking.Run, algo string, sr *SetResult, evaluatedIn string) error {
+	if parent == nil {
+		return nil
+	}
+	tags := map[string]string{"benchmark": "SALSA-CLRS", "algorithm": algo, "test_set": sr.Set, "family": sr.Family}
+	if evaluatedIn != "" {
+		tags["evaluated_in_run"] = evaluatedIn
+	}
+	opts := []tracking.Option{tracking.Parent(parent.ID()), tracking.RunName(fmt.Sprintf("salsa %s %s", algo, sr.Set)),
+		tracking.Source("narlab salsa run"), tracking.Tags(tags),
+		tracking.Note(fmt.Sprintf("%s tested on %s: %d graphs of %d nodes.", algo, sr.Set, sr.Samples, sr.N))}
+	if cfg.TrackingURI != "" {
+		opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
+	}
+	child, err := tracking.Start(ctx, cfg.Experiment, map[string]string{"algorithm": algo, "test_set": sr.Set,
+		"family": sr.Family, "n": strconv.Itoa(sr.N), "samples": strconv.Itoa(sr.Samples)}, opts...)
+	if err != nil {
+		return err
+	}
+	sr.RunID = child.ID()
+	for k, v := range sr.Scores {
+		_ = child.LogMetric("test/"+k, 0, v)
+	}
+	_ = child.LogMetric("test/seconds", 0, sr.Seconds)
+	return child.End(context.WithoutCancel(ctx), mlflow.StatusFinished)
 }
 
 // testSet evaluates the model on one test set, logged as a child run.
@@ -379,27 +439,8 @@ func testSet(ctx context.Context, cfg *Config, m *nn.Sparse, parent *tracking.Ru
 	}
 	sr := &SetResult{Set: name, Family: set.Family.Kind.String(), N: n, Samples: count, Scores: sc, Seconds: time.Since(t0).Seconds()}
 	cfg.say("%s: %s (%d graphs of %d nodes): score %.3f in %.1f s", algo, name, count, n, sc["score"], sr.Seconds)
-	if parent != nil {
-		opts := []tracking.Option{tracking.Parent(parent.ID()), tracking.RunName(fmt.Sprintf("salsa %s %s", algo, name)),
-			tracking.Source("narlab salsa run"), tracking.Tags(map[string]string{"benchmark": "SALSA-CLRS", "algorithm": algo,
-				"test_set": name, "family": sr.Family}),
-			tracking.Note(fmt.Sprintf("%s tested on %s: %d graphs of %d nodes.", algo, name, count, n))}
-		if cfg.TrackingURI != "" {
-			opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
-		}
-		child, err := tracking.Start(ctx, cfg.Experiment, map[string]string{"algorithm": algo, "test_set": name,
-			"family": sr.Family, "n": strconv.Itoa(n), "samples": strconv.Itoa(count)}, opts...)
-		if err != nil {
-			return nil, err
-		}
-		sr.RunID = child.ID()
-		for k, v := range sc {
-			_ = child.LogMetric("test/"+k, 0, v)
-		}
-		_ = child.LogMetric("test/seconds", 0, sr.Seconds)
-		if err := child.End(context.WithoutCancel(ctx), mlflow.StatusFinished); err != nil {
-			return nil, err
-		}
+	if err := logSet(ctx, cfg, parent, algo, sr, ""); err != nil {
+		return nil, err
 	}
 	return sr, nil
 }

@@ -1,6 +1,7 @@
 package salsaclrs
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -146,5 +147,69 @@ func TestDirResumes(t *testing.T) {
 	cfg.Steps = 6
 	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "train_steps") {
 		t.Errorf("other settings in the same directory: error %v, want one naming train_steps", err)
+	}
+}
+
+// TestDirResumesTestSets resumes an algorithm interrupted while testing:
+// the retrained model is the same (training is deterministic), so the sets
+// of ALGO.partial.json are kept (a marked score proves it) and the others
+// are tested; a partial file whose best validation differs from the
+// retrained model's is not trusted.
+func TestDirResumesTestSets(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	cfg := Config{Algos: []string{"bfs"}, TestSets: []string{"er_16", "ws_80"}, Steps: 4, EvalEvery: 2,
+		TrainSamples: 20, ValSamples: 4, TestSamples: func(int) int { return 2 }, Hidden: 8, Backend: "go",
+		NoMLflow: true, Dir: dir, Progress: &log}
+	first, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupt := func(bestStep int) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, "bfs.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s saved
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		s.Tests = s.Tests[:1]
+		s.Tests[0].Scores = map[string]float64{"score": 0.123}
+		s.BestStep = bestStep
+		if err := savePartial(dir, s.Params, &s.Result); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, "bfs.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		bestStep int
+		kept     bool
+	}{{"same model", first[0].BestStep, true}, {"another model", first[0].BestStep + 1, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			interrupt(c.bestStep)
+			log.Reset()
+			res, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res[0].Tests[0].Scores["score"]
+			if kept := got == 0.123; kept != c.kept {
+				t.Errorf("er_16's score %v: kept %v, want %v\n%s", got, kept, c.kept, log.String())
+			}
+			if res[0].Tests[1].Scores["score"] != first[0].Tests[1].Scores["score"] {
+				t.Errorf("ws_80 tested again: %v, first run %v", res[0].Tests[1].Scores, first[0].Tests[1].Scores)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "bfs.partial.json")); !os.IsNotExist(err) {
+				t.Errorf("bfs.partial.json left behind: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "bfs.json")); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
