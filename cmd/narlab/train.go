@@ -97,7 +97,7 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
 	fs.StringVar(&c.StepLoop, "step-loop", nn.StepLoopAuto, "how the steps run: "+strings.Join(nn.StepLoopModes, ", ")+
-		" (auto: one compiled step in a loop, short batches unrolled; the same function either way)")
+		" (auto: one compiled step in a loop; in runs of 2,000 steps or more, short batches unrolled from step 25; the same function either way)")
 	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
 	fs.StringVar(&c.Experiment, "experiment", tracking.DefaultExperiment("clrs-baselines"), "MLflow experiment (default: $MLFLOW_EXPERIMENT_NAME, else clrs-baselines)")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")

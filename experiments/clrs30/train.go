@@ -90,8 +90,10 @@ type Config struct {
 	// Backend is the GoMLX backend ("" picks, see nn.BackendChoice).
 	Backend string
 	// StepLoop is how the model runs the algorithm's steps (one of
-	// nn.StepLoopModes; default auto). It changes speed and memory, not
-	// the function computed, so it is not part of the run's settings.
+	// nn.StepLoopModes; default auto, which is loop for runs shorter than
+	// AutoUnrollMinSteps). It changes speed and memory, not the function
+	// computed, so it is not part of the run's settings; a resumed run uses
+	// this session's.
 	StepLoop string
 	// Dir keeps the run's checkpoints (best/, last/) and state; default
 	// <data dir>/train/<algo>-<processor>-s<seed>-<settings id>. A run
@@ -228,7 +230,22 @@ func (c *Config) defaultDir() error {
 func (c Config) modelConfig() nn.Config {
 	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
-		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, StepLoop: c.StepLoop}
+		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, StepLoop: c.modelStepLoop()}
+}
+
+// AutoUnrollMinSteps is the shortest run that StepLoop auto trains with
+// unrolled programs. Compiling them takes seconds to a minute per batch
+// shape and pays off over thousands of steps (the paper's 10,000), not
+// over a few hundred: shorter runs train in the step loop throughout.
+const AutoUnrollMinSteps = 2000
+
+// modelStepLoop is the step-loop mode the model gets: StepLoop, except
+// that auto is loop for runs shorter than AutoUnrollMinSteps.
+func (c Config) modelStepLoop() string {
+	if (c.StepLoop == "" || c.StepLoop == nn.StepLoopAuto) && c.Steps < AutoUnrollMinSteps {
+		return nn.StepLoopLoop
+	}
+	return c.StepLoop
 }
 
 // Settings are everything that changes a run's result except its number
@@ -288,7 +305,7 @@ func (c Config) Params() map[string]string {
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
-		"step_loop": stepLoopName(c.StepLoop),
+		"step_loop": stepLoopName(c.StepLoop, c.modelStepLoop()),
 	}
 	if strings.HasPrefix(c.Processor, "triplet_") {
 		p["nb_triplet_fts"] = "8"
@@ -306,13 +323,17 @@ func trainDataName(c Config) string {
 	return "CLRS-30 train split (1000, n=16, seed 1)"
 }
 
-// stepLoopName says how the model runs the steps, as logged.
-func stepLoopName(mode string) string {
-	switch mode {
-	case "", nn.StepLoopAuto:
+// stepLoopName says how the model runs the steps, as logged: the mode
+// asked for and, for auto, the one used.
+func stepLoopName(asked, used string) string {
+	switch {
+	case (asked == "" || asked == nn.StepLoopAuto) && used == nn.StepLoopLoop:
+		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps do not compile unrolled programs)",
+			AutoUnrollMinSteps)
+	case asked == "" || asked == nn.StepLoopAuto:
 		return fmt.Sprintf("auto (one compiled step in a loop; from step %d, training batches of at most %d steps unrolled)",
 			nn.UnrollFromStep, nn.UnrollMaxSteps)
-	case nn.StepLoopLoop:
+	case asked == nn.StepLoopLoop:
 		return "loop (one compiled step in a loop)"
 	}
 	return "unroll (every step in the program)"
@@ -445,6 +466,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		if m, err = nn.Load(be, lastDir); err != nil {
 			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
+		}
+		if err := m.SetStepLoop(cfg.modelStepLoop()); err != nil { // this session's, not the checkpoint's
+			return nil, err
 		}
 		if int(m.Step()) != st.Step {
 			return nil, fmt.Errorf("train: %s: state.json is at step %d but last/ at %d", cfg.Dir, st.Step, m.Step())

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/lib/trainloop"
 )
 
@@ -101,5 +102,28 @@ func TestLongRunWarning(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestModelStepLoop checks which step-loop mode a run's model gets: auto
+// becomes loop for runs shorter than AutoUnrollMinSteps, where compiling
+// unrolled programs would not pay off; an explicit mode is kept.
+func TestModelStepLoop(t *testing.T) {
+	for _, c := range []struct {
+		asked string
+		steps int
+		want  string
+	}{
+		{"", 300, nn.StepLoopLoop},
+		{nn.StepLoopAuto, AutoUnrollMinSteps - 1, nn.StepLoopLoop},
+		{nn.StepLoopAuto, AutoUnrollMinSteps, nn.StepLoopAuto},
+		{"", 10000, ""},
+		{nn.StepLoopUnroll, 300, nn.StepLoopUnroll},
+		{nn.StepLoopLoop, 10000, nn.StepLoopLoop},
+	} {
+		cfg := Config{StepLoop: c.asked, Steps: c.steps}
+		if got := cfg.modelConfig().StepLoop; got != c.want {
+			t.Errorf("--step-loop %q, %d steps: the model gets %q, want %q", c.asked, c.steps, got, c.want)
+		}
 	}
 }

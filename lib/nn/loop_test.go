@@ -38,6 +38,12 @@ func unrolledGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]
 		t.Fatal(err)
 	}
 	defer bd.release()
+	return unrolledGradientsOf(t, m, bd)
+}
+
+// unrolledGradientsOf is unrolledGradients of a laid-out batch.
+func unrolledGradientsOf(t *testing.T, m *Model, bd *batchTensors) (float64, [][]float64) {
+	t.Helper()
 	exec, err := model.NewExec(m.backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
 		scope.Store().SetTraining(g, true)

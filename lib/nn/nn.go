@@ -511,7 +511,11 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		return 0, err
 	}
 	defer bd.release()
-	unrolled, err := m.trainsUnrolled(bd)
+	ubd := bd // the batch as the unrolled program takes it
+	if m.cfg.StepLoop == StepLoopAuto {
+		ubd = bd.paddedTo(min(unrollBucket(bd.S), UnrollMaxSteps))
+	}
+	unrolled, err := m.trainsUnrolled(ubd)
 	if err != nil {
 		return 0, err
 	}
@@ -519,15 +523,15 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	defer m.unroll.vars.Unlock()
 	if !unrolled {
 		loss, _, err := m.loop.lossAndGradients(bd, true)
-		if err == nil && m.cfg.StepLoop == StepLoopAuto && m.unrollFits(bd) && m.Step() >= UnrollCompileFrom {
-			err = m.compileUnrolled(bd, true) // ready by UnrollFromStep, if it can be
+		if err == nil && m.cfg.StepLoop == StepLoopAuto && m.unrollFits(ubd) && m.Step() >= UnrollCompileFrom {
+			err = m.compileUnrolled(ubd, true) // ready by UnrollFromStep, if it can be
 		}
 		if err == nil {
 			m.count(&m.unroll.looped)
 		}
 		return loss, err
 	}
-	res, err := m.callUnrolled(bd)
+	res, err := m.callUnrolled(ubd)
 	if err != nil {
 		return 0, fmt.Errorf("nn: train step: %w", err)
 	}

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/gomlx/compute/shapes"
@@ -65,6 +66,20 @@ type unrollCompile struct {
 	err  error
 }
 
+// SetStepLoop changes how the model runs the algorithm's steps (one of
+// StepLoopModes; "" is StepLoopAuto), e.g. for a run resumed from a
+// checkpoint saved under another mode: the function is the same.
+func (m *Model) SetStepLoop(mode string) error {
+	if mode == "" {
+		mode = StepLoopAuto
+	}
+	if !slices.Contains(StepLoopModes, mode) {
+		return fmt.Errorf("nn: unknown step-loop mode %q (want one of %v)", mode, StepLoopModes)
+	}
+	m.cfg.StepLoop = mode
+	return nil
+}
+
 // StepCounts returns how many training steps this model (since New or
 // Load) ran in the step loop and how many unrolled.
 func (m *Model) StepCounts() (looped, unrolled int64) {
@@ -89,6 +104,33 @@ func (bd *batchTensors) unrollShapes() []shapes.Shape {
 }
 
 func shapesKey(ss []shapes.Shape) string { return fmt.Sprint(ss) }
+
+// unrollBucket is the number of steps StepLoopAuto pads a batch of S steps
+// to before training it unrolled: the next multiple of 4, so that batches
+// of nearby lengths share one compiled program (at most UnrollMaxSteps/4
+// programs per graph size). The padded steps change nothing: their hints
+// weigh 0 and no output is read there.
+func unrollBucket(S int) int { return (S + 3) / 4 * 4 }
+
+// paddedTo returns the batch with S processor steps (S ≥ bd.S): hints,
+// step weights and output-step masks extended with zeros. The inputs and
+// the adjacency are shared with bd (release bd, not the copy).
+func (bd *batchTensors) paddedTo(S int) *batchTensors {
+	if S <= bd.S {
+		return bd
+	}
+	p := *bd
+	p.S, p.T = S, S+1
+	p.hints = make([][]float32, len(bd.hints))
+	for i, h := range bd.hints {
+		p.hints[i] = make([]float32, len(h)/bd.T*p.T)
+		copy(p.hints[i], h)
+	}
+	p.valid = append(slices.Clone(bd.valid), make([]float32, (p.T-bd.T)*bd.B)...)
+	p.outStep = append(slices.Clone(bd.outStep), make([]float32, (p.S-bd.S)*bd.B)...)
+	p.stepCache = nil
+	return &p
+}
 
 // unrollFits reports whether StepLoopAuto may train a batch unrolled.
 func (m *Model) unrollFits(bd *batchTensors) bool {

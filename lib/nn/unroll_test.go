@@ -103,3 +103,39 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 		}
 	}
 }
+
+// TestPaddedSteps checks that padding a batch with steps (what StepLoopAuto
+// does to share unrolled programs between nearby lengths) changes neither
+// the loss nor any gradient: on bfs, whose samples end at different steps.
+func TestPaddedSteps(t *testing.T) {
+	for name, be := range testBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := DefaultConfig("bfs", "mpnn")
+			cfg.Hidden, cfg.StepLoop = 16, StepLoopUnroll
+			m, err := New(be, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			bd, err := m.batchOf(fixedBatch(t, "bfs", 7, 4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bd.release()
+			padded := bd.paddedTo(unrollBucket(bd.S) + 4)
+			if padded.S == bd.S || padded.T != padded.S+1 {
+				t.Fatalf("padded to %d steps (T %d) from %d", padded.S, padded.T, bd.S)
+			}
+			lu, gu := unrolledGradientsOf(t, m, bd)
+			lp, gp := unrolledGradientsOf(t, m, padded)
+			if math.Abs(lu-lp) > 1e-6*math.Max(1, math.Abs(lu)) {
+				t.Errorf("loss %v unpadded, %v padded to %d steps", lu, lp, padded.S)
+			}
+			for i := range gu {
+				if d := relDiff(gp[i], gu[i]); d > 1e-5 {
+					t.Errorf("gradient %d: relative difference %.2g padded", i, d)
+				}
+			}
+		})
+	}
+}
