@@ -106,11 +106,11 @@ func (bd *batchTensors) unrollShapes() []shapes.Shape {
 func shapesKey(ss []shapes.Shape) string { return fmt.Sprint(ss) }
 
 // unrollBucket is the number of steps StepLoopAuto pads a batch of S steps
-// to before training it unrolled: the next multiple of 4, so that batches
-// of nearby lengths share one compiled program (at most UnrollMaxSteps/4
-// programs per graph size). The padded steps change nothing: their hints
-// weigh 0 and no output is read there.
-func unrollBucket(S int) int { return (S + 3) / 4 * 4 }
+// to before training it unrolled: the next even number, so that batches of
+// nearby lengths share one compiled program (at most UnrollMaxSteps/2 per
+// graph size) for at most one step of extra work. The padded steps change
+// nothing: their hints weigh 0 and no output is read there.
+func unrollBucket(S int) int { return (S + 1) / 2 * 2 }
 
 // paddedTo returns the batch with S processor steps (S ≥ bd.S): hints,
 // step weights and output-step masks extended with zeros. The inputs and
