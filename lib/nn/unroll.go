@@ -176,7 +176,9 @@ func (m *Model) compileUnrolled(bd *batchTensors, background bool) error {
 		}
 		c = &unrollCompile{done: make(chan struct{})}
 		u.compiles[key] = c
-		u.busy = background
+		if background {
+			u.busy = true
+		}
 		u.wg.Add(1)
 		go func() {
 			defer u.wg.Done()
