@@ -432,7 +432,11 @@ func testSet(ctx context.Context, cfg *Config, m *nn.Sparse, parent *tracking.Ru
 	if err != nil {
 		return nil, err
 	}
-	sc, err := m.Evaluate(bs)
+	sc, err := m.EvaluateProgress(bs, func(i int) {
+		if len(bs) > 1 {
+			cfg.say("%s: %s: batch %d of %d evaluated (%.0f s)", algo, name, i+1, len(bs), time.Since(t0).Seconds())
+		}
+	})
 	release(bs)
 	if err != nil {
 		return nil, err

@@ -114,10 +114,14 @@ func TestDirResumes(t *testing.T) {
 	var log strings.Builder
 	cfg := Config{Algos: []string{"bfs"}, TestSets: []string{"er_16", "ws_80"}, Steps: 4, EvalEvery: 2,
 		TrainSamples: 20, ValSamples: 4, TestSamples: func(int) int { return 2 }, Hidden: 8, Backend: "go",
-		NoMLflow: true, Dir: dir, Progress: &log}
+		NoMLflow: true, Dir: dir, Progress: &log, NodesPerBatch: 100}
 	first, err := Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Two 80-node graphs, 100 nodes a batch: progress after each batch.
+	if !strings.Contains(log.String(), "bfs: ws_80: batch 1 of 2 evaluated") {
+		t.Errorf("no progress line for ws_80's first batch:\n%s", log.String())
 	}
 	for _, f := range []string{"bfs.json", "results.md", "figure.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {

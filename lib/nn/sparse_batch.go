@@ -428,12 +428,21 @@ func (b *SparseBatch) edgeArgmax(logits []float32) []float64 {
 // CLRS scores: pointers' accuracy per node, masks' F1, scalars as
 // metrics.CLRSOutputScore) and their mean under "score".
 func (s *Sparse) Evaluate(batches []*SparseBatch) (map[string]float64, error) {
+	return s.EvaluateProgress(batches, nil)
+}
+
+// EvaluateProgress is Evaluate calling done(i) after batch i (from 0) is
+// predicted: progress for evaluations that take minutes.
+func (s *Sparse) EvaluateProgress(batches []*SparseBatch, done func(i int)) (map[string]float64, error) {
 	truth := map[string][]float64{}
 	pred := map[string][]float64{}
-	for _, b := range batches {
+	for i, b := range batches {
 		p, err := s.Predict(b)
 		if err != nil {
 			return nil, err
+		}
+		if done != nil {
+			done(i)
 		}
 		for _, l := range s.spec.outputs {
 			for _, tr := range b.trajs {
