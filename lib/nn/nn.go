@@ -531,7 +531,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		}
 		return loss, err
 	}
-	res, err := m.callUnrolled(ubd)
+	res, err := m.trainFn.Call(ubd.unrolledArgs()...)
 	if err != nil {
 		return 0, fmt.Errorf("nn: train step: %w", err)
 	}

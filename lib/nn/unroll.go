@@ -7,7 +7,6 @@ import (
 
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -203,10 +202,6 @@ func (m *Model) compileUnrolled(bd *batchTensors, background bool) error {
 	return nil
 }
 
-// callUnrolled runs the unrolled training program on a compiled batch.
-func (m *Model) callUnrolled(bd *batchTensors) ([]*tensors.Tensor, error) {
-	return m.trainFn.Call(bd.unrolledArgs()...)
-}
 
 // serialBuild wraps a program's graph function to hold mu while it runs:
 // programs compile in parallel, and building their graphs (GoMLX's scopes
