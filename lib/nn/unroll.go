@@ -202,7 +202,6 @@ func (m *Model) compileUnrolled(bd *batchTensors, background bool) error {
 	return nil
 }
 
-
 // serialBuild wraps a program's graph function to hold mu while it runs:
 // programs compile in parallel, and building their graphs (GoMLX's scopes
 // and optimizer) is not safe concurrently.
