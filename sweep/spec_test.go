@@ -294,3 +294,43 @@ func TestLockCell(t *testing.T) {
 		g.Close()
 	}
 }
+
+// TestResubmitOtherOrder: the same grid given again with its algorithms in
+// another order is a resubmission (the recorded cell order kept); a grid
+// with other cells is refused.
+func TestResubmitOtherOrder(t *testing.T) {
+	dir := t.TempDir()
+	first := validSpec()
+	first.Algorithms = []string{"bfs", "dfs", "articulation_points"}
+	sw, err := Plan(dir, &first, Options{Narlab: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.Tracking, sw.ExperimentID, sw.ParentRunID = "http://127.0.0.1:1", "0", "p"
+	if err := sw.save(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		algos []string
+		want  string // a part of the error; "" for a resubmission
+	}{
+		{"same order", []string{"bfs", "dfs", "articulation_points"}, ""},
+		{"sorted", []string{"articulation_points", "bfs", "dfs"}, ""},
+		{"one fewer", []string{"bfs", "dfs"}, "a different grid"},
+		{"another algorithm", []string{"bfs", "dfs", "bridges"}, "a different grid"},
+	}
+	for _, tt := range tests {
+		again := validSpec()
+		again.Algorithms = tt.algos
+		got, err := Plan(dir, &again, Options{})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want == "" && (got.ID != sw.ID || fmt.Sprint(got.Cells) != fmt.Sprint(sw.Cells)):
+			t.Errorf("%s: sweep %s with cells %v; want the recorded %s, %v", tt.name, got.ID, got.Cells, sw.ID, sw.Cells)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: error %v; want %q", tt.name, err, tt.want)
+		}
+	}
+}

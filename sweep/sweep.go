@@ -182,6 +182,13 @@ func Plan(dir string, spec *Spec, o Options) (*Sweep, error) {
 		}
 		sw = Sweep{ID: s.ID(), Spec: s, Cells: s.Cells(), Dir: abs, Created: time.Now().UTC()}
 		if old != nil {
+			if old.ID != sw.ID && sameGrid(old, &sw) {
+				// The same cells listed in another order (say, --algos all
+				// against a sorted list): keep the recorded order, which
+				// the cells' array indices follow.
+				sw.ID, sw.Cells = old.ID, old.Cells
+				sw.Spec.Algorithms, sw.Spec.Processors, sw.Spec.Seeds, sw.Spec.Vary = old.Spec.Algorithms, old.Spec.Processors, old.Spec.Seeds, old.Spec.Vary
+			}
 			if old.ID != sw.ID {
 				return nil, fmt.Errorf("sweep: %s holds sweep %s, a different grid from this one (%s); use another --dir, or leave out the grid to resubmit it", dir, old.ID, sw.ID)
 			}
@@ -209,6 +216,25 @@ func Plan(dir string, spec *Spec, o Options) (*Sweep, error) {
 		return nil, fmt.Errorf("sweep: the cells' narlab executable %s is not an executable file", sw.Narlab)
 	}
 	return &sw, nil
+}
+
+// sameGrid says whether two sweeps have one experiment and the same cells
+// (keys and train flags), whatever their order.
+func sameGrid(a, b *Sweep) bool {
+	if a.Spec.Name != b.Spec.Name || a.Spec.Experiment != b.Spec.Experiment || len(a.Cells) != len(b.Cells) {
+		return false
+	}
+	args := make(map[string]string, len(a.Cells))
+	for _, c := range a.Cells {
+		args[c.Key] = fmt.Sprintf("%q", c.Args)
+	}
+	for _, c := range b.Cells {
+		if got, ok := args[c.Key]; !ok || got != fmt.Sprintf("%q", c.Args) {
+			return false
+		}
+		delete(args, c.Key)
+	}
+	return len(args) == 0
 }
 
 func (sw *Sweep) save() error {
