@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +54,11 @@ type Sweep struct {
 
 	// Dir is the sweep directory (absolute).
 	Dir string `json:"-"`
+	// MovedFrom is the tracking server recorded in sweep.json when
+	// [Prepare] found it not answering and the sweep's parent run on the
+	// server of MLFLOW_TRACKING_URI instead (a local server that came back
+	// on another port); empty otherwise.
+	MovedFrom string `json:"-"`
 }
 
 // Options are the environment of [Prepare].
@@ -124,6 +131,9 @@ func Prepare(ctx context.Context, dir string, spec *Spec, o Options) (*Sweep, er
 	// empty directory behind (sweep.json's writer creates it).
 	if err := fsutil.CheckCreatableDir(sw.Dir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	if o.Tracking == "" {
+		sw.followServer(ctx)
 	}
 	c, err := sw.client()
 	if err != nil {
@@ -216,6 +226,46 @@ func Plan(dir string, spec *Spec, o Options) (*Sweep, error) {
 		return nil, fmt.Errorf("sweep: the cells' narlab executable %s is not an executable file", sw.Narlab)
 	}
 	return &sw, nil
+}
+
+// followServer moves a resubmitted sweep to the server of
+// MLFLOW_TRACKING_URI when its recorded server does not accept connections
+// and that server holds the sweep's parent run, in the sweep's experiment:
+// the same tracking store served at another address (narlab's local
+// server restarted on another port). Otherwise it changes nothing, and a
+// server that does not answer is reported as before.
+func (sw *Sweep) followServer(ctx context.Context) {
+	env := os.Getenv(mlflow.EnvTrackingURI)
+	if sw.ParentRunID == "" || env == "" || env == sw.Tracking {
+		return
+	}
+	u, err := url.Parse(sw.Tracking)
+	if err != nil || u.Host == "" {
+		return
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	if conn, err := net.DialTimeout("tcp", host, 3*time.Second); err == nil {
+		conn.Close()
+		return // it answers: keep it
+	}
+	c, err := mlflow.NewClient(env, mlflow.EnvOptions()...)
+	if err != nil {
+		return
+	}
+	probe, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	run, err := c.GetRun(probe, sw.ParentRunID)
+	if err != nil || (sw.ExperimentID != "" && run.Info.ExperimentID != sw.ExperimentID) {
+		return
+	}
+	sw.MovedFrom, sw.Tracking = sw.Tracking, env
 }
 
 // sameGrid says whether two sweeps have one experiment and the same cells

@@ -1,0 +1,86 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narlab/narlab/tracking/mlflow"
+	"github.com/narlab/narlab/tracking/mlflow/mlflowtest"
+)
+
+// TestFollowServer resubmits a sweep whose recorded tracking server no
+// longer accepts connections (a real MLflow server holds its parent run at
+// another address, MLFLOW_TRACKING_URI): the sweep follows it only when
+// that server holds the sweep's parent run.
+func TestFollowServer(t *testing.T) {
+	srv := mlflowtest.Server(t)
+	t.Setenv(mlflow.EnvTrackingURI, srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("http://%s", l.Addr())
+	l.Close()
+
+	tests := []struct {
+		name     string
+		parent   func(id string) string // the parent run id sweep.json records
+		tracking string                 // --tracking
+		want     string                 // a part of the error; "" for none
+		moved    bool
+	}{
+		{"parent on the new server", func(id string) string { return id }, "", "", true},
+		{"parent not there", func(string) string { return "0123456789abcdef0123456789abcdef" }, "", dead, false},
+		{"--tracking given", func(id string) string { return id }, srv.URL, "", false},
+	}
+	for i, tt := range tests {
+		dir := t.TempDir()
+		spec := validSpec()
+		spec.Experiment = fmt.Sprintf("narlab-test/follow-%d", i)
+		first, err := Prepare(ctx, dir, &spec, Options{Narlab: "/bin/true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The recorded server goes away.
+		path := filepath.Join(dir, stateFile)
+		var raw map[string]any
+		b, _ := os.ReadFile(path)
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		raw["tracking"], raw["parent_run_id"] = dead, tt.parent(first.ParentRunID)
+		b, _ = json.Marshal(raw)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Prepare(ctx, dir, nil, Options{Tracking: tt.tracking})
+		if tt.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s: error %v; want one naming %s", tt.name, err, tt.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if again.Tracking != srv.URL || again.ParentRunID != first.ParentRunID {
+			t.Errorf("%s: server %s, parent %s; want %s, %s", tt.name, again.Tracking, again.ParentRunID, srv.URL, first.ParentRunID)
+		}
+		if moved := again.MovedFrom == dead; moved != tt.moved {
+			t.Errorf("%s: MovedFrom %q; want moved=%v from %s", tt.name, again.MovedFrom, tt.moved, dead)
+		}
+		if saved, err := Load(dir); err != nil || saved.Tracking != srv.URL {
+			t.Errorf("%s: sweep.json records %v (%v); want %s", tt.name, saved, err, srv.URL)
+		}
+	}
+}
