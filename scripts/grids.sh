@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The round-3 grids that take days of this 2-core machine, in two lanes run
+# side by side, each step resumable: run this script again after an
+# interruption (a reboot, the end of a working session) and every step
+# skips or keeps what it finished and resumes the rest.
+#
+#   lane 1: make bench-protocol (the CLRS-30 protocol, narlab beside the
+#           reference, 30 algorithms x MPNN, Triplet-GMPNN), then the
+#           learning-parity grid over the 30 algorithms (one seed per
+#           side, MPNN and Triplet-GMPNN, the reduced budget of
+#           docs/results.md's parity table)
+#   lane 2: the SALSA-CLRS extrapolation run (narlab salsa run --dir
+#           data/salsa-run), then the CLRS-30 Triplet-GMPNN sweep
+#           (data/sweeps/clrs30-triplet-reduced, docs/results.md)
+#
+# Two lanes, not more: each step's XLA uses both cores, and the protocol
+# benchmark's two sides must see the same background load. A step whose
+# command is already running (started by hand, or by an earlier copy of
+# this script) is waited for, not started twice.
+#
+# Usage: setsid nohup scripts/grids.sh > data/grids.log 2>&1 &
+#   LANES ("1 2": which lanes to run)
+# Each lane logs to data/grids/laneN.log; the steps' own logs are where
+# their commands put them (data/bench/, data/parity/, data/salsa-run*.log,
+# data/sweeps/clrs30-triplet-reduced/logs/).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+LANES=${LANES:-"1 2"}
+mkdir -p data/grids
+export GOMLX_NO_AUTO_INSTALL=1
+scripts/build-narlab.sh >/dev/null
+
+# step NAME PATTERN CMD...: waits while a process matching PATTERN runs,
+# then runs CMD (which resumes on its own).
+step() {
+  local name=$1 pattern=$2
+  shift 2
+  while pgrep -f -- "$pattern" > /dev/null; do
+    echo "$(date -u +%FT%TZ) $name: already running; waiting" && sleep 300
+  done
+  echo "$(date -u +%FT%TZ) $name: start"
+  if "$@"; then
+    echo "$(date -u +%FT%TZ) $name: done"
+  else
+    echo "$(date -u +%FT%TZ) $name: failed ($?)"
+  fi
+}
+
+lane1() {
+  step bench-protocol "scripts/bench_protocol.sh" scripts/bench_protocol.sh
+  step parity-train-all "scripts/parity_train.sh" env ALGOS=all SEEDS=42 STEPS=100 HIDDEN=32 BATCH=16 \
+    EVAL_EVERY=25 scripts/parity_train.sh
+}
+
+lane2() {
+  step salsa "narlab salsa run --dir data/salsa-run" bin/narlab salsa run --dir data/salsa-run
+  step clrs30-sweep "narlab sweep run --dir data/sweeps/clrs30-triplet-reduced" \
+    bin/narlab sweep run --dir data/sweeps/clrs30-triplet-reduced --executor local
+  bin/narlab sweep report --dir data/sweeps/clrs30-triplet-reduced > data/grids/clrs30-report.md || true
+}
+
+for lane in $LANES; do
+  "lane$lane" >> "data/grids/lane$lane.log" 2>&1 &
+done
+wait
