@@ -14,8 +14,8 @@
 # goes to data/bench/protocol.md (docs/performance.md records it).
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
-#   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: all 30 CLRS-30
-#         algorithms with mpnn, then all 30 with triplet_gmpnn)
+#   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: each of the 30
+#         CLRS-30 algorithms with mpnn and with triplet_gmpnn)
 #   STEPS steady-state training steps per row (default 5)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,8 +32,8 @@ else
   algos=$(bin/narlab clrs algos --format json | .venv/bin/python -c \
     'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin) if a["clrs30"]))')
   rows=""
-  for p in mpnn triplet_gmpnn; do
-    for a in $algos; do rows="$rows $a/$p"; done
+  for a in $algos; do
+    for p in mpnn triplet_gmpnn; do rows="$rows $a/$p"; done
   done
 fi
 ref=$(scripts/ref-harness.sh)
