@@ -17,10 +17,11 @@ type Point struct {
 	Score        float64
 }
 
-// Points are the test scores of results.
+// Points are the test scores of results, in SALSA-CLRS's order of the
+// algorithms.
 func Points(results []Result) []Point {
 	var out []Point
-	for _, r := range results {
+	for _, r := range inSALSAOrder(results) {
 		for _, t := range r.Tests {
 			out = append(out, Point{Algo: r.Algo, Family: t.Family, N: t.N, Score: t.Scores["score"]})
 		}

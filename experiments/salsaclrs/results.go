@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/lib/salsa"
 )
 
 // A run's directory (Config.Dir) keeps ALGO.json per finished algorithm
@@ -107,10 +108,22 @@ func writeSummary(dir string, results []Result) error {
 	return fsutil.WriteFile(filepath.Join(dir, "figure.png"), png, fsutil.DataMode)
 }
 
+// inSALSAOrder returns results in SALSA-CLRS's order of the algorithms
+// (salsa.Algorithms), whatever order they ran in.
+func inSALSAOrder(results []Result) []Result {
+	order := salsa.Algorithms()
+	out := slices.Clone(results)
+	slices.SortStableFunc(out, func(a, b Result) int {
+		return slices.Index(order, a.Algo) - slices.Index(order, b.Algo)
+	})
+	return out
+}
+
 // Table is a Markdown table of results' test scores (percentages): a row
-// per test set (family and n), a column per algorithm, and the number of
-// test graphs of each set.
+// per test set (family and n), a column per algorithm in SALSA-CLRS's
+// order, and the number of test graphs of each set.
 func Table(results []Result) string {
+	results = inSALSAOrder(results)
 	type set struct {
 		name, family string
 		n, samples   int

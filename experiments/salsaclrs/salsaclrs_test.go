@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,6 +103,48 @@ func TestFigure(t *testing.T) {
 	}
 	if got := strings.Join(labels, " "); got != "16 1600" {
 		t.Errorf("bfs panel's x ticks %q, want \"16 1600\"", got)
+	}
+}
+
+// TestTableOrder: whatever order the algorithms ran in, the table's columns
+// and the figure's points follow SALSA-CLRS's order (bfs, dfs, dijkstra,
+// mst_prim, fast_mis, eccentricity).
+func TestTableOrder(t *testing.T) {
+	res := func(algo string, score float64) Result {
+		return Result{Algo: algo, Tests: []SetResult{{Set: "er_16", Family: "er", N: 16, Samples: 3, Scores: map[string]float64{"score": score}}}}
+	}
+	tests := []struct {
+		ran  []string
+		want string // the header's algorithms
+	}{
+		{[]string{"bfs", "dfs"}, "bfs | dfs"},
+		{[]string{"fast_mis", "eccentricity", "bfs"}, "bfs | fast_mis | eccentricity"},
+		{[]string{"eccentricity", "mst_prim", "dijkstra", "dfs"}, "dfs | dijkstra | mst_prim | eccentricity"},
+	}
+	for _, tt := range tests {
+		var results []Result
+		for i, a := range tt.ran {
+			results = append(results, res(a, float64(i+1)/10))
+		}
+		header := strings.SplitN(Table(results), "\n", 2)[0]
+		if want := "| family | n | graphs | " + tt.want + " |"; header != want {
+			t.Errorf("ran %v: header %q, want %q", tt.ran, header, want)
+		}
+		var order []string
+		for _, p := range Points(results) {
+			order = append(order, p.Algo)
+		}
+		if got := strings.Join(order, " | "); got != tt.want {
+			t.Errorf("ran %v: points in order %q, want %q", tt.ran, got, tt.want)
+		}
+		// Scores stay with their algorithm.
+		row := strings.SplitN(Table(results), "\n", 4)[2]
+		for i, a := range tt.ran {
+			col := slices.Index(strings.Split(tt.want, " | "), a)
+			if cells := strings.Split(row, "|"); strings.TrimSpace(cells[4+col]) != fmt.Sprintf("%.1f", float64(i+1)*10) {
+				t.Errorf("ran %v: %s's cell %q, want %.1f", tt.ran, a, cells[4+col], float64(i+1)*10)
+			}
+		}
 	}
 }
 
