@@ -319,6 +319,7 @@ func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res 
 			if err != nil {
 				return nil, err
 			}
+			sc = protocolScores(sc)
 			if run != nil {
 				_ = run.LogMetric("val/score", int64(step), sc["score"])
 			}
@@ -415,6 +416,30 @@ func logSet(ctx context.Context, cfg *Config, parent *tracking.Run, algo string,
 	return child.End(context.WithoutCancel(ctx), mlflow.StatusFinished)
 }
 
+// protocolScores are the scores the protocol selects on and reports:
+// SALSA-CLRS's, means over the graphs of each graph's score ("score" and
+// each output's name: node accuracy for pointers, node F1 for masks,
+// rounded-value graph accuracy for scalars; nn.Sparse's "salsa_score" and
+// "salsa/OUTPUT"), with CLRS's pooled scores beside them ("clrs_score",
+// "clrs/OUTPUT"). For pointer outputs on a set of equal-sized graphs the
+// two agree.
+func protocolScores(sc map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range sc {
+		switch {
+		case k == "score":
+			out["clrs_score"] = v
+		case k == "salsa_score":
+			out["score"] = v
+		case strings.HasPrefix(k, "salsa/"):
+			out[strings.TrimPrefix(k, "salsa/")] = v
+		default:
+			out["clrs/"+k] = v
+		}
+	}
+	return out
+}
+
 // testSet evaluates the model on one test set, logged as a child run.
 func testSet(ctx context.Context, cfg *Config, m *nn.Sparse, parent *tracking.Run, algo, name string) (*SetResult, error) {
 	set, err := salsa.LookupSet(name)
@@ -441,6 +466,7 @@ func testSet(ctx context.Context, cfg *Config, m *nn.Sparse, parent *tracking.Ru
 	if err != nil {
 		return nil, err
 	}
+	sc = protocolScores(sc)
 	sr := &SetResult{Set: name, Family: set.Family.Kind.String(), N: n, Samples: count, Scores: sc, Seconds: time.Since(t0).Seconds()}
 	cfg.say("%s: %s (%d graphs of %d nodes): score %.3f in %.1f s", algo, name, count, n, sc["score"], sr.Seconds)
 	if err := logSet(ctx, cfg, parent, algo, sr, ""); err != nil {

@@ -260,3 +260,13 @@ func TestDirResumesTestSets(t *testing.T) {
 		})
 	}
 }
+
+// TestProtocolScores: the protocol reports SALSA-CLRS's per-graph scores
+// under "score" and the outputs' names, CLRS's pooled ones beside them.
+func TestProtocolScores(t *testing.T) {
+	got := protocolScores(map[string]float64{"inmis": 0.5, "score": 0.5, "salsa/inmis": 0.6, "salsa_score": 0.6})
+	want := map[string]float64{"inmis": 0.6, "score": 0.6, "clrs/inmis": 0.5, "clrs_score": 0.5}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("protocolScores: %v, want %v", got, want)
+	}
+}

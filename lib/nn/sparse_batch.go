@@ -424,9 +424,12 @@ func (b *SparseBatch) edgeArgmax(logits []float32) []float64 {
 	return out
 }
 
-// Evaluate scores the model on batches pooled together, per output (the
-// CLRS scores: pointers' accuracy per node, masks' F1, scalars as
-// metrics.CLRSOutputScore) and their mean under "score".
+// Evaluate scores the model on batches, per output: pooled together as
+// CLRS does (pointers' accuracy per node, masks' F1, scalars' mean squared
+// error, metrics.CLRSOutputScore), with their mean under "score"; and per
+// graph, averaged over the graphs, as SALSA-CLRS does
+// (metrics.SALSAGraphScore: node accuracy, node F1, rounded-scalar graph
+// accuracy) under "salsa/OUTPUT", with their mean under "salsa_score".
 func (s *Sparse) Evaluate(batches []*SparseBatch) (map[string]float64, error) {
 	return s.EvaluateProgress(batches, nil)
 }
@@ -436,6 +439,8 @@ func (s *Sparse) Evaluate(batches []*SparseBatch) (map[string]float64, error) {
 func (s *Sparse) EvaluateProgress(batches []*SparseBatch, done func(i int)) (map[string]float64, error) {
 	truth := map[string][]float64{}
 	pred := map[string][]float64{}
+	perGraph := map[string]float64{} // the sum of the graphs' SALSA-CLRS scores
+	graphs := 0
 	for i, b := range batches {
 		p, err := s.Predict(b)
 		if err != nil {
@@ -445,25 +450,42 @@ func (s *Sparse) EvaluateProgress(batches []*SparseBatch, done func(i int)) (map
 			done(i)
 		}
 		for _, l := range s.spec.outputs {
+			at := len(pred[l.Name])
+			pred[l.Name] = append(pred[l.Name], p[l.Name]...)
 			for _, tr := range b.trajs {
 				d, ok := tr.Probe(l.Name)
 				if !ok {
 					return nil, fmt.Errorf("nn: sparse: a trajectory has no output %s", l.Name)
 				}
 				truth[l.Name] = append(truth[l.Name], d.Data...)
+				if len(truth[l.Name]) > len(pred[l.Name]) {
+					return nil, fmt.Errorf("nn: sparse: %d predictions of %s for more truth values", len(pred[l.Name]), l.Name)
+				}
+				g, err := metrics.SALSAGraphScore(kind(l.Type).String(), d.Data, pred[l.Name][at:at+len(d.Data)])
+				if err != nil {
+					return nil, fmt.Errorf("nn: sparse: scoring %s per graph: %w", l.Name, err)
+				}
+				perGraph[l.Name] += g
+				at += len(d.Data)
 			}
-			pred[l.Name] = append(pred[l.Name], p[l.Name]...)
 		}
+		graphs += len(b.trajs)
 	}
 	scores := map[string]float64{}
+	salsaScores := map[string]float64{}
 	for _, l := range s.spec.outputs {
 		sc, err := metrics.CLRSOutputScore(kind(l.Type).String(), truth[l.Name], pred[l.Name], l.classes)
 		if err != nil {
 			return nil, fmt.Errorf("nn: sparse: scoring %s: %w", l.Name, err)
 		}
 		scores[l.Name] = sc
+		salsaScores[l.Name] = perGraph[l.Name] / float64(graphs)
 	}
 	scores["score"] = metrics.CLRSScore(scores)
+	for name, v := range salsaScores {
+		scores["salsa/"+name] = v
+	}
+	scores["salsa_score"] = metrics.CLRSScore(salsaScores)
 	return scores, nil
 }
 
