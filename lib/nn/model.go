@@ -153,6 +153,16 @@ func (m *Model) triplets(scope *model.Scope, z *Node, edgeF edgeLatents, graphF 
 	te2 := edgeF.dense(scope.At("te2"), g, true, T) // (i,k)
 	te3 := edgeF.dense(scope.At("te3"), g, true, T) // (k,j) read as (j,k) below
 	tg := Dense(scope.At("tg"), graphF, true, T)    // [B,T]
+	tri := tripletMax(t1, t2, t3, te1, te2, te3, tg)
+	out := Dense(scope.At("o3"), tri, true, m.cfg.Hidden) // [B,N(j),N(k),H]
+	return activation.Relu(out)
+}
+
+// tripletMax is max over i of the triplet messages t1_i + t2_j + t3_k +
+// te1_ij + te2_ik + te3_jk + tg, [B,N(j),N(k),T] from t1, t2, t3 [B,N,T],
+// te1, te2, te3 [B,N,N,T] and tg [B,T] (the reference's get_triplet_msgs
+// and its max over axis 1).
+func tripletMax(t1, t2, t3, te1, te2, te3, tg *Node) *Node {
 	// tri[b,i,j,k] = t1_i + t2_j + t3_k + te1_ij + te2_ik + te3_jk + tg, and
 	// its max over i is max_i(t1_i + te1_ij + te2_ik) + (t2_j + t3_k + te3_jk
 	// + tg): the terms without i leave the max, so the N³ part is one sum
@@ -166,8 +176,7 @@ func (m *Model) triplets(scope *model.Scope, z *Node, edgeF edgeLatents, graphF 
 	inner := ReduceMax(Add(InsertAxes(a, -1), InsertAxes(c, 3)), 2) // max over i → [B,T,j,k]
 	inner = TransposeAllDims(inner, 0, 2, 3, 1)                     // [B,j,k,T]
 	rest := Add(Add(InsertAxes(t2, 2), InsertAxes(t3, 1)), Add(te3, InsertAxes(tg, 1, 1)))
-	out := Dense(scope.At("o3"), Add(inner, rest), true, m.cfg.Hidden) // [B,N(j),N(k),H]
-	return activation.Relu(out)
+	return Add(inner, rest)
 }
 
 // leakyReluSlope is the negative slope of GAT's and GATv2's leaky ReLU:
