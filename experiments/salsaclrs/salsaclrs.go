@@ -222,12 +222,29 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		out = append(out, *r)
 		if cfg.Dir != "" {
-			if err := writeSummary(cfg.Dir, out); err != nil {
+			if err := writeSummary(cfg.Dir, finishedIn(&cfg, out)); err != nil {
 				return out, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// finishedIn is out with the algorithms DIR holds finished with this run's
+// settings though this run did not ask for them (an earlier run's
+// --algos): the summary (results.md, figure.png) covers the whole
+// directory.
+func finishedIn(cfg *Config, out []Result) []Result {
+	all := slices.Clone(out)
+	for _, a := range salsa.Algorithms() {
+		if slices.ContainsFunc(out, func(r Result) bool { return r.Algo == a }) {
+			continue
+		}
+		if r, err := loadDone(cfg.Dir, a, cfg.Params(a)); err == nil && r != nil {
+			all = append(all, *r)
+		}
+	}
+	return all
 }
 
 // runAlgo trains and tests one algorithm. prior, when not nil, is an

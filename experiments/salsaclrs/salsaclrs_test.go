@@ -191,6 +191,15 @@ func TestDirResumes(t *testing.T) {
 	if len(again) != 1 || again[0].Tests[1].Scores["score"] != first[0].Tests[1].Scores["score"] || again[0].BestStep != first[0].BestStep {
 		t.Errorf("read back %+v, want %+v", again, first)
 	}
+	// Another algorithm in the same directory: the summary covers both.
+	other := cfg
+	other.Algos = []string{"fast_mis"}
+	if _, err := Run(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	if table, err := os.ReadFile(filepath.Join(dir, "results.md")); err != nil || !strings.Contains(string(table), "| family | n | graphs | bfs | fast_mis |") {
+		t.Errorf("results.md after a fast_mis run in bfs's directory (%v):\n%s", err, table)
+	}
 	cfg.Steps = 6
 	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "train_steps") {
 		t.Errorf("other settings in the same directory: error %v, want one naming train_steps", err)
