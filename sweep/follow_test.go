@@ -22,6 +22,7 @@ import (
 func TestFollowServer(t *testing.T) {
 	srv := mlflowtest.Server(t)
 	t.Setenv(mlflow.EnvTrackingURI, srv.URL)
+	t.Setenv(mlflow.EnvMaxRetries, "1") // the dead server's case fails fast
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
