@@ -313,3 +313,63 @@ func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
 		}
 	}
 }
+
+// BenchmarkSparseHoist measures the sparse evaluation of dfs (PGN, hidden
+// 64, no hints: SALSA-CLRS's protocol) on NARLAB_BENCH_GRAPHS (default 6)
+// of lib/salsa's Erdős–Rényi test graphs of NARLAB_BENCH_N nodes (default
+// 800; 2,400 steps), with the step-invariant work computed once per batch
+// ("hoisted", Sparse.hoists) and at every step ("per-step"): ns/op is the
+// whole evaluation (compilation included), cpu_s the process's CPU time
+// during it.
+func BenchmarkSparseHoist(b *testing.B) {
+	n, graphs := 800, 6
+	if v := os.Getenv("NARLAB_BENCH_N"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	if v := os.Getenv("NARLAB_BENCH_GRAPHS"); v != "" {
+		fmt.Sscan(v, &graphs)
+	}
+	be, _, err := BackendChoice("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := salsa.LookupSet(fmt.Sprintf("er_%d", n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := salsa.NewDataset(b.Context(), "dfs", set, 1, graphs, false, salsa.DatasetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig("dfs", "pgn")
+	cfg.Hidden, cfg.HintMode = 64, "none"
+	cpu := func() float64 {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	}
+	for _, hoist := range []bool{true, false} {
+		name := map[bool]string{true: "hoisted", false: "per-step"}[hoist]
+		b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
+			hoistSparseEval = hoist
+			defer func() { hoistSparseEval = true }()
+			for range b.N {
+				m, err := NewSparse(be, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				batch, err := m.Batch(ds.Trajectories)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c0 := cpu()
+				if _, err := m.Predict(batch); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(cpu()-c0, "cpu_s")
+				batch.Release()
+				m.Close()
+			}
+		})
+	}
+}

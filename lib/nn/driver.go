@@ -48,6 +48,7 @@ type stepLoop struct {
 	store   *model.Store
 	layout  loopLayout
 	progs   *loopPrograms
+	body    stepBody
 }
 
 // zeros is a zero tensor of a float32 shape.
@@ -211,6 +212,14 @@ func (sl *stepLoop) predict(b loopBatch) ([]*tensors.Tensor, error) {
 		return nil, err
 	}
 	static := b.static()
+	if l.nhoist > 0 {
+		hoisted, err := sl.callOrdered(p.hoist, static, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("nn: predict (hoisted): %w", err)
+		}
+		defer free(hoisted...)
+		static = append(static[:len(static):len(static)], hoisted...)
+	}
 	state := append(b.initialCarry(), b.readoutZeros()...)
 	for s := 0; s < S; s++ {
 		tail := append([]*tensors.Tensor{b.outStepAt(s)}, b.stepInputsAt(s)...)
@@ -244,6 +253,9 @@ func (sl *stepLoop) prepare(b loopBatch, training bool) error {
 		return nil
 	}
 	progs := []int{progStepEval, progHeadEval}
+	if sl.layout.nhoist > 0 {
+		progs = append(progs, progHoist)
+	}
 	if training {
 		progs = []int{progStepFwd, progHead, progStepBwd, progUpdate}
 	}
@@ -265,7 +277,7 @@ func (sl *stepLoop) prepare(b loopBatch, training bool) error {
 			return fmt.Errorf("nn: building the step loop: %w", err)
 		}
 	}
-	execs := [numPrograms]*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval}
+	execs := [numPrograms]*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval, p.hoist}
 	errs := make([]error, len(progs))
 	sem := make(chan struct{}, max(1, runtime.NumCPU()))
 	var wg sync.WaitGroup
@@ -321,6 +333,9 @@ func (sl *stepLoop) programShapes(i int, b loopBatch) []shapes.Shape {
 	}
 	w := b.outStepAt(0)
 	add(b.static()...)
+	if l.nhoist > 0 && (i == progStepEval || i == progHeadEval) {
+		out = append(out, sl.body.(hoister).hoistedShapes(out)...)
+	}
 	switch i {
 	case progStepFwd:
 		add(carry...)

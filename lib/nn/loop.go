@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
 	"sync"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
@@ -66,6 +67,10 @@ type loopLayout struct {
 	nsi            int // inputs given anew at each step
 	triplets       bool
 	teacher        bool
+	// nhoist is the number of tensors an evaluation computes once per
+	// batch, before its first step, and hands to every step and to the
+	// head after the static tensors (see hoister); 0 for none.
+	nhoist int
 }
 
 func (m *Model) loopLayout() loopLayout {
@@ -156,6 +161,7 @@ const (
 	progUpdate
 	progStepEval
 	progHeadEval
+	progHoist
 	numPrograms
 )
 
@@ -163,7 +169,7 @@ const (
 // size on first use, see prepare).
 type loopPrograms struct {
 	stepFwd, head, stepBwd, update *model.Exec
-	stepEval, headEval             *model.Exec
+	stepEval, headEval, hoist      *model.Exec
 	fns                            [numPrograms]programFn
 	// prepared holds the batch shapes (loopBatch.shapeKey) whose training
 	// or evaluation programs are compiled.
@@ -171,7 +177,7 @@ type loopPrograms struct {
 }
 
 func (p *loopPrograms) finalize() {
-	for _, e := range []*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval} {
+	for _, e := range []*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval, p.hoist} {
 		if e != nil {
 			e.Finalize()
 		}
@@ -201,6 +207,19 @@ type stepBody interface {
 	drawTeacher(scope *model.Scope, g *Graph, b int) *Node
 	// gradClip is the global-norm clipping of the gradients (0: none).
 	gradClip() float64
+}
+
+// A hoister is a body whose evaluation steps share work that depends only
+// on the batch's static tensors (its loopLayout's nhoist > 0): an
+// evaluation computes it once, in the hoist program, instead of at every
+// step.
+type hoister interface {
+	// hoist computes the shared tensors from the static ones.
+	hoist(scope *model.Scope, static []*Node) []*Node
+	// hoistedShapes are their shapes, from the static tensors' shapes.
+	hoistedShapes(static []shapes.Shape) []shapes.Shape
+	// withHoisted is e using them instead of its own computations.
+	withHoisted(e encoded, hoisted []*Node) encoded
 }
 
 // encoded is a body's own encoding of a batch's static tensors.
@@ -423,27 +442,42 @@ func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store,
 		opt.UpdateGraphWithGradients(scope, grads, in[0].DType())
 		return []*Node{optimizer.GetGlobalStepVar(scope).NodeValue(g)}
 	})
+	// encodeEval encodes an evaluation program's static tensors, with the
+	// hoisted ones that follow them when the body hoists.
+	encodeEval := func(scope *model.Scope, c *cursor) encoded {
+		enc := body.encodeStatic(scope, c.take(l.nstatic))
+		if l.nhoist > 0 {
+			enc = body.(hoister).withHoisted(enc, c.take(l.nhoist))
+		}
+		return enc
+	}
 	p.stepEval = mk(progStepEval, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		static := c.take(l.nstatic)
+		enc := encodeEval(scope, &c)
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
 		acc := c.readout(l)
 		w := c.next()
 		stepIn := c.take(l.nsi)
 		c.done("evaluation step")
-		enc := body.encodeStatic(scope, static)
 		next, r, _, _ := body.bodyStep(scope, enc, cr, nil, stepIn, false)
 		out := append([]*Node{next.hidden}, next.fed...)
 		return appendReadout(out, accumulate(body, enc, acc, r, w))
 	})
 	p.headEval = mk(progHeadEval, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
-		static := c.take(l.nstatic)
+		enc := encodeEval(scope, &c)
 		r := c.readout(l)
 		c.done("evaluation head")
-		enc := body.encodeStatic(scope, static)
 		return body.bodyOutputs(scope, enc, r, false)
 	})
+	if l.nhoist > 0 {
+		p.hoist = mk(progHoist, func(scope *model.Scope, in []*Node) []*Node {
+			c := cursor{in: in}
+			static := c.take(l.nstatic)
+			c.done("hoist")
+			return body.(hoister).hoist(scope, static)
+		})
+	}
 	if err != nil {
 		p.finalize()
 		return nil, fmt.Errorf("nn: %w", err)

@@ -211,7 +211,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs}
+	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs, body: m}
 	return m, nil
 }
 

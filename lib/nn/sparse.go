@@ -114,7 +114,7 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs}
+	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs, body: s}
 	return s, nil
 }
 
@@ -150,13 +150,62 @@ func (s *Sparse) loopLayout() loopLayout {
 		l.ns = len(s.spec.hints)
 	}
 	l.teacher = s.encodeHints() && s.cfg.TeacherForcing > 0
+	if s.hoists() {
+		l.nhoist = 4
+	}
 	return l
+}
+
+// hoistSparseEval lets evaluation hoist the step-invariant work (see
+// hoists); tests turn it off to compare.
+var hoistSparseEval = true
+
+// hoists says whether evaluation steps share work: when no hint is fed
+// back and no input comes anew at each step, every step encodes the same
+// node, edge and graph features, and the message-passing processors add
+// the same edge and graph terms to every edge's message. An evaluation
+// then computes them once per batch (the hoist program: the encoded
+// features and each edge's me(e_ij) + mg(g)), instead of at every step
+// — the work on the edges that dominates the long trajectories of dfs,
+// dijkstra and mst_prim on large graphs.
+func (s *Sparse) hoists() bool {
+	return hoistSparseEval && !s.encodeHints() && len(s.stepIn) == 0 && s.cfg.Processor != "gat" && s.cfg.Processor != "gatv2"
+}
+
+// hoist is the hoisted tensors: the encoded node, edge and graph features
+// and each edge's constant message term.
+func (s *Sparse) hoist(scope *model.Scope, static []*Node) []*Node {
+	e := s.encodeStatic(scope, static).(sparseEncoded)
+	return []*Node{e.node, e.edge, e.graph, s.edgeMessage(scope.At("processor"), e)}
+}
+
+func (s *Sparse) hoistedShapes(static []shapes.Shape) []shapes.Shape {
+	ni, H := len(s.spec.inputs), s.cfg.Hidden
+	idx := static[ni:]
+	e, v, g := idx[0].Dimensions[0], idx[3].Dimensions[0], idx[5].Dimensions[0]
+	return []shapes.Shape{shapeF32(v, H), shapeF32(e, H), shapeF32(g, H), shapeF32(e, H)}
+}
+
+func (s *Sparse) withHoisted(en encoded, h []*Node) encoded {
+	e := en.(sparseEncoded)
+	e.node, e.edge, e.graph, e.edgeMsg = h[0], h[1], h[2], h[3]
+	return e
+}
+
+// edgeMessage is the part of each edge's message that does not depend on
+// the step's latents: me(e_ij) + mg(g), [E,H].
+func (s *Sparse) edgeMessage(scope *model.Scope, e sparseEncoded) *Node {
+	H := s.cfg.Hidden
+	me := Dense(scope.At("me"), e.edge, true, H)
+	mg := Dense(scope.At("mg"), e.graph, true, H)
+	return Add(me, Gather(mg, e.edgeG))
 }
 
 // sparseEncoded is what the sparse model makes of a batch's static
 // tensors: the encoded inputs and the index tensors.
 type sparseEncoded struct {
 	node, edge, graph             *Node // [V,H], [E,H], [G,H]
+	edgeMsg                       *Node // [E,H]: edgeMessage when hoisted, else nil
 	src, dst, rev, nodeG, edgeG   *Node // [E,1], [E,1], [E,1], [V,1], [E,1] int32
 	graphW                        *Node // [G]: 1, 0 for padding
 	numNodes, numEdges, numGraphs int
@@ -347,9 +396,11 @@ func (s *Sparse) process(scope *model.Scope, e sparseEncoded, hidden *Node) *Nod
 	}
 	m1 := Dense(scope.At("m1"), z, true, H) // sender
 	m2 := Dense(scope.At("m2"), z, true, H) // receiver
-	me := Dense(scope.At("me"), e.edge, true, H)
-	mg := Dense(scope.At("mg"), e.graph, true, H)
-	msgs := Add(Add(Gather(m1, e.src), Gather(m2, e.dst)), Add(me, Gather(mg, e.edgeG)))
+	edgeMsg := e.edgeMsg
+	if edgeMsg == nil {
+		edgeMsg = s.edgeMessage(scope, e)
+	}
+	msgs := Add(Add(Gather(m1, e.src), Gather(m2, e.dst)), edgeMsg)
 	msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
 	msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
 	agg := segmentMax(msgs, e.dst, e.numNodes) // every node has its self-loop

@@ -430,3 +430,68 @@ func TestSparseSALSAScores(t *testing.T) {
 		m.Close()
 	}
 }
+
+// TestSparseHoistedEval checks that an evaluation that computes the
+// step-invariant work once per batch (hoists) predicts what one that
+// recomputes it at every step does, for the hint modes and processors
+// that hoist, on every test backend.
+func TestSparseHoistedEval(t *testing.T) {
+	set, err := salsa.LookupSet("er_16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		algo, processor, hintMode string
+	}{
+		{"dfs", "pgn", "none"},
+		{"dijkstra", "mpnn", "none"},
+		{"bfs", "gmpnn", "decoded_only"},
+		{"eccentricity", "gpgn", "none"},
+	}
+	for name, be := range testBackends(t) {
+		for _, tt := range tests {
+			ds, err := salsa.NewDataset(t.Context(), tt.algo, set, 5, 3, false, salsa.DatasetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig(tt.algo, tt.processor)
+			cfg.Hidden, cfg.HintMode = 8, tt.hintMode
+			predict := func(hoist bool) Predictions {
+				hoistSparseEval = hoist
+				defer func() { hoistSparseEval = true }()
+				m, err := NewSparse(be, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer m.Close()
+				if got := m.loopLayout().nhoist > 0; got != hoist {
+					t.Fatalf("%s/%s: hoisting %v, want %v", tt.algo, tt.processor, got, hoist)
+				}
+				b, err := m.Batch(ds.Trajectories)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Release()
+				p, err := m.Predict(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			want, got := predict(false), predict(true)
+			for k, w := range want {
+				g := got[k]
+				if len(g) != len(w) {
+					t.Fatalf("%s %s/%s: %s has %d predictions, want %d", name, tt.algo, tt.processor, k, len(g), len(w))
+				}
+				diff := 0.0
+				for i := range w {
+					diff = max(diff, math.Abs(g[i]-w[i]))
+				}
+				if diff > 1e-5 {
+					t.Errorf("%s %s/%s: hoisted %s differ by %g", name, tt.algo, tt.processor, k, diff)
+				}
+			}
+		}
+	}
+}
