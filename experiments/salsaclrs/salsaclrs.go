@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -360,7 +361,10 @@ func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res 
 	}
 	reuse := map[string]SetResult{}
 	if prior != nil {
-		if prior.BestStep == res.BestStep && prior.BestVal == res.BestVal {
+		// The same best step and validation score (up to float rounding: the
+		// score is a mean of counts, summed per graph or pooled) is the
+		// same model.
+		if prior.BestStep == res.BestStep && math.Abs(prior.BestVal-res.BestVal) <= 1e-9 {
 			for _, t := range prior.Tests {
 				reuse[t.Set] = t
 			}
