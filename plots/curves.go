@@ -193,7 +193,10 @@ func spread(vals []float64, minmax bool) (mean, lo, hi float64) {
 	return mean, mean - sd, mean + sd
 }
 
-// stepTicks marks every x value of a panel's curves.
+// stepTicks marks every x value of a panel's curves on a log axis, and
+// labels them from the largest down, leaving out the label of a value
+// within a factor minLabelRatio of the last one labelled (80 and 160, or
+// 800 and 1600, would overlap).
 func stepTicks(pn Panel) plot.ConstantTicks {
 	seen := map[float64]bool{}
 	var ticks plot.ConstantTicks
@@ -202,11 +205,22 @@ func stepTicks(pn Panel) plot.ConstantTicks {
 			for _, x := range c.Steps {
 				if !seen[x] {
 					seen[x] = true
-					ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
+					ticks = append(ticks, plot.Tick{Value: x})
 				}
 			}
 		}
 	}
 	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	last := math.Inf(1)
+	for i := len(ticks) - 1; i >= 0; i-- {
+		if x := ticks[i].Value; last/x >= minLabelRatio {
+			ticks[i].Label = strconv.FormatFloat(x, 'g', -1, 64)
+			last = x
+		}
+	}
 	return ticks
 }
+
+// minLabelRatio is the smallest ratio of two labelled values on a log x
+// axis (see stepTicks).
+const minLabelRatio = 3

@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -178,5 +179,35 @@ func TestDensitiesLogScale(t *testing.T) {
 	}
 	if _, err := fig.PNG(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStepTicks: on a log x axis every step has a tick, and labels go to
+// the largest step and then to each step at least minLabelRatio below the
+// last one labelled, so that neighbouring labels do not overlap.
+func TestStepTicks(t *testing.T) {
+	tests := []struct {
+		steps []float64
+		want  string // the labels, "_" for a tick without one
+	}{
+		{[]float64{16, 80, 160, 800, 1600}, "16 _ 160 _ 1600"},
+		{[]float64{16, 1600}, "16 1600"},
+		{[]float64{1, 3, 9, 27}, "1 3 9 27"},
+		{[]float64{10, 20, 25, 100}, "_ _ 25 100"}, // 25 is 4× below 100; 20 and 10 within 3× of 25
+		{[]float64{5}, "5"},
+	}
+	for _, tt := range tests {
+		pn := Panel{Series: []Series{{Runs: []Curve{{Steps: tt.steps, Values: make([]float64, len(tt.steps))}}}}}
+		var got []string
+		for _, tk := range stepTicks(pn) {
+			if tk.Label == "" {
+				got = append(got, "_")
+			} else {
+				got = append(got, tk.Label)
+			}
+		}
+		if s := strings.Join(got, " "); s != tt.want {
+			t.Errorf("steps %v: labels %q, want %q", tt.steps, s, tt.want)
+		}
 	}
 }

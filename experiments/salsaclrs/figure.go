@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/narlab/narlab/lib/salsa"
 	"github.com/narlab/narlab/plots"
 )
 
@@ -42,11 +43,24 @@ func Figure(points []Point) (*plots.Figure, error) {
 		}
 		byAlgo[p.Algo][p.Family] = append(byAlgo[p.Algo][p.Family], p)
 	}
+	// SALSA-CLRS's order of the algorithms, then any other alphabetically.
+	order := salsa.Algorithms()
+	rank := func(a string) int {
+		if i := slices.Index(order, a); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
 	algos := make([]string, 0, len(byAlgo))
 	for a := range byAlgo {
 		algos = append(algos, a)
 	}
-	sort.Strings(algos)
+	sort.Slice(algos, func(i, j int) bool {
+		if ri, rj := rank(algos[i]), rank(algos[j]); ri != rj {
+			return ri < rj
+		}
+		return algos[i] < algos[j]
+	})
 	var panels []plots.Panel
 	for _, a := range algos {
 		panel := plots.Panel{Title: a}
@@ -54,7 +68,12 @@ func Figure(points []Point) (*plots.Figure, error) {
 		for f := range byAlgo[a] {
 			families = append(families, f)
 		}
-		sort.Strings(families)
+		sort.Slice(families, func(i, j int) bool {
+			if fi, fj := familyOrder(families[i]), familyOrder(families[j]); fi != fj {
+				return fi < fj
+			}
+			return families[i] < families[j]
+		})
 		for _, f := range families {
 			ps := slices.Clone(byAlgo[a][f])
 			sort.Slice(ps, func(i, j int) bool { return ps[i].N < ps[j].N })
@@ -69,7 +88,8 @@ func Figure(points []Point) (*plots.Figure, error) {
 	}
 	o := plots.DefaultCurveOptions()
 	o.Cols = min(3, len(panels))
-	o.XLabel, o.YLabel = "graph size n (trained on n ≤ 16; log scale)", "test score (%)"
+	o.Title = "Trained on graphs of at most 16 nodes, tested up to 1,600"
+	o.XLabel, o.YLabel = "graph size n (log scale)", "test score (%)"
 	o.LogX = true
 	return plots.ValidationCurves(panels, o)
 }
