@@ -48,21 +48,7 @@ func CLRSOutputScore(typ string, truth, pred []float64, classes int) (float64, e
 		}
 		return float64(eq) / float64(len(truth)), nil
 	case Mask:
-		var tp, fp, fn float64
-		for i, t := range truth {
-			if t == -1 {
-				continue
-			}
-			p := pred[i] > 0.5
-			switch {
-			case p && t == 1:
-				tp++
-			case p:
-				fp++
-			case t == 1:
-				fn++
-			}
-		}
+		tp, fp, fn := maskCounts(truth, pred)
 		precision, recall := 1.0, 1.0
 		if tp+fp > 0 {
 			precision = tp / (tp + fp)
@@ -137,4 +123,25 @@ func CLRSScore(outputs map[string]float64) float64 {
 		s += outputs[k]
 	}
 	return s / float64(len(outputs))
+}
+
+// maskCounts are the true positives, false positives and false negatives
+// of mask predictions (probabilities or 0/1, thresholded at 0.5) against
+// 0/1 truth, −1 truth entries skipped.
+func maskCounts(truth, pred []float64) (tp, fp, fn float64) {
+	for i, t := range truth {
+		if t == -1 {
+			continue
+		}
+		p := pred[i] > 0.5
+		switch {
+		case p && t == 1:
+			tp++
+		case p:
+			fp++
+		case t == 1:
+			fn++
+		}
+	}
+	return tp, fp, fn
 }

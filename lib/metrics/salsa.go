@@ -43,21 +43,7 @@ func SALSAGraphScore(typ string, truth, pred []float64) (float64, error) {
 		}
 		return float64(eq) / float64(len(truth)), nil
 	case Mask:
-		var tp, fp, fn float64
-		for i, t := range truth {
-			if t == -1 {
-				continue
-			}
-			p := pred[i] > 0.5
-			switch {
-			case p && t == 1:
-				tp++
-			case p:
-				fp++
-			case t == 1:
-				fn++
-			}
-		}
+		tp, fp, fn := maskCounts(truth, pred)
 		if tp == 0 {
 			return 0, nil
 		}
