@@ -220,12 +220,6 @@ func BenchmarkProtocol(b *testing.B) {
 //     process: scripts/bench_sparse.sh).
 func BenchmarkSparseVsDense(b *testing.B) {
 	n, graphs := 160, 4
-	if v := os.Getenv("NARLAB_BENCH_N"); v != "" {
-		fmt.Sscan(v, &n)
-	}
-	if v := os.Getenv("NARLAB_BENCH_GRAPHS"); v != "" {
-		fmt.Sscan(v, &graphs)
-	}
 	path := os.Getenv("NARLAB_BENCH_PATH")
 	if path == "" {
 		path = "sparse"
@@ -235,14 +229,7 @@ func BenchmarkSparseVsDense(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("backend %s", choice.Kind)
-	set, err := salsa.LookupSet(fmt.Sprintf("er_%d", n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ds, err := salsa.NewDataset(b.Context(), "bfs", set, 1, graphs, true, salsa.DatasetOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds := erBenchData(b, "bfs", &n, graphs, true)
 	cfg := DefaultConfig("bfs", "mpnn")
 	cfg.Hidden, cfg.HintMode, cfg.StepLoop = 64, "decoded_only", StepLoopLoop
 	b.Run(fmt.Sprintf("%s/n=%d", path, n), func(b *testing.B) {
@@ -323,24 +310,11 @@ func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
 // during it.
 func BenchmarkSparseHoist(b *testing.B) {
 	n, graphs := 800, 6
-	if v := os.Getenv("NARLAB_BENCH_N"); v != "" {
-		fmt.Sscan(v, &n)
-	}
-	if v := os.Getenv("NARLAB_BENCH_GRAPHS"); v != "" {
-		fmt.Sscan(v, &graphs)
-	}
 	be, _, err := BackendChoice("")
 	if err != nil {
 		b.Fatal(err)
 	}
-	set, err := salsa.LookupSet(fmt.Sprintf("er_%d", n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ds, err := salsa.NewDataset(b.Context(), "dfs", set, 1, graphs, false, salsa.DatasetOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds := erBenchData(b, "dfs", &n, graphs, false)
 	cfg := DefaultConfig("dfs", "pgn")
 	cfg.Hidden, cfg.HintMode = 64, "none"
 	cpu := func() float64 {
@@ -372,4 +346,26 @@ func BenchmarkSparseHoist(b *testing.B) {
 			}
 		})
 	}
+}
+
+// erBenchData draws a sparse benchmark's graphs: graphs (NARLAB_BENCH_GRAPHS
+// overrides) of lib/salsa's Erdős–Rényi test set of *n nodes
+// (NARLAB_BENCH_N overrides, and *n is set to it), data seed 1.
+func erBenchData(b *testing.B, algo string, n *int, graphs int, hints bool) *salsa.Dataset {
+	b.Helper()
+	if v := os.Getenv("NARLAB_BENCH_N"); v != "" {
+		fmt.Sscan(v, n)
+	}
+	if v := os.Getenv("NARLAB_BENCH_GRAPHS"); v != "" {
+		fmt.Sscan(v, &graphs)
+	}
+	set, err := salsa.LookupSet(fmt.Sprintf("er_%d", *n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := salsa.NewDataset(b.Context(), algo, set, 1, graphs, hints, salsa.DatasetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds
 }
