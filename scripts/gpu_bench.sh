@@ -11,19 +11,25 @@
 #                                    wheels the reference needs beyond jax
 #                                    (dm-haiku, jmp, tabulate) into .gpu/
 #   bash .gpu/run.sh                 there: finds the CUDA plugin of the
-#                                    Python at hand, runs each row on narlab
-#                                    (BenchmarkProtocol, then
-#                                    BenchmarkTrainStep) and on the
-#                                    reference (ref_protocol.py), writes
-#                                    $OUT/gpu_bench.jsonl and prints a table
+#                                    Python at hand and runs the rows
+#                                    (CLRS-30 protocol rows: narlab's
+#                                    BenchmarkProtocol beside the
+#                                    reference's ref_protocol.py; sparse
+#                                    rows: BenchmarkSparseVsDense), each
+#                                    in a process of its own under a time
+#                                    limit, with the GPU memory each
+#                                    process took; writes
+#                                    $OUT/gpu_bench.jsonl, gpu.txt, log.txt
+#   scripts/gpu_bench_table.py F...  here: the Markdown tables of one or
+#                                    more runs' gpu_bench.jsonl
 #
 # With the device tool: `run(command="bash .gpu/run.sh", carry=[".gpu"],
-# timeout_s=540)`; .gpu/ is listed in .git/info/exclude by prepare. ROWS
-# (default bfs/mpnn,bfs/triplet_gmpnn,floyd_warshall/mpnn,heapsort/mpnn,
-# insertion_sort/triplet_gmpnn) and STEPS (steady-state steps, default 20)
-# are read there. Each side of each row runs in a process of its own under
-# a time limit (ROW_TIMEOUT, default 150 s), so one slow row cannot eat
-# the lease.
+# timeout_s=560)`; .gpu/ is listed in .git/info/exclude by prepare. ROWS,
+# STEPS (steady-state steps, default 20), ROW_TIMEOUT, DEADLINE and
+# HARD_DEADLINE are read there (defaults and meaning: the head of
+# scripts/gpu_bench_run.sh). The first lease (H100, 2026-11-26) got
+# through the rows that docs/performance.md "On a GPU" records in two
+# calls of 514 and 155 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

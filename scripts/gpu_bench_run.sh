@@ -1,14 +1,34 @@
 #!/usr/bin/env bash
 # The GPU machine's side of scripts/gpu_bench.sh (copied to .gpu/run.sh by
 # `scripts/gpu_bench.sh prepare`; see there). Runs from the repository root.
+#
+# The default rows start with those the first lease (H100, 2026-11-26) did
+# not finish. Two parts, interleaved so that a lease cut short still returns some of
+# each, every row in a process of its own under ROW_TIMEOUT (default 120 s),
+# no row started after DEADLINE seconds (default 470), none running past
+# HARD_DEADLINE (default 530):
+#   protocol rows  ALGO/PROCESSOR: narlab's BenchmarkProtocol, then the
+#                  reference's ref_protocol.py, on the same card;
+#   sparse rows    sparse/N, dense/N: BenchmarkSparseVsDense (bfs on
+#                  lib/salsa's Erdős–Rényi graphs of N nodes).
+# GPU memory: each process's peak of nvidia-smi's memory.used, less the
+# card's memory in use before it (the CUDA context included), sampled every
+# 100 ms; neither side preallocates (narlab asks the plugin not to, JAX is
+# told XLA_PYTHON_CLIENT_PREALLOCATE=false). The reference also reports
+# JAX's own peak (device_peak_mb).
+# Output under $OUT: gpu.txt (the card), gpu_bench.jsonl (one line a row),
+# log.txt (every process's output).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-bfs/mpnn,bfs/triplet_gmpnn,floyd_warshall/mpnn,heapsort/mpnn,insertion_sort/triplet_gmpnn}"
+rows="${ROWS:-heapsort/mpnn,insertion_sort/triplet_gmpnn,floyd_warshall/mpnn,bfs/mpnn,bfs/triplet_gmpnn,sparse/1600,dense/1600,sparse/160,dense/160,sparse/800,dense/800,sparse/16,dense/16,sparse/80,dense/80,dfs/mpnn,articulation_points/triplet_gmpnn}"
 steps="${STEPS:-20}"
-limit="${ROW_TIMEOUT:-150}"
+limit="${ROW_TIMEOUT:-120}"
+deadline="${DEADLINE:-470}"
+hard="${HARD_DEADLINE:-530}" # no process runs past this many seconds
 py=$(command -v python3)
+log="$out/log.txt"
 
 # The CUDA PJRT plugin of the Python at hand (jax-cuda12-pjrt or -cuda13).
 plugin=${NARLAB_XLA_PLUGIN:-$("$py" - <<'EOF'
@@ -23,23 +43,73 @@ if [ -z "$plugin" ]; then
   echo "gpu_bench: no CUDA PJRT plugin (jax_plugins/xla_cuda1*/xla_cuda_plugin.so) in $py's site-packages" >&2
   exit 1
 fi
-export NARLAB_XLA_PLUGIN="$plugin" GOMLX_NO_AUTO_INSTALL=1
-{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "no nvidia-smi"; } | tee "$out/gpu.txt"
-echo "plugin: $plugin" | tee -a "$out/gpu.txt"
+# narlab's own discovery would pick this plugin too (it finds /dev/nvidia0
+# and $NARLAB_XLA_PLUGIN); naming it makes a failure loud instead of a
+# silent fall back to the CPU.
+export NARLAB_XLA_PLUGIN="$plugin" GOMLX_NO_AUTO_INSTALL=1 GOMLX_BACKEND="${GOMLX_BACKEND:-xla:$plugin,preallocate=false}"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "no nvidia-smi"
+  echo "plugin: $plugin"
+  echo "python: $("$py" -c 'import sys, jax; print(sys.version.split()[0], "jax", jax.__version__)' 2>&1 | tail -1)"
+  echo "cpus: $(nproc); date: $(date -u +%FT%TZ)"
+} | tee "$out/gpu.txt"
 
 # The reference's extra pure-Python packages, beside the image's jax, optax, chex.
-"$py" -m pip install -q --no-index --no-deps --target /tmp/refsite "$here"/wheels/*.whl >/dev/null 2>&1 &&
+"$py" -m pip install -q --no-index --no-deps --target /tmp/refsite "$here"/wheels/*.whl >>"$log" 2>&1 &&
   export PYTHONPATH=/tmp/refsite${PYTHONPATH:+:$PYTHONPATH}
 
+# gpumem CMD...: runs CMD with nvidia-smi sampling; sets gpu_mb to the
+# peak of memory.used less the idle figure before it.
+gpumem() {
+  local idle samples
+  idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1)
+  samples=$(mktemp)
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$samples" 2>/dev/null &
+  local smi=$!
+  "$@"
+  local rc=$?
+  kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+  gpu_mb=$(awk -v idle="${idle:-0}" 'BEGIN{m=0} $1+0>m{m=$1+0} END{print m-idle}' "$samples")
+  rm -f "$samples"
+  return $rc
+}
+
+# budget: the seconds the next process may run (ROW_TIMEOUT, less near the end).
+budget() { local left=$((hard - SECONDS)); echo $((left < limit ? (left > 1 ? left : 1) : limit)); }
+
+narlab_bench() { # BENCH ENV... → benchmark lines joined by ';'
+  local bench=$1; shift
+  (cd "$here" && env "$@" timeout "$(budget)" ./nn.test -test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x -test.v 2>&1) |
+    tee -a "$log" | grep -E "^Benchmark|backend " | tr -s "\t " " " | tr '\n' ';' | tr '"' "'"
+}
+
 : > "$out/gpu_bench.jsonl"
+tmp=$(mktemp)
 for row in ${rows//,/ }; do
-  algo=${row%/*} proc=${row#*/}
-  echo "== $row: narlab" >&2
-  n=$(cd "$here" && export NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" &&
-      { timeout "$limit" ./nn.test -test.run '^$' -test.bench '^BenchmarkProtocol$' -test.benchtime 1x -test.v 2>&1;
-        timeout "$limit" ./nn.test -test.run '^$' -test.bench '^BenchmarkTrainStep$' -test.benchtime "${steps}x" 2>&1; } |
-      grep -E "^Benchmark|backend " | tr -s "\t " " " | tr '\n' ';')
-  echo "== $row: reference" >&2
-  r=$(timeout "$limit" "$py" "$here/ref_protocol.py" "$here/clrs-ref" "$algo" "$proc" "$steps" 2>"$out/ref-$algo-$proc.err" | tail -1 | grep '^{' || echo null)
-  printf '{"row": "%s", "narlab": "%s", "ref": %s}\n' "$row" "${n//\"/\'}" "$r" | tee -a "$out/gpu_bench.jsonl"
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    echo "gpu_bench: past ${deadline}s, skipping $row and the rest" | tee -a "$log" >&2
+    break
+  fi
+  a=${row%/*} b=${row#*/}
+  case "$a" in
+  sparse|dense)
+    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
+    gpumem narlab_bench BenchmarkSparseVsDense NARLAB_BENCH_PATH="$a" NARLAB_BENCH_N="$b" >"$tmp"
+    n=$(cat "$tmp")
+    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s}\n' "$row" "$n" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+    ;;
+  *)
+    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
+    gpumem narlab_bench BenchmarkProtocol NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" >"$tmp"
+    n=$(cat "$tmp")
+    ng=$gpu_mb
+    echo "== $row: reference ($SECONDS s)" | tee -a "$log" >&2
+    gpumem timeout "$(budget)" "$py" "$here/ref_protocol.py" "$here/clrs-ref" "$a" "$b" "$steps" >"$tmp" 2>>"$log"
+    r=$(tail -1 "$tmp" | grep '^{' || echo null)
+    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s, "ref": %s, "ref_gpu_mb": %s}\n' \
+      "$row" "$n" "${ng:-null}" "$r" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+    ;;
+  esac
 done
+echo "gpu_bench: done in ${SECONDS}s" | tee -a "$log" >&2

@@ -15,7 +15,9 @@ protocol as lib/nn's BenchmarkProtocol does, in the same order:
                 train batches they cycle through;
   peak_rss_mb   the process's peak resident memory at the end of the
                 protocol (before the steady-state steps);
-  peak_rss_all_mb  the same at the very end.
+  peak_rss_all_mb  the same at the very end;
+  device_peak_mb  on a GPU, JAX's own count of the device memory in use at
+                its peak (jax.Device.memory_stats).
 
 Usage: ref_protocol.py REF_DIR ALGO PROCESSOR [STEPS]   → one JSON line.
 """
@@ -103,16 +105,22 @@ def main():
             scores.append(float(evaluation.evaluate(fb.outputs, preds)["score"]))
         return scores
 
+    def phase(what):  # progress on stderr, so that a row stopped by a time limit says how far it got
+        print(f"{algo}/{proc}: {what} after {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+
     step(train[0])
     first = time.time() - t0
+    phase("first training step")
     step(train[1])
     tv = time.time()
     evaluate(val)
     val_s = time.time() - tv
+    phase("val split")
     tt = time.time()
     evaluate(test)
     test_s = time.time() - tt
     protocol = time.time() - t0
+    phase("test split (the protocol)")
     rss_protocol = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     for fb in train[2:]:
         step(fb)
@@ -121,10 +129,13 @@ def main():
         step(train[k % len(train)])
     rate = steps / (time.time() - ts)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"algo": algo, "processor": proc, "first_step_s": first, "protocol_s": protocol,
-                      "val_s": val_s, "test_s": test_s, "steps_per_s": rate, "peak_rss_mb": rss_protocol,
-                      "peak_rss_all_mb": rss,
-                      "device": jax.devices()[0].platform}), flush=True)
+    row = {"algo": algo, "processor": proc, "first_step_s": first, "protocol_s": protocol,
+           "val_s": val_s, "test_s": test_s, "steps_per_s": rate, "peak_rss_mb": rss_protocol,
+           "peak_rss_all_mb": rss, "device": jax.devices()[0].platform}
+    stats = jax.devices()[0].memory_stats() or {}  # None on the CPU
+    if "peak_bytes_in_use" in stats:
+        row["device_peak_mb"] = stats["peak_bytes_in_use"] / 2**20
+    print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -154,6 +154,11 @@ func BenchmarkProtocol(b *testing.B) {
 			train, val, test := split("train"), split("val"), split("test")
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
+				// Progress on stderr as each phase ends, so that a row
+				// stopped by a time limit still says how far it got.
+				phase := func(what string) {
+					fmt.Fprintf(os.Stderr, "%s: %s after %.1f s\n", row, what, time.Since(t0).Seconds())
+				}
 				cfg := DefaultConfig(algo, proc)
 				cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
 				m, err := New(be, cfg)
@@ -164,6 +169,7 @@ func BenchmarkProtocol(b *testing.B) {
 					b.Fatal(err)
 				}
 				first := time.Since(t0)
+				phase("first training step")
 				if _, err := m.TrainStep(train[1]); err != nil {
 					b.Fatal(err)
 				}
@@ -172,12 +178,14 @@ func BenchmarkProtocol(b *testing.B) {
 					b.Fatal(err)
 				}
 				valS := time.Since(tv)
+				phase("val split")
 				tt := time.Now()
 				if _, err := m.Evaluate(test); err != nil {
 					b.Fatal(err)
 				}
 				testS := time.Since(tt)
 				protocol := time.Since(t0)
+				phase("test split (the protocol)")
 				var ru syscall.Rusage
 				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 				protocolRSS := ru.Maxrss
@@ -187,6 +195,7 @@ func BenchmarkProtocol(b *testing.B) {
 					}
 				}
 				warmUp(b, m, train)
+				phase("warm-up for the steady state")
 				ts := time.Now()
 				for k := 0; k < steps; k++ {
 					if _, err := m.TrainStep(train[k%len(train)]); err != nil {

@@ -1,0 +1,79 @@
+"""The tables of the GPU benchmark (scripts/gpu_bench.sh) from its rows.
+
+Usage: gpu_bench_table.py GPU_BENCH.jsonl [MORE.jsonl ...]   → Markdown on stdout
+
+Each file is one `bash .gpu/run.sh` run's $OUT/gpu_bench.jsonl; a row that
+appears in several files is taken from the last. Two tables: the CLRS-30
+protocol rows (narlab's BenchmarkProtocol beside the reference's
+ref_protocol.py) and the sparse/dense evaluation rows
+(BenchmarkSparseVsDense). A side that did not finish within the run's time
+limit shows as "did not finish".
+"""
+import json
+import re
+import sys
+
+
+def metrics(text):
+    """The benchmark metrics in one narlab cell ("1.5 first_step_s …")."""
+    return {k: float(v) for v, k in re.findall(r"([\d.eE+-]+) ([a-z_/]+(?:/s)?)(?=[ ;]|$)", text or "")}
+
+
+def fmt(x, digits=1):
+    return "—" if x is None else f"{x:,.{digits}f}"
+
+
+def main(paths):
+    rows = {}
+    for p in paths:
+        for line in open(p):
+            line = line.strip()
+            if line:
+                r = json.loads(line)
+                rows[r["row"]] = r
+    dnf = "did not finish"
+    print("| algorithm / processor | side | first step (s) | protocol (s) | val (s) | test (s) | steps/s | "
+          "host peak (MB) | GPU memory (MB) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, r in rows.items():
+        if name.split("/")[0] in ("sparse", "dense"):
+            continue
+        n = metrics(r.get("narlab"))
+        if "protocol_s" in n:
+            print(f"| {name} | narlab | {fmt(n['first_step_s'])} | {fmt(n['protocol_s'])} | {fmt(n['val_s'])} | "
+                  f"{fmt(n['test_s'])} | {fmt(n['steps/s'], 0)} | {fmt(n['peak_rss_mb'], 0)} | "
+                  f"{fmt(r.get('narlab_gpu_mb'), 0)} |")
+        else:
+            print(f"| {name} | narlab | {dnf} | | | | | | {fmt(r.get('narlab_gpu_mb'), 0)} (seen) |")
+        f = r.get("ref")
+        if f:
+            gpu = fmt(r.get("ref_gpu_mb"), 0)
+            if "device_peak_mb" in f:
+                gpu += f" (JAX's count: {fmt(f['device_peak_mb'], 0)})"
+            print(f"| | reference | {fmt(f['first_step_s'])} | {fmt(f['protocol_s'])} | {fmt(f['val_s'])} | "
+                  f"{fmt(f['test_s'])} | {fmt(f['steps_per_s'], 0)} | {fmt(f['peak_rss_mb'], 0)} | {gpu} |")
+        else:
+            print(f"| | reference | {dnf} | | | | | | {fmt(r.get('ref_gpu_mb'), 0)} (seen) |")
+    print()
+    sizes = sorted({int(k.split("/")[1]) for k in rows if k.split("/")[0] in ("sparse", "dense")})
+    if not sizes:
+        return
+    print("| n | sparse: first (s) | sparse: again (s) | sparse: GPU memory (MB) | "
+          "dense: first (s) | dense: again (s) | dense: GPU memory (MB) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for size in sizes:
+        cells = []
+        for path in ("sparse", "dense"):
+            r = rows.get(f"{path}/{size}")
+            m = metrics(r and r.get("narlab"))
+            if "eval_s" in m:
+                cells += [fmt(m["first_s"], 2), fmt(m["eval_s"], 4), fmt(r.get("narlab_gpu_mb"), 0)]
+            else:
+                cells += [dnf if r else "—", "", ""]
+        print(f"| {size} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
