@@ -24,6 +24,8 @@ import (
 // NARLAB_BENCH_ROWS=algo/proc,algo/proc narrows the grid. Run with
 // -benchtime=Nx: a step takes from milliseconds (XLA) to seconds (pure Go).
 // NARLAB_STEP_LOOP=loop|unroll forces a step-loop mode (default auto).
+// host_ms/step is the part of a step spent preparing the batch on the
+// host (converting, padding, laying out the program's arguments).
 func BenchmarkTrainStep(b *testing.B) {
 	rows := []string{"bfs/mpnn", "bfs/pgn", "bfs/triplet_mpnn",
 		"floyd_warshall/mpnn", "floyd_warshall/pgn", "floyd_warshall/triplet_mpnn",
@@ -69,6 +71,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			tw := time.Now()
 			warmUp(b, m, batches)
 			warm := time.Since(tw)
+			host0 := m.hostPrep.Load()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := m.TrainStep(batches[(i+1)%len(batches)]); err != nil {
@@ -76,6 +79,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			b.ReportMetric(float64(m.hostPrep.Load()-host0)/1e6/float64(b.N), "host_ms/step")
 			b.ReportMetric(first.Seconds(), "first_step_s")
 			b.ReportMetric(warm.Seconds(), "warmup_s")
 		})
@@ -95,7 +99,8 @@ func BenchmarkTrainStep(b *testing.B) {
 //   - steps/s: steady-state training, over NARLAB_BENCH_STEPS (default 5)
 //     steps after one pass over the eight batches the steps cycle through
 //     (and, where StepLoopAuto trains them unrolled, after the switch: see
-//     warmUp);
+//     warmUp); host_ms/step, the part of each of those steps spent
+//     preparing the batch on the host;
 //   - peak_rss_mb: the process's peak resident memory at the end of the
 //     protocol, peak_rss_all_mb at the end, after the steady-state steps
 //     (run one row per process for a per-row figure;
@@ -196,13 +201,14 @@ func BenchmarkProtocol(b *testing.B) {
 				}
 				warmUp(b, m, train)
 				phase("warm-up for the steady state")
-				ts := time.Now()
+				ts, host0 := time.Now(), m.hostPrep.Load()
 				for k := 0; k < steps; k++ {
 					if _, err := m.TrainStep(train[k%len(train)]); err != nil {
 						b.Fatal(err)
 					}
 				}
 				rate := float64(steps) / time.Since(ts).Seconds()
+				hostMS := float64(m.hostPrep.Load()-host0) / 1e6 / float64(steps)
 				m.Close()
 				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 				b.ReportMetric(first.Seconds(), "first_step_s")
@@ -210,6 +216,7 @@ func BenchmarkProtocol(b *testing.B) {
 				b.ReportMetric(valS.Seconds(), "val_s")
 				b.ReportMetric(testS.Seconds(), "test_s")
 				b.ReportMetric(rate, "steps/s")
+				b.ReportMetric(hostMS, "host_ms/step")
 				b.ReportMetric(float64(protocolRSS)/1024, "peak_rss_mb")
 				b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_all_mb")
 			}
