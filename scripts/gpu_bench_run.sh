@@ -56,7 +56,7 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false
 } | tee "$out/gpu.txt"
 
 # The reference's extra pure-Python packages, beside the image's jax, optax, chex.
-"$py" -m pip install -q --no-index --no-deps --target /tmp/refsite "$here"/wheels/*.whl >>"$log" 2>&1 &&
+"$py" -m pip install -q --no-index --no-deps --upgrade --target /tmp/refsite "$here"/wheels/*.whl >>"$log" 2>&1 &&
   export PYTHONPATH=/tmp/refsite${PYTHONPATH:+:$PYTHONPATH}
 
 # gpumem CMD...: runs CMD with nvidia-smi sampling; sets gpu_mb to the
@@ -83,6 +83,11 @@ narlab_bench() { # BENCH ENV... → benchmark lines joined by ';'
   (cd "$here" && env "$@" timeout "$(budget)" ./nn.test -test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x -test.v 2>&1) |
     tee -a "$log" | grep -E "^Benchmark|backend " | tr -s "\t " " " | tr '\n' ';' | tr '"' "'"
 }
+
+# narlab's own pick on this machine (no $GOMLX_BACKEND): XLA CUDA, and a
+# model trains and predicts on it.
+(cd "$here" && env -u GOMLX_BACKEND timeout 90 ./nn.test -test.run '^TestCUDABackend$' -test.v 2>&1) |
+  tee -a "$log" | grep -E "^(--- |ok|FAIL|PASS)|picked" | tee -a "$out/gpu.txt"
 
 : > "$out/gpu_bench.jsonl"
 tmp=$(mktemp)

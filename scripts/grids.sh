@@ -40,10 +40,12 @@ step() {
     echo "$(date -u +%FT%TZ) $name: already running; waiting" && sleep 300
   done
   echo "$(date -u +%FT%TZ) $name: start"
-  if "$@"; then
+  local rc=0
+  "$@" || rc=$?
+  if [ "$rc" = 0 ]; then
     echo "$(date -u +%FT%TZ) $name: done"
   else
-    echo "$(date -u +%FT%TZ) $name: failed ($?)"
+    echo "$(date -u +%FT%TZ) $name: failed (exit status $rc)"
   fi
 }
 

@@ -85,3 +85,77 @@ func TestFollowServer(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowLocalServer resubmits, with no MLFLOW_TRACKING_URI, a sweep
+// whose recorded server was narlab's local server at a loopback address
+// that no longer answers (the server came back on another port): the
+// sweep follows narlab's local server, which holds its parent run. A dead
+// server that is not on the loopback is reported, not replaced.
+func TestFollowLocalServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test starts narlab's local MLflow server (make test runs it)")
+	}
+	t.Setenv("NARLAB_DATA", t.TempDir())
+	t.Setenv(mlflow.EnvMaxRetries, "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, _, err := mlflow.EnsureServer(ctx, mlflow.ServerConfig{})
+	if err != nil {
+		t.Fatalf("narlab's local MLflow server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("stopping the local MLflow server: %v", err)
+		}
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadLoopback := fmt.Sprintf("http://%s", l.Addr())
+	l.Close()
+	deadRemote := "http://192.0.2.1:5000" // TEST-NET-1: never answers
+
+	for i, tt := range []struct {
+		name, recorded string
+		moved          bool
+	}{
+		{"loopback server gone", deadLoopback, true},
+		{"remote server gone", deadRemote, false},
+	} {
+		t.Setenv(mlflow.EnvTrackingURI, srv.URL)
+		dir := t.TempDir()
+		spec := validSpec()
+		spec.Experiment = fmt.Sprintf("narlab-test/follow-local-%d", i)
+		first, err := Prepare(ctx, dir, &spec, Options{Narlab: "/bin/true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, stateFile)
+		var raw map[string]any
+		b, _ := os.ReadFile(path)
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		raw["tracking"] = tt.recorded
+		b, _ = json.Marshal(raw)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(mlflow.EnvTrackingURI, "")
+		again, err := Prepare(ctx, dir, nil, Options{})
+		if !tt.moved {
+			if err == nil || !strings.Contains(err.Error(), tt.recorded) {
+				t.Errorf("%s: error %v; want one naming %s", tt.name, err, tt.recorded)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if again.Tracking != srv.URL || again.ParentRunID != first.ParentRunID || again.MovedFrom != tt.recorded || again.MovedVia != "narlab's local server" {
+			t.Errorf("%s: server %s (moved from %q via %q), parent %s; want %s from %s via narlab's local server, parent %s",
+				tt.name, again.Tracking, again.MovedFrom, again.MovedVia, again.ParentRunID, srv.URL, tt.recorded, first.ParentRunID)
+		}
+	}
+}

@@ -55,10 +55,11 @@ type Sweep struct {
 	// Dir is the sweep directory (absolute).
 	Dir string `json:"-"`
 	// MovedFrom is the tracking server recorded in sweep.json when
-	// [Prepare] found it not answering and the sweep's parent run on the
-	// server of MLFLOW_TRACKING_URI instead (a local server that came back
-	// on another port); empty otherwise.
-	MovedFrom string `json:"-"`
+	// [Prepare] found it not answering and the sweep's parent run on
+	// another server, MovedVia (MovedVia names it: MLFLOW_TRACKING_URI, or
+	// narlab's local server, which came back on another port); both empty
+	// otherwise.
+	MovedFrom, MovedVia string `json:"-"`
 }
 
 // Options are the environment of [Prepare].
@@ -228,21 +229,40 @@ func Plan(dir string, spec *Spec, o Options) (*Sweep, error) {
 	return &sw, nil
 }
 
-// followServer moves a resubmitted sweep to the server of
-// MLFLOW_TRACKING_URI when its recorded server does not accept connections
-// and that server holds the sweep's parent run, in the sweep's experiment:
-// the same tracking store served at another address (narlab's local
-// server restarted on another port). Otherwise it changes nothing, and a
+// followServer moves a resubmitted sweep whose recorded server does not
+// accept connections to a server that holds the sweep's parent run, in
+// the sweep's experiment (the same tracking store served at another
+// address): the server of MLFLOW_TRACKING_URI when it is set, else, when
+// the recorded server was on this machine's loopback, narlab's local
+// server (started if need be: a local sweep's server comes back on
+// another port after a restart). Otherwise it changes nothing, and a
 // server that does not answer is reported as before.
 func (sw *Sweep) followServer(ctx context.Context) {
-	env := os.Getenv(mlflow.EnvTrackingURI)
-	if sw.ParentRunID == "" || env == "" || env == sw.Tracking {
+	if sw.ParentRunID == "" {
 		return
 	}
 	u, err := url.Parse(sw.Tracking)
-	if err != nil || u.Host == "" {
+	if err != nil || u.Host == "" || answers(u) {
 		return
 	}
+	if env := os.Getenv(mlflow.EnvTrackingURI); env != "" {
+		if env != sw.Tracking && sw.holdsParent(ctx, env) {
+			sw.MovedFrom, sw.MovedVia, sw.Tracking = sw.Tracking, mlflow.EnvTrackingURI, env
+		}
+		return
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return
+	}
+	srv, _, err := mlflow.EnsureServer(ctx, mlflow.ServerConfig{})
+	if err != nil || srv.URL == sw.Tracking || !sw.holdsParent(ctx, srv.URL) {
+		return
+	}
+	sw.MovedFrom, sw.MovedVia, sw.Tracking = sw.Tracking, "narlab's local server", srv.URL
+}
+
+// answers says whether u's host accepts a TCP connection within 3 s.
+func answers(u *url.URL) bool {
 	host := u.Host
 	if u.Port() == "" {
 		port := "80"
@@ -251,21 +271,25 @@ func (sw *Sweep) followServer(ctx context.Context) {
 		}
 		host = net.JoinHostPort(u.Hostname(), port)
 	}
-	if conn, err := net.DialTimeout("tcp", host, 3*time.Second); err == nil {
-		conn.Close()
-		return // it answers: keep it
-	}
-	c, err := mlflow.NewClient(env, mlflow.EnvOptions()...)
+	conn, err := net.DialTimeout("tcp", host, 3*time.Second)
 	if err != nil {
-		return
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// holdsParent says whether the server at uri has the sweep's parent run,
+// in the sweep's experiment.
+func (sw *Sweep) holdsParent(ctx context.Context, uri string) bool {
+	c, err := mlflow.NewClient(uri, mlflow.EnvOptions()...)
+	if err != nil {
+		return false
 	}
 	probe, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	run, err := c.GetRun(probe, sw.ParentRunID)
-	if err != nil || (sw.ExperimentID != "" && run.Info.ExperimentID != sw.ExperimentID) {
-		return
-	}
-	sw.MovedFrom, sw.Tracking = sw.Tracking, env
+	return err == nil && (sw.ExperimentID == "" || run.Info.ExperimentID == sw.ExperimentID)
 }
 
 // sameGrid says whether two sweeps have one experiment and the same cells

@@ -228,7 +228,7 @@ func sweepRun(args []string) error {
 		return err
 	}
 	if sw.MovedFrom != "" {
-		fmt.Fprintf(os.Stderr, "sweep %s: its tracking server %s does not answer; %s (MLFLOW_TRACKING_URI) holds its parent run, so the cells log there\n", sw.ID, sw.MovedFrom, sw.Tracking)
+		fmt.Fprintf(os.Stderr, "sweep %s: its tracking server %s does not answer; %s (%s) holds its parent run, so the cells log there\n", sw.ID, sw.MovedFrom, sw.Tracking, sw.MovedVia)
 	}
 	fmt.Fprintf(os.Stderr, "sweep %s: %d cells; parent run %s on %s\n", sw.ID, len(sw.Cells), sw.ParentRunID, sw.Tracking)
 	switch sw.Spec.Executor {

@@ -40,6 +40,10 @@ const (
 	EnvPlugin = "NARLAB_XLA_PLUGIN"
 )
 
+// nvidiaDevice is the device file whose presence means an NVIDIA GPU (a
+// variable so that tests can stand a file in for it).
+var nvidiaDevice = "/dev/nvidia0"
+
 // pureGoCost is what the one-line notice says when narlab falls back.
 const pureGoCost = "training is roughly 20-30x slower than on XLA"
 
@@ -62,7 +66,7 @@ func Discover() Found {
 		f.CPUPlugins = append(f.CPUPlugins, glob(filepath.Join(sp, "lammps_jax_pjrt_cpu", "pjrt_c_api_cpu_plugin.so"))...)
 		f.CUDAPlugins = append(f.CUDAPlugins, glob(filepath.Join(sp, "jax_plugins", "xla_cuda1*", "xla_cuda_plugin.so"))...)
 	}
-	if _, err := os.Stat("/dev/nvidia0"); err == nil {
+	if _, err := os.Stat(nvidiaDevice); err == nil {
 		f.GPU = true
 	}
 	return f

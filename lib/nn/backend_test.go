@@ -1,12 +1,15 @@
 package nn
 
 import (
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gomlx/compute"
+	"github.com/narlab/narlab/lib/clrs"
 )
 
 // TestCheckBackend: the pre-work check of a --backend value says what is
@@ -45,5 +48,85 @@ func TestCheckBackend(t *testing.T) {
 	list = list[:strings.Index(list, ";")]
 	if names := strings.Split(list, ", "); !slices.IsSorted(names) {
 		t.Errorf("backends listed out of order: %v", names)
+	}
+}
+
+// TestChooseCUDA: with an NVIDIA device and a CUDA plugin in
+// $NARLAB_XLA_PLUGIN, narlab's own pick (no --backend, no $GOMLX_BACKEND)
+// is XLA CUDA without preallocation; without the device it is not.
+func TestChooseCUDA(t *testing.T) {
+	if !slices.Contains(compute.List(), "xla") {
+		t.Skip("this binary has no XLA backend (cgo off or -tags noxla)")
+	}
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "site-packages", "jax_plugins", "xla_cuda13", "xla_cuda_plugin.so")
+	device := filepath.Join(dir, "nvidia0")
+	if err := os.WriteFile(device, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvBackend, "")
+	t.Setenv(EnvPlugin, plugin)
+	defer func(d string) { nvidiaDevice = d }(nvidiaDevice)
+	for _, c := range []struct {
+		name, device, kind, config string
+	}{
+		{"device present", device, "xla-cuda", "xla:" + plugin + ",preallocate=false"},
+		{"no device", filepath.Join(dir, "missing"), "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			nvidiaDevice = c.device
+			got := Choose("")
+			if c.kind == "" {
+				if got.Kind == "xla-cuda" {
+					t.Fatalf("picked %+v without a GPU", got)
+				}
+				return
+			}
+			if got.Kind != c.kind || got.Config != c.config {
+				t.Fatalf("picked %+v; want kind %s, config %s", got, c.kind, c.config)
+			}
+		})
+	}
+}
+
+// TestCUDABackend runs on a machine with an NVIDIA GPU and the CUDA plugin
+// (scripts/gpu_bench_run.sh runs it there first): narlab's own pick is XLA
+// CUDA and a model trains a step and predicts on it. Elsewhere it is
+// skipped, saying why (CI has no GPU; TestChooseCUDA covers the pick).
+func TestCUDABackend(t *testing.T) {
+	f := Discover()
+	if !f.GPU || len(f.CUDAPlugins) == 0 || !f.XLACompiled {
+		t.Skipf("needs an NVIDIA GPU, the CUDA PJRT plugin and an XLA build (found %+v)", f)
+	}
+	t.Setenv(EnvBackend, "")
+	be, choice, err := BackendChoice("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if choice.Kind != "xla-cuda" {
+		t.Fatalf("picked %+v on a GPU machine", choice)
+	}
+	t.Logf("picked %s: %s", choice.Config, choice.Reason)
+	s, err := clrs.NewSampler("bfs", clrs.Length(8), clrs.Seed(3), clrs.NumSamples(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := s.Next(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig("bfs", "mpnn")
+	cfg.Hidden = 16
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	loss, err := m.TrainStep(fb)
+	if err != nil || math.IsNaN(loss) || loss <= 0 {
+		t.Fatalf("train step on the GPU: loss %v, error %v", loss, err)
+	}
+	if _, err := m.Predict(fb); err != nil {
+		t.Fatalf("predict on the GPU: %v", err)
 	}
 }
