@@ -52,17 +52,7 @@ func TestFollowServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The recorded server goes away.
-		path := filepath.Join(dir, stateFile)
-		var raw map[string]any
-		b, _ := os.ReadFile(path)
-		if err := json.Unmarshal(b, &raw); err != nil {
-			t.Fatal(err)
-		}
-		raw["tracking"], raw["parent_run_id"] = dead, tt.parent(first.ParentRunID)
-		b, _ = json.Marshal(raw)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		editState(t, dir, map[string]any{"tracking": dead, "parent_run_id": tt.parent(first.ParentRunID)})
 		again, err := Prepare(ctx, dir, nil, Options{Tracking: tt.tracking})
 		if tt.want != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -131,17 +121,7 @@ func TestFollowLocalServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(dir, stateFile)
-		var raw map[string]any
-		b, _ := os.ReadFile(path)
-		if err := json.Unmarshal(b, &raw); err != nil {
-			t.Fatal(err)
-		}
-		raw["tracking"] = tt.recorded
-		b, _ = json.Marshal(raw)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		editState(t, dir, map[string]any{"tracking": tt.recorded})
 		t.Setenv(mlflow.EnvTrackingURI, "")
 		again, err := Prepare(ctx, dir, nil, Options{})
 		if !tt.moved {
@@ -157,5 +137,29 @@ func TestFollowLocalServer(t *testing.T) {
 			t.Errorf("%s: server %s (moved from %q via %q), parent %s; want %s from %s via narlab's local server, parent %s",
 				tt.name, again.Tracking, again.MovedFrom, again.MovedVia, again.ParentRunID, srv.URL, tt.recorded, first.ParentRunID)
 		}
+	}
+}
+
+// editState overwrites fields of the sweep.json in dir, as a server that
+// moved (or a hand edit) leaves it.
+func editState(t *testing.T, dir string, fields map[string]any) {
+	t.Helper()
+	path := filepath.Join(dir, stateFile)
+	var raw map[string]any
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &raw)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range fields {
+		raw[k] = v
+	}
+	if b, err = json.Marshal(raw); err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
