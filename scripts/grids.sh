@@ -11,7 +11,9 @@
 #           docs/results.md's parity table)
 #   lane 2: the SALSA-CLRS extrapolation run (narlab salsa run --dir
 #           data/salsa-run), then the CLRS-30 Triplet-GMPNN sweep
-#           (data/sweeps/clrs30-triplet-reduced, docs/results.md)
+#           (data/sweeps/clrs30-triplet-reduced, docs/results.md), then
+#           the same parity grid from its last algorithm backwards (the
+#           script's per-row locks keep the two lanes off each other's rows)
 #
 # Two lanes, not more: each step's XLA uses both cores, and the protocol
 # benchmark's two sides must see the same background load. A step whose
@@ -64,6 +66,10 @@ lane2() {
   step clrs30-sweep "narlab sweep run --dir data/sweeps/clrs30-triplet-reduced" \
     bin/narlab sweep run --dir data/sweeps/clrs30-triplet-reduced --executor local
   bin/narlab sweep report --dir data/sweeps/clrs30-triplet-reduced > data/grids/clrs30-report.md || true
+  # Never matches a running process (env's own arguments are gone once it
+  # runs the script): lane 1's copy is expected beside this one.
+  step parity-train-all-reverse "env ORDER=reverse" env ORDER=reverse ALGOS=all SEEDS=42 STEPS=100 HIDDEN=32 \
+    BATCH=16 EVAL_EVERY=25 scripts/parity_train.sh
 }
 
 for lane in $LANES; do

@@ -21,6 +21,8 @@
 #   PROCS  (default "mpnn triplet_gmpnn")   SEEDS (default "42 43")
 #   STEPS (300)  HIDDEN (128)  BATCH (32)  EVAL_EVERY (50)
 #   SIDES  ("ref narlab": which systems to run)
+#   ORDER  (forward; reverse: the algorithms last to first, so that a second
+#          copy of this script, on another lane, works from the other end)
 #   REF_DIR (/tmp/clrs-ref)  REF_VENV (/tmp/narlab-refenv)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,6 +32,9 @@ if [ "$ALGOS" = all ]; then
   ALGOS=$(bin/narlab clrs algos --format json | .venv/bin/python -c \
     'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin) if a["clrs30"]))')
 fi
+if [ "${ORDER:-forward}" = reverse ]; then
+  ALGOS=$(printf '%s\n' $ALGOS | tac | tr '\n' ' ')
+fi
 PROCS=${PROCS:-"mpnn triplet_gmpnn"}
 SEEDS=${SEEDS:-"42 43"}
 STEPS=${STEPS:-300}
@@ -38,7 +43,7 @@ BATCH=${BATCH:-32}
 EVAL_EVERY=${EVAL_EVERY:-50}
 SIDES=${SIDES:-"ref narlab"}
 out="$root/data/parity"
-mkdir -p "$out/logs"
+mkdir -p "$out/logs" "$out/locks"
 res="$out/results.jsonl"
 touch "$res"
 
@@ -68,6 +73,15 @@ for algo in $ALGOS; do
   for proc in $PROCS; do
     for seed in $SEEDS; do
       tag="$algo-$proc-s$seed-n$STEPS-h$HIDDEN-b$BATCH"
+      # A row another copy of this script is running is left to it (the
+      # lock goes with the process that holds it, so a killed run's row is
+      # taken up again).
+      exec {lock}>"$out/locks/$tag.lock"
+      if ! flock -n "$lock"; then
+        echo "== $tag: another run has it; skipped" >&2
+        exec {lock}>&-
+        continue
+      fi
       if [[ " $SIDES " == *" ref "* ]] && ! have reference "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH"; then
         echo "== reference $tag" >&2
         "$refpy" scripts/parity_ref.py "$ref" "$algo" "$proc" "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
@@ -91,6 +105,7 @@ print(json.dumps({"system": "narlab", "algo": r["algorithm"], "processor": r["pr
 EOF
         tail -1 "$res" >&2
       fi
+      exec {lock}>&-
     done
   done
 done
