@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-predict bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -101,6 +101,10 @@ bench-train: setup
 ## memory (hours; resumes; table in data/bench/protocol.md, docs/performance.md).
 bench-protocol: setup
 	scripts/bench_protocol.sh
+
+## Evaluation alone (one test batch of 32 at n=64), narlab beside the JAX reference.
+bench-predict: setup
+	scripts/bench_predict.sh
 
 ## Evaluation time and peak memory against n (16 to 1,600), the sparse model
 ## beside the dense one (table in data/bench/sparse.md, docs/performance.md).

@@ -29,17 +29,49 @@ import time
 import types
 
 
-def main():
-    ref, algo, proc = sys.argv[1], sys.argv[2], sys.argv[3]
-    steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+# The algorithms whose constant pred_h the reference's run.py moves to an
+# input (enforce_pred_as_input).
+PRED_AS_INPUT = ("binary_search", "minimum", "find_maximum_subarray", "find_maximum_subarray_kadane",
+                 "matrix_chain_order", "lcs_length", "optimal_bst", "activity_selector", "task_scheduling",
+                 "naive_string_matcher", "kmp_matcher", "jarvis_march")
+
+
+def import_reference(ref):
+    """Imports dm-clrs from the harness directory ref (scripts/ref-harness.sh) as the package clrs."""
     sys.path.insert(0, os.path.join(ref, "jaxstubs"))
     sys.path.insert(1, ref)
     pkg = types.ModuleType("clrs")
     pkg.__path__ = [os.path.join(ref, "clrs")]
     sys.modules["clrs"] = pkg
+
+
+def transformed(algo, spec, it):
+    """run.py's input processing: permutations enforced, a constant pred_h moved to an input."""
+    from clrs._src import samplers
+    spec, it = samplers.process_permutations(spec, it, True)
+    if algo in PRED_AS_INPUT:
+        spec, it = samplers.process_pred_as_input(spec, it)
+    return spec, it
+
+
+def baseline_model(spec, dummy, proc):
+    """BaselineModel under run.py's settings at the paper's size, not yet initialised."""
+    from clrs._src import baselines, processors
+    pf = processors.get_processor_factory(proc, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    return baselines.BaselineModel(spec=[spec], dummy_trajectory=[dummy], processor_factory=pf, hidden_dim=128,
+                                   encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
+                                   learning_rate=1e-3, grad_clip_max_norm=1.0, hint_teacher_forcing=0.0,
+                                   hint_repred_mode="soft", dropout_prob=0.0, use_lstm=False,
+                                   checkpoint_path="/tmp/ref-protocol-ck")
+
+
+def main():
+    ref, algo, proc = sys.argv[1], sys.argv[2], sys.argv[3]
+    steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    import_reference(ref)
     import jax
     import numpy as np
-    from clrs._src import baselines, evaluation, probing, processors, samplers, specs
+    from clrs._src import evaluation, probing, samplers, specs
 
     def split(name):
         c = samplers.CLRS30[name]
@@ -47,14 +79,6 @@ def main():
         if name != "train":
             n *= specs.CLRS_30_ALGS_SETTINGS[algo]["num_samples_multiplier"]
         return samplers.build_sampler(algo, num_samples=n, length=c["length"], seed=c["seed"])
-
-    def transformed(spec, it):
-        spec, it = samplers.process_permutations(spec, it, True)
-        if algo in ("binary_search", "minimum", "find_maximum_subarray", "find_maximum_subarray_kadane",
-                    "matrix_chain_order", "lcs_length", "optimal_bst", "activity_selector", "task_scheduling",
-                    "naive_string_matcher", "kmp_matcher", "jarvis_march"):
-            spec, it = samplers.process_pred_as_input(spec, it)
-        return spec, it
 
     def batches_of(fb, size=32):
         """The whole split fb in batches of size (hints keep the split's length, as the reference's
@@ -75,19 +99,14 @@ def main():
     tr, spec = split("train")
     va, _ = split("val")
     te, _ = split("test")
-    spec2, trit = transformed(spec, iter([tr.next(32) for _ in range(8)]))
+    spec2, trit = transformed(algo, spec, iter([tr.next(32) for _ in range(8)]))
     train = [next(trit) for _ in range(8)]
-    _, vait = transformed(spec, iter([va.next()]))
-    _, teit = transformed(spec, iter([te.next()]))
+    _, vait = transformed(algo, spec, iter([va.next()]))
+    _, teit = transformed(algo, spec, iter([te.next()]))
     val, test = batches_of(next(vait)), batches_of(next(teit))
 
     t0 = time.time()
-    pf = processors.get_processor_factory(proc, use_ln=True, nb_triplet_fts=8, nb_heads=1)
-    m = baselines.BaselineModel(spec=[spec2], dummy_trajectory=[val[0]], processor_factory=pf, hidden_dim=128,
-                                encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
-                                learning_rate=1e-3, grad_clip_max_norm=1.0, hint_teacher_forcing=0.0,
-                                hint_repred_mode="soft", dropout_prob=0.0, use_lstm=False,
-                                checkpoint_path="/tmp/ref-protocol-ck")
+    m = baseline_model(spec2, val[0], proc)
     key = jax.random.PRNGKey(42)
     m.init([val[0].features], 42)
 

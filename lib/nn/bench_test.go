@@ -86,6 +86,57 @@ func BenchmarkTrainStep(b *testing.B) {
 	}
 }
 
+// BenchmarkPredict measures evaluation alone: one batch of 32 of the CLRS-30
+// test split (its first 32 trajectories, n=64) predicted at the paper's
+// size (hidden 128, hints encoded and decoded), after a first prediction
+// that compiles the programs; ns/op is one batch, ms/step one step of the
+// batch's longest trajectory. NARLAB_BENCH_ROWS (algo/processor, default
+// find_maximum_subarray_kadane with Triplet-GMPNN and MPNN) picks the rows;
+// scripts/ref_predict.py measures the reference's predict the same way.
+func BenchmarkPredict(b *testing.B) {
+	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "find_maximum_subarray_kadane/mpnn"}
+	if r := os.Getenv("NARLAB_BENCH_ROWS"); r != "" {
+		rows = strings.Split(r, ",")
+	}
+	be, choice, err := BackendChoice("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("backend %s (%s)", choice.Kind, choice.Config)
+	for _, row := range rows {
+		algo, proc, ok := strings.Cut(row, "/")
+		if !ok {
+			b.Fatalf("NARLAB_BENCH_ROWS: %q is not ALGO/PROCESSOR", row)
+		}
+		b.Run(row, func(b *testing.B) {
+			s, err := clrs.NewSplitSampler(algo, "test")
+			if err != nil {
+				b.Fatal(err)
+			}
+			all := s.Trajectories()
+			fb, err := clrs.Batch(all[:min(32, len(all))], 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := New(be, DefaultConfig(algo, proc))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			if _, err := m.Predict(fb); err != nil { // compilation, outside the timing
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := m.Predict(fb); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N)/float64(max(1, fb.MaxSteps()-1)), "ms/step")
+		})
+	}
+}
+
 // BenchmarkProtocol measures, for each NARLAB_BENCH_ROWS row (algo/processor;
 // default bfs/mpnn), the CLRS-30 protocol at the paper's size (hidden 128,
 // batches of 32, hints encoded and decoded) as a researcher runs it, in this

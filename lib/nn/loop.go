@@ -65,8 +65,10 @@ type loopLayout struct {
 	nstatic        int // the batch's static tensors (inputs and graph structure)
 	ni, nf, ns, no int
 	nsi            int // inputs given anew at each step
-	triplets       bool
-	teacher        bool
+	// triplets: the readout carries the triplet edge latents (a triplet
+	// processor, and an output decoder that reads them).
+	triplets bool
+	teacher  bool
 	// nhoist is the number of tensors an evaluation computes once per
 	// batch, before its first step, and hands to every step and to the
 	// head after the static tensors (see hoister); 0 for none.
@@ -82,7 +84,7 @@ func (m *Model) loopLayout() loopLayout {
 		l.ns = len(m.spec.hints)
 	}
 	pk, ok := pgnKinds[m.cfg.Processor]
-	l.triplets = ok && pk.triplets
+	l.triplets = ok && pk.triplets && m.outputsReadEdges()
 	l.teacher = m.encodeHints() && m.cfg.TeacherForcing > 0
 	return l
 }

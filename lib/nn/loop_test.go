@@ -320,3 +320,40 @@ func TestLogSinkhornHost(t *testing.T) {
 		})
 	}
 }
+
+// TestReadoutEdgeLatents checks which models' step loops carry the triplet
+// edge latents to the output head: only triplet processors whose outputs
+// include a node pointer or an edge probe (the decoders that read edge
+// latents). The outputs named here are the CLRS-30 specs' (lib/clrs).
+func TestReadoutEdgeLatents(t *testing.T) {
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		algo, processor string
+		want            bool
+	}{
+		{"find_maximum_subarray_kadane", "triplet_gmpnn", false}, // start, end: node mask_one
+		{"minimum", "triplet_mpnn", false},                       // min: node mask_one
+		{"segments_intersect", "triplet_gmpnn", false},           // intersect: graph mask
+		{"activity_selector", "triplet_gmpnn", false},            // selected: node mask
+		{"bfs", "triplet_gmpnn", true},                           // pi: node pointer
+		{"insertion_sort", "triplet_gmpnn", true},                // pred: permutation pointer
+		{"mst_kruskal", "triplet_gmpnn", true},                   // in_mst: edge mask
+		{"floyd_warshall", "triplet_pgn", true},                  // Pi: edge pointer
+		{"bfs", "mpnn", false},                                   // no triplet latents at all
+	}
+	for _, c := range cases {
+		cfg := DefaultConfig(c.algo, c.processor)
+		cfg.Hidden = 8
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.loopLayout().triplets; got != c.want {
+			t.Errorf("%s/%s: the readout carries triplet latents: %v, want %v", c.algo, c.processor, got, c.want)
+		}
+		m.Close()
+	}
+}

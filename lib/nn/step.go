@@ -35,7 +35,8 @@ type carry struct {
 // hT [B,N,3H] (features, previous and new latents), the hints fed to the
 // step (their encodings rebuild the step's edge and graph features and its
 // adjacency; nil when hints are not encoded) and the triplet edge latents
-// [B,N,N,H] (nil for processors without triplets).
+// [B,N,N,H] (nil for processors without triplets, and when no output
+// decoder reads edge latents: outputsReadEdges).
 type readout struct {
 	h     *Node
 	fed   []*Node
@@ -74,6 +75,21 @@ func (m *Model) encodeHints() bool { return m.cfg.HintMode == "encoded_decoded" 
 
 // decodeHints reports whether hints are predicted and add their loss.
 func (m *Model) decodeHints() bool { return m.cfg.HintMode != "none" }
+
+// outputsReadEdges reports whether an output decoder reads the edge
+// latents: node pointers and every edge output do (see decode); node masks,
+// scalars and categoricals and graph outputs read only the node latents.
+// Only then does a triplet processor's readout carry its edge latents to
+// the head: otherwise the step loop would accumulate a [B,N,N,H] tensor per
+// step that nothing reads.
+func (m *Model) outputsReadEdges() bool {
+	for _, l := range m.spec.outputs {
+		if k := kind(l.Type); l.Location == clrs.Edge || (l.Location == clrs.Node && (k == clrs.Pointer || k == clrs.PermutationPointer)) {
+			return true
+		}
+	}
+	return false
+}
 
 // encoderInput reshapes a probe's layout tensor (no time axis) into its
 // encoder's feature layout: node [B,N,F], edge [B,N,N,F], graph [B,F].
@@ -157,7 +173,10 @@ func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c carry, tg *h
 		eT = f.edge.withExtra(tri)
 	}
 	next = carry{hidden: h, fed: c.fed}
-	r = readout{h: hT, fed: c.fed, extra: tri}
+	r = readout{h: hT, fed: c.fed}
+	if m.outputsReadEdges() {
+		r.extra = tri
+	}
 	scored := tg != nil && m.decodeHints()
 	if !scored && !m.encodeHints() {
 		return next, r, nil, nil
