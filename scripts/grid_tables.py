@@ -1,0 +1,94 @@
+"""Writes the long grids' finished rows into the docs, so that a session ends
+with tables that say how far the grids got (docs/DEVELOPERS.md, "The long
+grids"):
+
+  protocol  data/bench/protocol_rows.jsonl → docs/performance.md's protocol
+            table (scripts/bench_protocol_table.py), its row count and
+            commits, and the README's row count;
+  sweep     data/sweeps/clrs30-triplet-reduced/cells/*/result.json →
+            docs/results.md's CLRS-30 table (test and best validation per
+            algorithm, the class means, the count of finished cells).
+
+Usage: .venv/bin/python scripts/grid_tables.py [protocol] [sweep]   (default both)
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def rewrite(path, fn):
+    p = os.path.join(ROOT, path)
+    with open(p) as f:
+        s = f.read()
+    t = fn(s)
+    if t != s:
+        with open(p, "w") as f:
+            f.write(t)
+        print(f"{path}: updated")
+
+
+def protocol():
+    rows_file = os.path.join(ROOT, "data/bench/protocol_rows.jsonl")
+    rows = [json.loads(line) for line in open(rows_file) if line.strip()]
+    table = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/bench_protocol_table.py"), rows_file,
+                            "xla-cpu"], capture_output=True, text=True, check=True).stdout.strip()
+    commits = []
+    for r in rows:
+        c = r["commit"].replace("+changes", "")
+        if c not in commits:
+            commits.append(c)
+    listed = ", ".join(commits[:-1]) + " and " + commits[-1] if len(commits) > 1 else commits[0]
+
+    def perf(s):
+        i = s.index("### The CLRS-30 protocol on every algorithm")
+        start = s.index("Measured ", s.index("\n\n", s.index("*In progress", i)))
+        end = s.index("\n", s.index("rows meet the bar (first step and short protocol no slower", start))
+        s = s[:start] + table + s[end:]
+        s = re.sub(r"\*In progress: \d+ of 60 rows at this writing", f"*In progress: {len(rows)} of 60 rows at this writing", s)
+        return re.sub(r"measured at commits [0-9a-f, and]+\n", f"measured at commits {listed}\n", s, count=1)
+    rewrite("docs/performance.md", perf)
+    rewrite("README.md", lambda s: re.sub(r"\d+ of 60 rows so far", f"{len(rows)} of 60 rows so far", s))
+
+
+def sweep():
+    res = {}
+    for f in glob.glob(os.path.join(ROOT, "data/sweeps/clrs30-triplet-reduced/cells/*/result.json")):
+        d = json.load(open(f))
+        res[d["algorithm"]] = d
+    row = re.compile(r"^\| ([^|]+) \| ([a-z_]+) \| ([^|]*) \| ([^|]*) \| ([^|]+) \| ([^|]+) \|$")
+    mean = re.compile(r"^\| ([A-Z][^|]+) \| ((?:—|[\d.]+) \(\d+ of \d+\)) \| ([^|]+) \|$", re.M)
+
+    def results(s):
+        scores, count, out = {}, {}, []
+        for line in s.split("\n"):
+            m = row.match(line)
+            if m and m.group(1).strip() != "class":
+                cls, algo = m.group(1).strip(), m.group(2).strip()
+                count[cls] = count.get(cls, 0) + 1
+                if algo in res:
+                    d = res[algo]
+                    line = (f"| {cls} | {algo} | {100 * d['test']:.2f} | {100 * d['best_val']:.2f} | "
+                            f"{m.group(5).strip()} | {m.group(6).strip()} |")
+                    scores.setdefault(cls, []).append(100 * d["test"])
+            out.append(line)
+        s = "\n".join(out)
+
+        def class_mean(m):
+            cls = m.group(1).strip()
+            sc, n = scores.get(cls, []), count.get(cls, 0)
+            cell = f"{sum(sc) / len(sc):.2f} ({len(sc)} of {n})" if sc else f"— (0 of {n})"
+            return f"| {cls} | {cell} | {m.group(3).strip()} |"
+        s = mean.sub(class_mean, s)
+        s = re.sub(r"\d+ of 30 cells finished at this writing", f"{len(res)} of 30 cells finished at this writing", s)
+        return s
+    rewrite("docs/results.md", results)
+
+
+if __name__ == "__main__":
+    for what in sys.argv[1:] or ["protocol", "sweep"]:
+        {"protocol": protocol, "sweep": sweep}[what]()
