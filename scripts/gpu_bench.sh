@@ -15,7 +15,9 @@
 #                                    (CLRS-30 protocol rows: narlab's
 #                                    BenchmarkProtocol beside the
 #                                    reference's ref_protocol.py; sparse
-#                                    rows: BenchmarkSparseVsDense), each
+#                                    rows: BenchmarkSparseVsDense; predict
+#                                    rows: BenchmarkPredict beside
+#                                    ref_predict.py), each
 #                                    in a process of its own under a time
 #                                    limit, with the GPU memory each
 #                                    process took; writes
@@ -42,7 +44,7 @@ prepare)
   ref=$(scripts/ref-harness.sh)
   mkdir -p "$out/clrs-ref"
   cp -r "$ref/clrs" "$ref/jaxstubs" "$out/clrs-ref/"
-  cp scripts/ref_protocol.py "$out/"
+  cp scripts/ref_protocol.py scripts/ref_predict.py "$out/"
   python3 -m pip download -q --no-deps --only-binary=:all: -d "$out/wheels" \
     dm-haiku==0.0.17 jmp==0.0.4 tabulate==0.10.0
   cp scripts/gpu_bench_run.sh "$out/run.sh"

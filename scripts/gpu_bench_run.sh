@@ -10,7 +10,11 @@
 #   protocol rows  ALGO/PROCESSOR: narlab's BenchmarkProtocol, then the
 #                  reference's ref_protocol.py, on the same card;
 #   sparse rows    sparse/N, dense/N: BenchmarkSparseVsDense (bfs on
-#                  lib/salsa's Erdős–Rényi graphs of N nodes).
+#                  lib/salsa's Erdős–Rényi graphs of N nodes);
+#   predict rows   predict:ALGO/PROCESSOR: evaluation alone, one test
+#                  batch of 32 at n=64 (narlab's BenchmarkPredict, then
+#                  the reference's ref_predict.py, PREDICT_REPEATS timed
+#                  batches each, default 5).
 # GPU memory: each process's peak of nvidia-smi's memory.used, less the
 # card's memory in use before it (the CUDA context included), sampled every
 # 100 ms; neither side preallocates (narlab asks the plugin not to, JAX is
@@ -22,7 +26,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-heapsort/mpnn,insertion_sort/triplet_gmpnn,floyd_warshall/mpnn,bfs/mpnn,bfs/triplet_gmpnn,sparse/1600,dense/1600,sparse/160,dense/160,sparse/800,dense/800,sparse/16,dense/16,sparse/80,dense/80,dfs/mpnn,articulation_points/triplet_gmpnn}"
+rows="${ROWS:-heapsort/mpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn,insertion_sort/triplet_gmpnn,floyd_warshall/mpnn,predict:bfs/mpnn,bfs/mpnn,bfs/triplet_gmpnn,sparse/1600,dense/1600,sparse/160,dense/160,sparse/800,dense/800,sparse/16,dense/16,sparse/80,dense/80,dfs/mpnn,articulation_points/triplet_gmpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -78,9 +82,9 @@ gpumem() {
 # budget: the seconds the next process may run (ROW_TIMEOUT, less near the end).
 budget() { local left=$((hard - SECONDS)); echo $((left < limit ? (left > 1 ? left : 1) : limit)); }
 
-narlab_bench() { # BENCH ENV... → benchmark lines joined by ';'
+narlab_bench() { # BENCH ENV... → benchmark lines joined by ';' (BENCHTIME: -test.benchtime, default 1x)
   local bench=$1; shift
-  (cd "$here" && env "$@" timeout "$(budget)" ./nn.test -test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x -test.v 2>&1) |
+  (cd "$here" && env "$@" timeout "$(budget)" ./nn.test -test.run '^$' -test.bench "^$bench\$" -test.benchtime "${BENCHTIME:-1x}" -test.v 2>&1) |
     tee -a "$log" | grep -E "^Benchmark|backend " | tr -s "\t " " " | tr '\n' ';' | tr '"' "'"
 }
 
@@ -97,7 +101,20 @@ for row in ${rows//,/ }; do
     break
   fi
   a=${row%/*} b=${row#*/}
+  case "$row" in predict:*) a=predict ;; esac
   case "$a" in
+  predict)
+    pr=${row#predict:} reps=${PREDICT_REPEATS:-5}
+    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
+    BENCHTIME=${reps}x gpumem narlab_bench BenchmarkPredict NARLAB_BENCH_ROWS="$pr" >"$tmp"
+    n=$(cat "$tmp")
+    ng=$gpu_mb
+    echo "== $row: reference ($SECONDS s)" | tee -a "$log" >&2
+    gpumem timeout "$(budget)" "$py" "$here/ref_predict.py" "$here/clrs-ref" "${pr%/*}" "${pr#*/}" "$reps" >"$tmp" 2>>"$log"
+    r=$(tail -1 "$tmp" | grep '^{' || echo null)
+    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s, "ref": %s, "ref_gpu_mb": %s}\n' \
+      "$row" "$n" "${ng:-null}" "$r" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+    ;;
   sparse|dense)
     echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
     gpumem narlab_bench BenchmarkSparseVsDense NARLAB_BENCH_PATH="$a" NARLAB_BENCH_N="$b" >"$tmp"

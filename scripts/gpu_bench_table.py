@@ -3,9 +3,10 @@
 Usage: gpu_bench_table.py GPU_BENCH.jsonl [MORE.jsonl ...]   → Markdown on stdout
 
 Each file is one `bash .gpu/run.sh` run's $OUT/gpu_bench.jsonl; a row that
-appears in several files is taken from the last. Two tables: the CLRS-30
+appears in several files is taken from the last. Three tables: the CLRS-30
 protocol rows (narlab's BenchmarkProtocol beside the reference's
-ref_protocol.py) and the sparse/dense evaluation rows
+ref_protocol.py), the evaluation-alone rows (predict:…, BenchmarkPredict
+beside ref_predict.py) and the sparse/dense evaluation rows
 (BenchmarkSparseVsDense). A side that did not finish within the run's time
 limit shows as "did not finish".
 """
@@ -36,7 +37,7 @@ def main(paths):
           "host peak (MB) | GPU memory (MB) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in rows.items():
-        if name.split("/")[0] in ("sparse", "dense"):
+        if name.split("/")[0] in ("sparse", "dense") or name.startswith("predict:"):
             continue
         n = metrics(r.get("narlab"))
         if "protocol_s" in n:
@@ -55,6 +56,20 @@ def main(paths):
         else:
             print(f"| | reference | {dnf} | | | | | | {fmt(r.get('ref_gpu_mb'), 0)} (seen) |")
     print()
+    predict = [k for k in rows if k.startswith("predict:")]
+    if predict:
+        print("| algorithm / processor | reference s/batch | narlab s/batch | reference ms/step | narlab ms/step | "
+              "speed-up |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for name in predict:
+            r = rows[name]
+            n, f = metrics(r.get("narlab")), r.get("ref") or {}
+            ns = n.get("ns/op", 0) / 1e9 or None
+            up = f"{f['s_per_batch'] / ns:.2f}×" if ns and "s_per_batch" in f else "—"
+            print(f"| {name[len('predict:'):]} | {fmt(f.get('s_per_batch'), 3) if f else dnf} | "
+                  f"{fmt(ns, 3) if ns else dnf} | {fmt(f.get('ms_per_step'), 2) if f else ''} | "
+                  f"{fmt(n.get('ms/step'), 2)} | {up} |")
+        print()
     sizes = sorted({int(k.split("/")[1]) for k in rows if k.split("/")[0] in ("sparse", "dense")})
     if not sizes:
         return
