@@ -8,9 +8,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomlx/compute"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/salsa"
 )
+
+// benchRows runs fn as a sub-benchmark for each row of NARLAB_BENCH_ROWS
+// (ALGO/PROCESSOR, comma-separated; defaults when it is unset) on narlab's
+// backend pick.
+func benchRows(b *testing.B, defaults []string, fn func(b *testing.B, be compute.Backend, algo, proc string)) {
+	rows := defaults
+	if r := os.Getenv("NARLAB_BENCH_ROWS"); r != "" {
+		rows = strings.Split(r, ",")
+	}
+	be, choice, err := BackendChoice("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("backend %s (%s)", choice.Kind, choice.Config)
+	for _, row := range rows {
+		algo, proc, ok := strings.Cut(row, "/")
+		if !ok {
+			b.Fatalf("NARLAB_BENCH_ROWS: %q is not ALGO/PROCESSOR", row)
+		}
+		b.Run(row, func(b *testing.B) { fn(b, be, algo, proc) })
+	}
+}
 
 // BenchmarkTrainStep measures training steps/s at the paper's scale and in
 // the reference benchmark's setting (../shared/tools/clrs-ref/refbench.py):
@@ -30,60 +53,46 @@ func BenchmarkTrainStep(b *testing.B) {
 	rows := []string{"bfs/mpnn", "bfs/pgn", "bfs/triplet_mpnn",
 		"floyd_warshall/mpnn", "floyd_warshall/pgn", "floyd_warshall/triplet_mpnn",
 		"insertion_sort/mpnn", "insertion_sort/pgn", "insertion_sort/triplet_mpnn"}
-	if r := os.Getenv("NARLAB_BENCH_ROWS"); r != "" {
-		rows = strings.Split(r, ",")
-	}
-	be, choice, err := BackendChoice("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("backend %s (%s)", choice.Kind, choice.Config)
-	for _, row := range rows {
-		algo, proc, ok := strings.Cut(row, "/")
-		if !ok {
-			b.Fatalf("NARLAB_BENCH_ROWS: %q is not ALGO/PROCESSOR", row)
+	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
+		s, err := clrs.NewSampler(algo, clrs.Length(16), clrs.Seed(1), clrs.NumSamples(1000))
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("%s/%s", algo, proc), func(b *testing.B) {
-			s, err := clrs.NewSampler(algo, clrs.Length(16), clrs.Seed(1), clrs.NumSamples(1000))
+		var batches []*clrs.Feedback
+		for range 8 {
+			fb, err := s.Next(32)
 			if err != nil {
 				b.Fatal(err)
 			}
-			var batches []*clrs.Feedback
-			for range 8 {
-				fb, err := s.Next(32)
-				if err != nil {
-					b.Fatal(err)
-				}
-				batches = append(batches, fb)
-			}
-			cfg := DefaultConfig(algo, proc)
-			cfg.TeacherForcing = 0
-			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
-			m, err := New(be, cfg)
-			if err != nil {
+			batches = append(batches, fb)
+		}
+		cfg := DefaultConfig(algo, proc)
+		cfg.TeacherForcing = 0
+		cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+		m, err := New(be, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if _, err := m.TrainStep(batches[0]); err != nil { // compilation, outside the timing
+			b.Fatal(err)
+		}
+		first := time.Since(t0)
+		tw := time.Now()
+		warmUp(b, m, batches)
+		warm := time.Since(tw)
+		host0 := m.hostPrep.Load()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := m.TrainStep(batches[(i+1)%len(batches)]); err != nil {
 				b.Fatal(err)
 			}
-			t0 := time.Now()
-			if _, err := m.TrainStep(batches[0]); err != nil { // compilation, outside the timing
-				b.Fatal(err)
-			}
-			first := time.Since(t0)
-			tw := time.Now()
-			warmUp(b, m, batches)
-			warm := time.Since(tw)
-			host0 := m.hostPrep.Load()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := m.TrainStep(batches[(i+1)%len(batches)]); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			b.ReportMetric(float64(m.hostPrep.Load()-host0)/1e6/float64(b.N), "host_ms/step")
-			b.ReportMetric(first.Seconds(), "first_step_s")
-			b.ReportMetric(warm.Seconds(), "warmup_s")
-		})
-	}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		b.ReportMetric(float64(m.hostPrep.Load()-host0)/1e6/float64(b.N), "host_ms/step")
+		b.ReportMetric(first.Seconds(), "first_step_s")
+		b.ReportMetric(warm.Seconds(), "warmup_s")
+	})
 }
 
 // BenchmarkPredict measures evaluation alone: one batch of 32 of the CLRS-30
@@ -95,46 +104,32 @@ func BenchmarkTrainStep(b *testing.B) {
 // scripts/ref_predict.py measures the reference's predict the same way.
 func BenchmarkPredict(b *testing.B) {
 	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "find_maximum_subarray_kadane/mpnn"}
-	if r := os.Getenv("NARLAB_BENCH_ROWS"); r != "" {
-		rows = strings.Split(r, ",")
-	}
-	be, choice, err := BackendChoice("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("backend %s (%s)", choice.Kind, choice.Config)
-	for _, row := range rows {
-		algo, proc, ok := strings.Cut(row, "/")
-		if !ok {
-			b.Fatalf("NARLAB_BENCH_ROWS: %q is not ALGO/PROCESSOR", row)
+	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
+		s, err := clrs.NewSplitSampler(algo, "test")
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(row, func(b *testing.B) {
-			s, err := clrs.NewSplitSampler(algo, "test")
-			if err != nil {
+		all := s.Trajectories()
+		fb, err := clrs.Batch(all[:min(32, len(all))], 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := New(be, DefaultConfig(algo, proc))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer m.Close()
+		if _, err := m.Predict(fb); err != nil { // compilation, outside the timing
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := m.Predict(fb); err != nil {
 				b.Fatal(err)
 			}
-			all := s.Trajectories()
-			fb, err := clrs.Batch(all[:min(32, len(all))], 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			m, err := New(be, DefaultConfig(algo, proc))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			if _, err := m.Predict(fb); err != nil { // compilation, outside the timing
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := m.Predict(fb); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N)/float64(max(1, fb.MaxSteps()-1)), "ms/step")
-		})
-	}
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N)/float64(max(1, fb.MaxSteps()-1)), "ms/step")
+	})
 }
 
 // BenchmarkProtocol measures, for each NARLAB_BENCH_ROWS row (algo/processor;
@@ -159,47 +154,22 @@ func BenchmarkPredict(b *testing.B) {
 //
 // scripts/ref_protocol.py measures the reference the same way.
 func BenchmarkProtocol(b *testing.B) {
-	rows := []string{"bfs/mpnn"}
-	if r := os.Getenv("NARLAB_BENCH_ROWS"); r != "" {
-		rows = strings.Split(r, ",")
-	}
 	steps := 5
 	if s := os.Getenv("NARLAB_BENCH_STEPS"); s != "" {
 		if _, err := fmt.Sscan(s, &steps); err != nil || steps < 1 {
 			b.Fatalf("NARLAB_BENCH_STEPS=%q: want a positive number", s)
 		}
 	}
-	be, choice, err := BackendChoice("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("backend %s (%s)", choice.Kind, choice.Config)
-	for _, row := range rows {
-		algo, proc, ok := strings.Cut(row, "/")
-		if !ok {
-			b.Fatalf("NARLAB_BENCH_ROWS: %q is not ALGO/PROCESSOR", row)
-		}
-		b.Run(row, func(b *testing.B) {
-			split := func(name string) []*clrs.Feedback {
-				s, err := clrs.NewSplitSampler(algo, name)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if name == "train" {
-					var out []*clrs.Feedback
-					for range 8 {
-						fb, err := s.Next(32)
-						if err != nil {
-							b.Fatal(err)
-						}
-						out = append(out, fb)
-					}
-					return out
-				}
-				all := s.Trajectories()
+	benchRows(b, []string{"bfs/mpnn"}, func(b *testing.B, be compute.Backend, algo, proc string) {
+		split := func(name string) []*clrs.Feedback {
+			s, err := clrs.NewSplitSampler(algo, name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if name == "train" {
 				var out []*clrs.Feedback
-				for lo := 0; lo < len(all); lo += 32 {
-					fb, err := clrs.Batch(all[lo:min(lo+32, len(all))], 0)
+				for range 8 {
+					fb, err := s.Next(32)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -207,72 +177,82 @@ func BenchmarkProtocol(b *testing.B) {
 				}
 				return out
 			}
-			train, val, test := split("train"), split("val"), split("test")
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				// Progress on stderr as each phase ends, so that a row
-				// stopped by a time limit still says how far it got.
-				phase := func(what string) {
-					fmt.Fprintf(os.Stderr, "%s: %s after %.1f s\n", row, what, time.Since(t0).Seconds())
-				}
-				cfg := DefaultConfig(algo, proc)
-				cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
-				m, err := New(be, cfg)
+			all := s.Trajectories()
+			var out []*clrs.Feedback
+			for lo := 0; lo < len(all); lo += 32 {
+				fb, err := clrs.Batch(all[lo:min(lo+32, len(all))], 0)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := m.TrainStep(train[0]); err != nil {
-					b.Fatal(err)
-				}
-				first := time.Since(t0)
-				phase("first training step")
-				if _, err := m.TrainStep(train[1]); err != nil {
-					b.Fatal(err)
-				}
-				tv := time.Now()
-				if _, err := m.Evaluate(val); err != nil {
-					b.Fatal(err)
-				}
-				valS := time.Since(tv)
-				phase("val split")
-				tt := time.Now()
-				if _, err := m.Evaluate(test); err != nil {
-					b.Fatal(err)
-				}
-				testS := time.Since(tt)
-				protocol := time.Since(t0)
-				phase("test split (the protocol)")
-				var ru syscall.Rusage
-				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-				protocolRSS := ru.Maxrss
-				for k := 2; k < len(train); k++ { // the remaining batches once
-					if _, err := m.TrainStep(train[k]); err != nil {
-						b.Fatal(err)
-					}
-				}
-				warmUp(b, m, train)
-				phase("warm-up for the steady state")
-				ts, host0 := time.Now(), m.hostPrep.Load()
-				for k := 0; k < steps; k++ {
-					if _, err := m.TrainStep(train[k%len(train)]); err != nil {
-						b.Fatal(err)
-					}
-				}
-				rate := float64(steps) / time.Since(ts).Seconds()
-				hostMS := float64(m.hostPrep.Load()-host0) / 1e6 / float64(steps)
-				m.Close()
-				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-				b.ReportMetric(first.Seconds(), "first_step_s")
-				b.ReportMetric(protocol.Seconds(), "protocol_s")
-				b.ReportMetric(valS.Seconds(), "val_s")
-				b.ReportMetric(testS.Seconds(), "test_s")
-				b.ReportMetric(rate, "steps/s")
-				b.ReportMetric(hostMS, "host_ms/step")
-				b.ReportMetric(float64(protocolRSS)/1024, "peak_rss_mb")
-				b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_all_mb")
+				out = append(out, fb)
 			}
-		})
-	}
+			return out
+		}
+		train, val, test := split("train"), split("val"), split("test")
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			// Progress on stderr as each phase ends, so that a row
+			// stopped by a time limit still says how far it got.
+			phase := func(what string) {
+				fmt.Fprintf(os.Stderr, "%s/%s: %s after %.1f s\n", algo, proc, what, time.Since(t0).Seconds())
+			}
+			cfg := DefaultConfig(algo, proc)
+			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+			m, err := New(be, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.TrainStep(train[0]); err != nil {
+				b.Fatal(err)
+			}
+			first := time.Since(t0)
+			phase("first training step")
+			if _, err := m.TrainStep(train[1]); err != nil {
+				b.Fatal(err)
+			}
+			tv := time.Now()
+			if _, err := m.Evaluate(val); err != nil {
+				b.Fatal(err)
+			}
+			valS := time.Since(tv)
+			phase("val split")
+			tt := time.Now()
+			if _, err := m.Evaluate(test); err != nil {
+				b.Fatal(err)
+			}
+			testS := time.Since(tt)
+			protocol := time.Since(t0)
+			phase("test split (the protocol)")
+			var ru syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+			protocolRSS := ru.Maxrss
+			for k := 2; k < len(train); k++ { // the remaining batches once
+				if _, err := m.TrainStep(train[k]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			warmUp(b, m, train)
+			phase("warm-up for the steady state")
+			ts, host0 := time.Now(), m.hostPrep.Load()
+			for k := 0; k < steps; k++ {
+				if _, err := m.TrainStep(train[k%len(train)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rate := float64(steps) / time.Since(ts).Seconds()
+			hostMS := float64(m.hostPrep.Load()-host0) / 1e6 / float64(steps)
+			m.Close()
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+			b.ReportMetric(first.Seconds(), "first_step_s")
+			b.ReportMetric(protocol.Seconds(), "protocol_s")
+			b.ReportMetric(valS.Seconds(), "val_s")
+			b.ReportMetric(testS.Seconds(), "test_s")
+			b.ReportMetric(rate, "steps/s")
+			b.ReportMetric(hostMS, "host_ms/step")
+			b.ReportMetric(float64(protocolRSS)/1024, "peak_rss_mb")
+			b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_all_mb")
+		}
+	})
 }
 
 // BenchmarkSparseVsDense measures the evaluation of bfs on lib/salsa's
