@@ -41,17 +41,19 @@ for line in open('/proc/cpuinfo'):
         cpu = line.split(':', 1)[1].strip(); break
 print(f'Measured {datetime.date.today()} on {platform.machine()} Linux, {os.cpu_count()} CPUs ({cpu}), by scripts/bench_train.sh '
       f'({steps} steady-state steps per row; narlab backend: {backend}; reference: dm-clrs 2.0.3, jax 0.4.38 CPU)\n')
-print('| algorithm | processor | reference steps/s | narlab steps/s | speed-up | reference first step (s) | narlab first step (s) | narlab warm-up (s) |')
-print('|---|---|---:|---:|---:|---:|---:|---:|')
+print('| algorithm | processor | reference steps/s | narlab steps/s | speed-up | reference first step (s) | narlab first step (s) | narlab warm-up (s) | narlab host (ms/step) |')
+print('|---|---|---:|---:|---:|---:|---:|---:|---:|')
 for line in open(os.path.join(out, 'train_rows.jsonl')):
     r = json.loads(line)
     ref = r['ref'] or {'steps_per_s': float('nan'), 'first_step_s': float('nan')}
     got = {unit: float(v) for v, unit in re.findall(r'([\d.]+) (\S+)', r['narlab'])}
     algo, proc = r['row'].split('/')
     if 'steps/s' not in got:
-        print(f'| {algo} | {proc} | {ref["steps_per_s"]:.2f} | failed | | {ref["first_step_s"]:.1f} | | |'); continue
+        print(f'| {algo} | {proc} | {ref["steps_per_s"]:.2f} | failed | | {ref["first_step_s"]:.1f} | | | |'); continue
     rate, first, warm = got['steps/s'], got['first_step_s'], got.get('warmup_s', 0)
-    print(f'| {algo} | {proc} | {ref["steps_per_s"]:.2f} | {rate:.2f} | {rate/ref["steps_per_s"]:.1f}× | {ref["first_step_s"]:.1f} | {first:.1f} | {warm:.1f} |')
+    host = f"{got['host_ms/step']:.1f}" if 'host_ms/step' in got else ''
+    print(f'| {algo} | {proc} | {ref["steps_per_s"]:.2f} | {rate:.2f} | {rate/ref["steps_per_s"]:.1f}× | {ref["first_step_s"]:.1f} | {first:.1f} | {warm:.1f} | {host} |')
 print('\nwarm-up: the training steps (in the step loop, while the unrolled programs compile in the background) '
-      'until the default step-loop mode trains every batch unrolled; steps/s is measured after it.')
+      'until the default step-loop mode trains every batch unrolled; steps/s is measured after it. '
+      'host: the part of a steady-state step spent preparing the batch on the host (BenchmarkBatchPrep times it alone).')
 PY

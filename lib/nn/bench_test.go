@@ -54,18 +54,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		"floyd_warshall/mpnn", "floyd_warshall/pgn", "floyd_warshall/triplet_mpnn",
 		"insertion_sort/mpnn", "insertion_sort/pgn", "insertion_sort/triplet_mpnn"}
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
-		s, err := clrs.NewSampler(algo, clrs.Length(16), clrs.Seed(1), clrs.NumSamples(1000))
-		if err != nil {
-			b.Fatal(err)
-		}
-		var batches []*clrs.Feedback
-		for range 8 {
-			fb, err := s.Next(32)
-			if err != nil {
-				b.Fatal(err)
-			}
-			batches = append(batches, fb)
-		}
+		batches := trainBenchBatches(b, algo)
 		cfg := DefaultConfig(algo, proc)
 		cfg.TeacherForcing = 0
 		cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
@@ -92,6 +81,50 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.ReportMetric(float64(m.hostPrep.Load()-host0)/1e6/float64(b.N), "host_ms/step")
 		b.ReportMetric(first.Seconds(), "first_step_s")
 		b.ReportMetric(warm.Seconds(), "warmup_s")
+	})
+}
+
+// trainBenchBatches are BenchmarkTrainStep's eight batches of 32 from the
+// CLRS-30 train-split sampler (n=16, 1000 samples, seed 1).
+func trainBenchBatches(b *testing.B, algo string) []*clrs.Feedback {
+	s, err := clrs.NewSampler(algo, clrs.Length(16), clrs.Seed(1), clrs.NumSamples(1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var batches []*clrs.Feedback
+	for range 8 {
+		fb, err := s.Next(32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batches = append(batches, fb)
+	}
+	return batches
+}
+
+// BenchmarkBatchPrep measures the host's part of an unrolled training step
+// alone (what BenchmarkTrainStep reports as host_ms/step): laying a batch
+// out as tensors, padding it to its unrolled program's length and making
+// the program's arguments, on BenchmarkTrainStep's batches. No program
+// runs, so it takes milliseconds a row.
+func BenchmarkBatchPrep(b *testing.B) {
+	benchRows(b, []string{"bfs/mpnn", "floyd_warshall/mpnn", "insertion_sort/mpnn"}, func(b *testing.B, be compute.Backend, algo, proc string) {
+		batches := trainBenchBatches(b, algo)
+		m, err := New(be, DefaultConfig(algo, proc))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer m.Close()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			bd, err := m.batchOf(batches[i%len(batches)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = bd.paddedTo(min(unrollBucket(bd.S), UnrollMaxSteps)).unrolledArgs()
+			bd.release()
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/batch")
 	})
 }
 

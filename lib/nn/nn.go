@@ -296,17 +296,35 @@ type batchTensors struct {
 	hints           [][]float32 // [T,B,…] per hint
 	hintDims        [][]int     // per hint, without T
 	valid, outStep  []float32   // [T,B], [S,B]
-	stepCache       map[[2]int]*tensors.Tensor
+	// hints, valid and outStep may hold fewer steps than T and S (a
+	// padded batch, paddedTo): the steps past their data are zeros.
+	stepCache map[[2]int]*tensors.Tensor
 }
 
-// newHint is a new tensor of hint i at step t (zeros for t ≥ T: a step
-// with nothing to predict, weighted 0).
+// newHint is a new tensor of hint i at step t (zeros past the steps the
+// batch holds data for: a step with nothing to predict, weighted 0).
 func (bd *batchTensors) newHint(i, t int) *tensors.Tensor {
-	size := len(bd.hints[i]) / bd.T
-	if t >= bd.T {
-		return zeros(bd.hintDims[i]...)
+	return stepSlice(bd.hints[i], t, bd.hintDims[i]...)
+}
+
+// stepSlice is step t of data laid out [steps, dims…], as a new tensor of
+// dims: zeros past the end of data.
+func stepSlice(data []float32, t int, dims ...int) *tensors.Tensor {
+	size := 1
+	for _, d := range dims {
+		size *= d
 	}
-	return tensors.FromFlatDataAndDimensions(slices.Clone(bd.hints[i][t*size:(t+1)*size]), bd.hintDims[i]...)
+	if (t+1)*size > len(data) {
+		return zeros(dims...)
+	}
+	return tensors.FromFlatDataAndDimensions(slices.Clone(data[t*size:(t+1)*size]), dims...)
+}
+
+// zeroPadded is a new tensor of dims holding data followed by zeros.
+func zeroPadded(data []float32, dims ...int) *tensors.Tensor {
+	t := zeros(dims...)
+	tensors.MustMutableFlatData(t, func(flat []float32) { copy(flat, data) })
+	return t
 }
 
 // hintAt is hint i at step t, shared: it must not be donated.
@@ -316,19 +334,12 @@ func (bd *batchTensors) hintAt(i, t int) *tensors.Tensor {
 
 // validAt is [B]: 1 where step t is within the sample's trajectory.
 func (bd *batchTensors) validAt(t int) *tensors.Tensor {
-	return bd.cached(-1, t, func() *tensors.Tensor {
-		if t >= bd.T {
-			return zeros(bd.B)
-		}
-		return tensors.FromFlatDataAndDimensions(slices.Clone(bd.valid[t*bd.B:(t+1)*bd.B]), bd.B)
-	})
+	return bd.cached(-1, t, func() *tensors.Tensor { return stepSlice(bd.valid, t, bd.B) })
 }
 
 // outStepAt is [B]: 1 for the samples whose last processor step is s.
 func (bd *batchTensors) outStepAt(s int) *tensors.Tensor {
-	return bd.cached(-2, s, func() *tensors.Tensor {
-		return tensors.FromFlatDataAndDimensions(slices.Clone(bd.outStep[s*bd.B:(s+1)*bd.B]), bd.B)
-	})
+	return bd.cached(-2, s, func() *tensors.Tensor { return stepSlice(bd.outStep, s, bd.B) })
 }
 
 func (bd *batchTensors) cached(i, t int, make func() *tensors.Tensor) *tensors.Tensor {
@@ -395,13 +406,12 @@ func (bd *batchTensors) unrolledArgs() []any {
 		out = append(out, t)
 	}
 	for i, h := range bd.hints {
-		out = append(out, tensors.FromFlatDataAndDimensions(h, append([]int{bd.T}, bd.hintDims[i]...)...))
+		out = append(out, zeroPadded(h, append([]int{bd.T}, bd.hintDims[i]...)...))
 	}
 	for _, t := range bd.outputT {
 		out = append(out, t)
 	}
-	return append(out, bd.adj, tensors.FromFlatDataAndDimensions(bd.outStep, bd.S, bd.B),
-		tensors.FromFlatDataAndDimensions(bd.valid, bd.T, bd.B))
+	return append(out, bd.adj, zeroPadded(bd.outStep, bd.S, bd.B), zeroPadded(bd.valid, bd.T, bd.B))
 }
 
 // batchOf lays a feedback out as the model's tensors.

@@ -275,11 +275,10 @@ func (b *SparseBatch) readoutZeros() []*tensors.Tensor {
 }
 
 func (b *SparseBatch) newHint(i, t int) *tensors.Tensor {
-	if b.hints == nil || t >= b.T {
+	if b.hints == nil {
 		return zeros(b.hintDims[i]...)
 	}
-	size := len(b.hints[i]) / b.T
-	return tensors.FromFlatDataAndDimensions(slices.Clone(b.hints[i][t*size:(t+1)*size]), b.hintDims[i]...)
+	return stepSlice(b.hints[i], t, b.hintDims[i]...)
 }
 
 func (b *SparseBatch) cached(i, t int, mk func() *tensors.Tensor) *tensors.Tensor {
@@ -297,18 +296,11 @@ func (b *SparseBatch) hintAt(i, t int) *tensors.Tensor {
 }
 
 func (b *SparseBatch) validAt(t int) *tensors.Tensor {
-	return b.cached(-1, t, func() *tensors.Tensor {
-		if t >= b.T {
-			return zeros(b.Gp)
-		}
-		return tensors.FromFlatDataAndDimensions(slices.Clone(b.valid[t*b.Gp:(t+1)*b.Gp]), b.Gp)
-	})
+	return b.cached(-1, t, func() *tensors.Tensor { return stepSlice(b.valid, t, b.Gp) })
 }
 
 func (b *SparseBatch) outStepAt(s int) *tensors.Tensor {
-	return b.cached(-2, s, func() *tensors.Tensor {
-		return tensors.FromFlatDataAndDimensions(slices.Clone(b.outStep[s*b.Gp:(s+1)*b.Gp]), b.Gp)
-	})
+	return b.cached(-2, s, func() *tensors.Tensor { return stepSlice(b.outStep, s, b.Gp) })
 }
 
 func (b *SparseBatch) stepInputsAt(s int) []*tensors.Tensor {

@@ -111,22 +111,16 @@ func shapesKey(ss []shapes.Shape) string { return fmt.Sprint(ss) }
 // nothing: their hints weigh 0 and no output is read there.
 func unrollBucket(S int) int { return (S + 1) / 2 * 2 }
 
-// paddedTo returns the batch with S processor steps (S ≥ bd.S): hints,
-// step weights and output-step masks extended with zeros. The inputs and
-// the adjacency are shared with bd (release bd, not the copy).
+// paddedTo returns the batch with S processor steps (S ≥ bd.S). It shares
+// bd's data (release bd, not the copy): the hints, step weights and
+// output-step masks of the added steps are zeros, as past the end of any
+// batch's data (stepSlice, unrolledArgs).
 func (bd *batchTensors) paddedTo(S int) *batchTensors {
 	if S <= bd.S {
 		return bd
 	}
 	p := *bd
 	p.S, p.T = S, S+1
-	p.hints = make([][]float32, len(bd.hints))
-	for i, h := range bd.hints {
-		p.hints[i] = make([]float32, len(h)/bd.T*p.T)
-		copy(p.hints[i], h)
-	}
-	p.valid = append(slices.Clone(bd.valid), make([]float32, (p.T-bd.T)*bd.B)...)
-	p.outStep = append(slices.Clone(bd.outStep), make([]float32, (p.S-bd.S)*bd.B)...)
 	p.stepCache = nil
 	return &p
 }

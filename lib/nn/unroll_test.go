@@ -3,9 +3,11 @@ package nn
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -134,6 +136,81 @@ func TestPaddedSteps(t *testing.T) {
 			for i := range gu {
 				if d := relDiff(gp[i], gu[i]); d > 1e-5 {
 					t.Errorf("gradient %d: relative difference %.2g padded", i, d)
+				}
+			}
+		})
+	}
+}
+
+// TestPaddedArgs checks the unrolled programs' arguments of a padded batch
+// (which shares the unpadded batch's data): each per-step argument is the
+// unpadded one followed by zero steps, every other argument is unchanged,
+// and the step loop's per-step tensors past the data are zeros.
+func TestPaddedArgs(t *testing.T) {
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		algo  string
+		extra int // steps added
+	}{
+		{"bfs", 1},
+		{"floyd_warshall", 3}, // edge-pointer hints, [T,B,N,N,N] one-hot
+		{"insertion_sort", 6},
+	} {
+		t.Run(tc.algo, func(t *testing.T) {
+			m, err := New(be, DefaultConfig(tc.algo, "mpnn"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			bd, err := m.batchOf(fixedBatch(t, tc.algo, 6, 3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bd.release()
+			padded := bd.paddedTo(bd.S + tc.extra)
+			if padded.S != bd.S+tc.extra || padded.T != padded.S+1 {
+				t.Fatalf("padded to S=%d T=%d from S=%d", padded.S, padded.T, bd.S)
+			}
+			plain, long := bd.unrolledArgs(), padded.unrolledArgs()
+			if len(plain) != len(long) {
+				t.Fatalf("%d arguments padded, %d unpadded", len(long), len(plain))
+			}
+			for k := range plain {
+				a, b := plain[k].(*tensors.Tensor), long[k].(*tensors.Tensor)
+				ad, bdims := a.Shape().Dimensions, b.Shape().Dimensions
+				av, bv := tensors.MustCopyFlatData[float32](a), tensors.MustCopyFlatData[float32](b)
+				switch {
+				case slices.Equal(ad, bdims):
+					if !slices.Equal(av, bv) {
+						t.Errorf("argument %d %v: changed by padding", k, ad)
+					}
+				case ad[0] == bd.T && bdims[0] == padded.T || ad[0] == bd.S && bdims[0] == padded.S:
+					if !slices.Equal(ad[1:], bdims[1:]) {
+						t.Fatalf("argument %d: %v padded to %v", k, ad, bdims)
+					}
+					if !slices.Equal(bv[:len(av)], av) {
+						t.Errorf("argument %d %v: the first %d steps differ from the unpadded batch's", k, ad, ad[0])
+					}
+					if i := slices.IndexFunc(bv[len(av):], func(x float32) bool { return x != 0 }); i >= 0 {
+						t.Errorf("argument %d %v: padded step %d is not zero", k, bdims, ad[0]+i/(len(av)/ad[0]))
+					}
+				default:
+					t.Errorf("argument %d: %v padded to %v", k, ad, bdims)
+				}
+			}
+			for i := range padded.hints {
+				for _, st := range []int{bd.T - 1, bd.T, padded.T - 1} {
+					got := tensors.MustCopyFlatData[float32](padded.newHint(i, st))
+					want := tensors.MustCopyFlatData[float32](bd.newHint(i, st))
+					if !slices.Equal(got, want) {
+						t.Errorf("hint %d at step %d: the padded batch's differs", i, st)
+					}
+					if st >= bd.T && slices.ContainsFunc(got, func(x float32) bool { return x != 0 }) {
+						t.Errorf("hint %d at step %d (past the data): not zero", i, st)
+					}
 				}
 			}
 		})
