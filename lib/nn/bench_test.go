@@ -91,6 +91,11 @@ func trainBenchBatches(b *testing.B, algo string) []*clrs.Feedback {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return firstBatches(b, s)
+}
+
+// firstBatches are a sampler's first eight batches of 32.
+func firstBatches(b *testing.B, s *clrs.Sampler) []*clrs.Feedback {
 	var batches []*clrs.Feedback
 	for range 8 {
 		fb, err := s.Next(32)
@@ -200,15 +205,7 @@ func BenchmarkProtocol(b *testing.B) {
 				b.Fatal(err)
 			}
 			if name == "train" {
-				var out []*clrs.Feedback
-				for range 8 {
-					fb, err := s.Next(32)
-					if err != nil {
-						b.Fatal(err)
-					}
-					out = append(out, fb)
-				}
-				return out
+				return firstBatches(b, s)
 			}
 			all := s.Trajectories()
 			var out []*clrs.Feedback
