@@ -95,6 +95,22 @@ narlab_bench() { # BENCH ENV... → benchmark lines joined by ';' (BENCHTIME: -t
 
 : > "$out/gpu_bench.jsonl"
 tmp=$(mktemp)
+
+# paired ROW SCRIPT ALGO PROCESSOR N BENCH ENV...: narlab's BENCH (ENV like
+# NARLAB_BENCH_ROWS=...), then the reference's SCRIPT (its arguments:
+# clrs-ref ALGO PROCESSOR N), each under gpumem; one line of gpu_bench.jsonl.
+paired() {
+  local row=$1 script=$2 algo=$3 proc=$4 k=$5 n ng r
+  shift 5
+  echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
+  gpumem narlab_bench "$@" >"$tmp"
+  n=$(cat "$tmp") ng=$gpu_mb
+  echo "== $row: reference ($SECONDS s)" | tee -a "$log" >&2
+  gpumem timeout "$(budget)" "$py" "$here/$script" "$here/clrs-ref" "$algo" "$proc" "$k" >"$tmp" 2>>"$log"
+  r=$(tail -1 "$tmp" | grep '^{' || echo null)
+  printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s, "ref": %s, "ref_gpu_mb": %s}\n' \
+    "$row" "$n" "${ng:-null}" "$r" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+}
 for row in ${rows//,/ }; do
   if [ "$SECONDS" -ge "$deadline" ]; then
     echo "gpu_bench: past ${deadline}s, skipping $row and the rest" | tee -a "$log" >&2
@@ -105,15 +121,7 @@ for row in ${rows//,/ }; do
   case "$a" in
   predict)
     pr=${row#predict:} reps=${PREDICT_REPEATS:-5}
-    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
-    BENCHTIME=${reps}x gpumem narlab_bench BenchmarkPredict NARLAB_BENCH_ROWS="$pr" >"$tmp"
-    n=$(cat "$tmp")
-    ng=$gpu_mb
-    echo "== $row: reference ($SECONDS s)" | tee -a "$log" >&2
-    gpumem timeout "$(budget)" "$py" "$here/ref_predict.py" "$here/clrs-ref" "${pr%/*}" "${pr#*/}" "$reps" >"$tmp" 2>>"$log"
-    r=$(tail -1 "$tmp" | grep '^{' || echo null)
-    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s, "ref": %s, "ref_gpu_mb": %s}\n' \
-      "$row" "$n" "${ng:-null}" "$r" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+    BENCHTIME=${reps}x paired "$row" ref_predict.py "${pr%/*}" "${pr#*/}" "$reps" BenchmarkPredict NARLAB_BENCH_ROWS="$pr"
     ;;
   sparse|dense)
     echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
@@ -122,15 +130,7 @@ for row in ${rows//,/ }; do
     printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s}\n' "$row" "$n" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
     ;;
   *)
-    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
-    gpumem narlab_bench BenchmarkProtocol NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" >"$tmp"
-    n=$(cat "$tmp")
-    ng=$gpu_mb
-    echo "== $row: reference ($SECONDS s)" | tee -a "$log" >&2
-    gpumem timeout "$(budget)" "$py" "$here/ref_protocol.py" "$here/clrs-ref" "$a" "$b" "$steps" >"$tmp" 2>>"$log"
-    r=$(tail -1 "$tmp" | grep '^{' || echo null)
-    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s, "ref": %s, "ref_gpu_mb": %s}\n' \
-      "$row" "$n" "${ng:-null}" "$r" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+    paired "$row" ref_protocol.py "$a" "$b" "$steps" BenchmarkProtocol NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps"
     ;;
   esac
 done
