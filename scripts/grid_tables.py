@@ -7,9 +7,13 @@ grids"):
             commits, and the README's row count;
   sweep     data/sweeps/clrs30-triplet-reduced/cells/*/result.json →
             docs/results.md's CLRS-30 table (test and best validation per
-            algorithm, the class means, the count of finished cells).
+            algorithm, the class means, the count of finished cells);
+  parity    data/parity/results.jsonl → docs/results.md's 30-algorithm
+            parity table (the rows of its budget: seed 42, 100 steps,
+            hidden 32, batch 16; both sides' best validation and test, the
+            test gap, the mean gaps over the rows with both sides).
 
-Usage: .venv/bin/python scripts/grid_tables.py [protocol] [sweep]   (default both)
+Usage: .venv/bin/python scripts/grid_tables.py [protocol] [sweep] [parity]   (default all three)
 """
 import glob
 import json
@@ -89,6 +93,46 @@ def sweep():
     rewrite("docs/results.md", results)
 
 
+PARITY_BUDGET = {"seed": 42, "steps": 100, "hidden": 32, "batch": 16}
+
+
+def parity():
+    rows = {}
+    for line in open(os.path.join(ROOT, "data/parity/results.jsonl")):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if all(r[k] == v for k, v in PARITY_BUDGET.items()):
+            rows.setdefault((r["algo"], r["processor"]), {})[r["system"]] = r
+    pct = lambda r, k: f"{100 * r[k]:.1f}" if r else "—"
+    lines = ["| algorithm | processor | reference val | reference test | narlab val | narlab test | test gap |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    gaps = {}
+    for (algo, proc), d in sorted(rows.items()):
+        ref, nl = d.get("reference"), d.get("narlab")
+        gap = "—"
+        if ref and nl:
+            g = 100 * (nl["test"] - ref["test"])
+            gaps.setdefault(proc, []).append(g)
+            gap = f"{g:+.1f}"
+        lines.append(f"| {algo} | {proc} | {pct(ref, 'best_val')} | {pct(ref, 'test')} | {pct(nl, 'best_val')} | "
+                     f"{pct(nl, 'test')} | {gap} |")
+    paired = sum(len(v) for v in gaps.values())
+    summary = f"{paired} of 60 rows with both sides"
+    if paired:
+        every = [g for v in gaps.values() for g in v]
+        summary += f"; mean test gap {sum(every) / len(every):+.1f} points (" + ", ".join(
+            f"{p} {sum(v) / len(v):+.1f} over {len(v)}" for p, v in sorted(gaps.items())) + ")"
+    table = "\n".join(lines) + "\n\n" + summary + ". Test: the best-validation parameters on the CLRS-30 test split (n=64)."
+
+    def results(s):
+        start = s.index("<!-- parity30-table -->") + len("<!-- parity30-table -->")
+        end = s.index("<!-- /parity30-table -->")
+        s = s[:start] + "\n" + table + "\n" + s[end:]
+        return re.sub(r"\d+ of 60 rows with both sides at this writing", f"{paired} of 60 rows with both sides at this writing", s)
+    rewrite("docs/results.md", results)
+
+
 if __name__ == "__main__":
-    for what in sys.argv[1:] or ["protocol", "sweep"]:
-        {"protocol": protocol, "sweep": sweep}[what]()
+    for what in sys.argv[1:] or ["protocol", "sweep", "parity"]:
+        {"protocol": protocol, "sweep": sweep, "parity": parity}[what]()
