@@ -2,8 +2,9 @@
 # The GPU machine's side of scripts/gpu_bench.sh (copied to .gpu/run.sh by
 # `scripts/gpu_bench.sh prepare`; see there). Runs from the repository root.
 #
-# The default rows start with those the first lease (H100, 2026-11-26) did
-# not finish. Two parts, interleaved so that a lease cut short still returns some of
+# The default rows start with the per-call split of evaluation's time (the
+# question the second lease, H100, 2026-11-27, left open), then protocol
+# rows no lease has measured. Two parts, interleaved so that a lease cut short still returns some of
 # each, every row in a process of its own under ROW_TIMEOUT (default 120 s),
 # no row started after DEADLINE seconds (default 470), none running past
 # HARD_DEADLINE (default 530):
@@ -14,7 +15,10 @@
 #   predict rows   predict:ALGO/PROCESSOR: evaluation alone, one test
 #                  batch of 32 at n=64 (narlab's BenchmarkPredict, then
 #                  the reference's ref_predict.py, PREDICT_REPEATS timed
-#                  batches each, default 5).
+#                  batches each, default 5);
+#   calls rows     calls:ALGO/PROCESSOR: narlab's BenchmarkStepCall (one
+#                  evaluation step program call beside a program that
+#                  does almost nothing, same batch as predict rows).
 # GPU memory: each process's peak of nvidia-smi's memory.used, less the
 # card's memory in use before it (the CUDA context included), sampled every
 # 100 ms; neither side preallocates (narlab asks the plugin not to, JAX is
@@ -26,7 +30,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-heapsort/mpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn,insertion_sort/triplet_gmpnn,floyd_warshall/mpnn,predict:bfs/mpnn,bfs/mpnn,bfs/triplet_gmpnn,sparse/1600,dense/1600,sparse/160,dense/160,sparse/800,dense/800,sparse/16,dense/16,sparse/80,dense/80,dfs/mpnn,articulation_points/triplet_gmpnn}"
+rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn,bfs/mpnn,predict:bfs/mpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -117,11 +121,17 @@ for row in ${rows//,/ }; do
     break
   fi
   a=${row%/*} b=${row#*/}
-  case "$row" in predict:*) a=predict ;; esac
+  case "$row" in predict:*) a=predict ;; calls:*) a=calls ;; esac
   case "$a" in
   predict)
     pr=${row#predict:} reps=${PREDICT_REPEATS:-5}
     BENCHTIME=${reps}x paired "$row" ref_predict.py "${pr%/*}" "${pr#*/}" "$reps" BenchmarkPredict NARLAB_BENCH_ROWS="$pr"
+    ;;
+  calls)
+    cr=${row#calls:}
+    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
+    BENCHTIME=5x gpumem narlab_bench BenchmarkStepCall NARLAB_BENCH_ROWS="$cr" >"$tmp"
+    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s}\n' "$row" "$(cat "$tmp")" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
     ;;
   sparse|dense)
     echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2

@@ -3,7 +3,7 @@
 Usage: gpu_bench_table.py GPU_BENCH.jsonl [MORE.jsonl ...]   → Markdown on stdout
 
 Each file is one `bash .gpu/run.sh` run's $OUT/gpu_bench.jsonl; a row that
-appears in several files is taken from the last. Three tables: the CLRS-30
+appears in several files is taken from the last. Four tables: the CLRS-30
 protocol rows (narlab's BenchmarkProtocol beside the reference's
 ref_protocol.py), the evaluation-alone rows (predict:…, BenchmarkPredict
 beside ref_predict.py) and the sparse/dense evaluation rows
@@ -17,7 +17,14 @@ import sys
 
 def metrics(text):
     """The benchmark metrics in one narlab cell ("1.5 first_step_s …")."""
-    return {k: float(v) for v, k in re.findall(r"([\d.eE+-]+) ([a-z_/]+(?:/s)?)(?=[ ;]|$)", text or "")}
+    found = re.findall(r"(\d[\d.eE+-]*) ([a-z_/]+(?:/s)?)(?=[ ;]|$)", text or "")
+    out = {}
+    for v, k in found:
+        try:
+            out[k] = float(v)
+        except ValueError:  # an error message's text, not a metric
+            pass
+    return out
 
 
 def fmt(x, digits=1):
@@ -37,7 +44,7 @@ def main(paths):
           "host peak (MB) | GPU memory (MB) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in rows.items():
-        if name.split("/")[0] in ("sparse", "dense") or name.startswith("predict:"):
+        if name.split("/")[0] in ("sparse", "dense") or name.startswith(("predict:", "calls:")):
             continue
         n = metrics(r.get("narlab"))
         if "protocol_s" in n:
@@ -69,6 +76,18 @@ def main(paths):
             print(f"| {name[len('predict:'):]} | {fmt(f.get('s_per_batch'), 3) if f else dnf} | "
                   f"{fmt(ns, 3) if ns else dnf} | {fmt(f.get('ms_per_step'), 2) if f else ''} | "
                   f"{fmt(n.get('ms/step'), 2)} | {up} |")
+        print()
+    calls = [k for k in rows if k.startswith("calls:")]
+    if calls:
+        print("| algorithm / processor | steps | step program call (µs) | near-empty program call (µs) |")
+        print("|---|---:|---:|---:|")
+        for name in calls:
+            n = metrics(rows[name].get("narlab"))
+            if "call_us" in n:
+                print(f"| {name[len('calls:'):]} | {fmt(n.get('steps'), 0)} | {fmt(n['call_us'], 0)} | "
+                      f"{fmt(n['null_us'], 0)} |")
+            else:
+                print(f"| {name[len('calls:'):]} | {dnf} | | |")
         print()
     sizes = sorted({int(k.split("/")[1]) for k in rows if k.split("/")[0] in ("sparse", "dense")})
     if not sizes:

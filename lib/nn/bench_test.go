@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // as in the package
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/salsa"
 )
@@ -167,6 +170,115 @@ func BenchmarkPredict(b *testing.B) {
 			}
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N)/float64(max(1, fb.MaxSteps()-1)), "ms/step")
+	})
+}
+
+// BenchmarkStepCall splits evaluation's time on the device between the
+// step program's work and the cost of calling a program at all, which the
+// step loop pays once per step where a scanned model (the reference's
+// jax.lax.scan) pays it once per batch. For each NARLAB_BENCH_ROWS row
+// (default: Kadane Triplet-GMPNN and bfs MPNN, one test batch of 32 at
+// n=64, as BenchmarkPredict) it reports call_us: one call of the
+// evaluation step program with the carry donated, averaged over the
+// batch's steps, the last result read back to the host so that the device
+// has finished; and null_us: the same for a program that only adds one to
+// a donated carry of the batch's node-latent size ([batch, n, hidden]).
+// call_us less null_us is the step's own work.
+func BenchmarkStepCall(b *testing.B) {
+	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "bfs/mpnn"}
+	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
+		s, err := clrs.NewSplitSampler(algo, "test")
+		if err != nil {
+			b.Fatal(err)
+		}
+		all := s.Trajectories()
+		fb, err := clrs.Batch(all[:min(32, len(all))], 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := DefaultConfig(algo, proc)
+		cfg.StepLoop = StepLoopLoop
+		m, err := New(be, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer m.Close()
+		if _, err := m.Predict(fb); err != nil { // compilation
+			b.Fatal(err)
+		}
+		bd, err := m.batchOf(fb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer bd.release()
+		sl, S := m.loop, bd.steps()
+		static := bd.static()
+		if sl.layout.nhoist > 0 {
+			hoisted, err := sl.callOrdered(sl.progs.hoist, static, nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer free(hoisted...)
+			static = append(static[:len(static):len(static)], hoisted...)
+		}
+		tails := make([][]*tensors.Tensor, S)
+		for i := range tails {
+			tails[i] = append([]*tensors.Tensor{bd.outStepAt(i)}, bd.stepInputsAt(i)...)
+		}
+		calls := func() { // S step calls, the last result read back
+			state := append(bd.initialCarry(), bd.readoutZeros()...)
+			for i := 0; i < S; i++ {
+				res, err := sl.callOrdered(sl.progs.stepEval, static, state, tails[i])
+				if err != nil {
+					b.Fatal(err)
+				}
+				state = res
+			}
+			state[0].ConstFlatData(func(any) {})
+			free(state...)
+		}
+		n, err := nodes(fb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		B, H := fb.BatchSize(), cfg.Hidden
+		null, err := model.NewExec(be, model.NewStore(), func(_ *model.Scope, x *Node) *Node { return AddScalar(x, 1) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer null.Finalize()
+		nullCalls := func() {
+			x := zeros(B, n, H)
+			for i := 0; i < S; i++ {
+				d, err := DonateTensorBuffer(x, be, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := null.Call(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x = res[0]
+			}
+			x.ConstFlatData(func(any) {})
+			free(x)
+		}
+		calls()
+		nullCalls() // compilation
+		b.ResetTimer()
+		var inCalls, inNull time.Duration
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			calls()
+			t1 := time.Now()
+			nullCalls()
+			inCalls += t1.Sub(t0)
+			inNull += time.Since(t1)
+		}
+		per := float64(b.N * S)
+		b.ReportMetric(float64(inCalls.Microseconds())/per, "call_us")
+		b.ReportMetric(float64(inNull.Microseconds())/per, "null_us")
+		b.ReportMetric(float64(S), "steps")
 	})
 }
 
