@@ -39,7 +39,9 @@ case "${1:-}" in
 prepare)
   out="$root/.gpu"
   rm -rf "$out" && mkdir -p "$out/wheels"
-  grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+  exclude=$(git rev-parse --git-path info/exclude) # a worktree's .git is a file
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
   CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
   ref=$(scripts/ref-harness.sh)
   mkdir -p "$out/clrs-ref"

@@ -2,8 +2,9 @@
 # The GPU machine's side of scripts/gpu_bench.sh (copied to .gpu/run.sh by
 # `scripts/gpu_bench.sh prepare`; see there). Runs from the repository root.
 #
-# The default rows start with the per-call split of evaluation's time (the
-# question the second lease, H100, 2026-11-27, left open), then protocol
+# The default rows start with the per-call split of evaluation's time and
+# evaluation with its loop on the device beside the host's loop (the
+# questions the second lease, H100, 2026-11-27, left open), then protocol
 # rows no lease has measured. Two parts, interleaved so that a lease cut short still returns some of
 # each, every row in a process of its own under ROW_TIMEOUT (default 120 s),
 # no row started after DEADLINE seconds (default 470), none running past
@@ -19,6 +20,9 @@
 #   calls rows     calls:ALGO/PROCESSOR: narlab's BenchmarkStepCall (one
 #                  evaluation step program call beside a program that
 #                  does almost nothing, same batch as predict rows).
+#   ROW@device     a predict or protocol row, narlab alone, evaluating with
+#                  Config.EvalLoop "device" (the loop over the steps inside
+#                  one program; NARLAB_EVAL_LOOP=device).
 # GPU memory: each process's peak of nvidia-smi's memory.used, less the
 # card's memory in use before it (the CUDA context included), sampled every
 # 100 ms; neither side preallocates (narlab asks the plugin not to, JAX is
@@ -30,7 +34,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn,bfs/mpnn,predict:bfs/mpnn}"
+rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn@device,predict:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,predict:bfs/mpnn@device,predict:bfs/mpnn,dfs/mpnn@device,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -119,6 +123,17 @@ for row in ${rows//,/ }; do
   if [ "$SECONDS" -ge "$deadline" ]; then
     echo "gpu_bench: past ${deadline}s, skipping $row and the rest" | tee -a "$log" >&2
     break
+  fi
+  if [ "${row%@device}" != "$row" ]; then
+    # ROW@device: narlab alone, evaluating with its loop on the device
+    # (NARLAB_EVAL_LOOP=device); the reference's side is the plain row's.
+    base=${row%@device} bench=BenchmarkProtocol
+    case "$base" in predict:*) base=${base#predict:} bench=BenchmarkPredict ;; esac
+    echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
+    BENCHTIME=$([ "$bench" = BenchmarkPredict ] && echo "${PREDICT_REPEATS:-5}x" || echo 1x) \
+      gpumem narlab_bench "$bench" NARLAB_BENCH_ROWS="$base" NARLAB_BENCH_STEPS="$steps" NARLAB_EVAL_LOOP=device >"$tmp"
+    printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s}\n' "$row" "$(cat "$tmp")" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
+    continue
   fi
   a=${row%/*} b=${row#*/}
   case "$row" in predict:*) a=predict ;; calls:*) a=calls ;; esac

@@ -47,12 +47,17 @@ def main(paths):
         if name.split("/")[0] in ("sparse", "dense") or name.startswith(("predict:", "calls:")):
             continue
         n = metrics(r.get("narlab"))
+        side = "narlab"
+        if name.endswith("@device"):
+            name, side = name[:-len("@device")], "narlab, device loop"
         if "protocol_s" in n:
-            print(f"| {name} | narlab | {fmt(n['first_step_s'])} | {fmt(n['protocol_s'])} | {fmt(n['val_s'])} | "
+            print(f"| {name} | {side} | {fmt(n['first_step_s'])} | {fmt(n['protocol_s'])} | {fmt(n['val_s'])} | "
                   f"{fmt(n['test_s'])} | {fmt(n['steps/s'], 0)} | {fmt(n['peak_rss_mb'], 0)} | "
                   f"{fmt(r.get('narlab_gpu_mb'), 0)} |")
         else:
-            print(f"| {name} | narlab | {dnf} | | | | | | {fmt(r.get('narlab_gpu_mb'), 0)} (seen) |")
+            print(f"| {name} | {side} | {dnf} | | | | | | {fmt(r.get('narlab_gpu_mb'), 0)} (seen) |")
+        if side != "narlab":
+            continue  # narlab alone: the reference's side is the plain row's
         f = r.get("ref")
         if f:
             gpu = fmt(r.get("ref_gpu_mb"), 0)
@@ -71,9 +76,14 @@ def main(paths):
         for name in predict:
             r = rows[name]
             n, f = metrics(r.get("narlab")), r.get("ref") or {}
+            label = name[len("predict:"):]
+            if name.endswith("@device"):  # narlab alone, the reference's from the plain row
+                label = label[:-len("@device")] + " (device loop)"
+                f = (rows.get(name[:-len("@device")]) or {}).get("ref") or {}
             ns = n.get("ns/op", 0) / 1e9 or None
             up = f"{f['s_per_batch'] / ns:.2f}×" if ns and "s_per_batch" in f else "—"
-            print(f"| {name[len('predict:'):]} | {fmt(f.get('s_per_batch'), 3) if f else dnf} | "
+            missing = "—" if name.endswith("@device") else dnf  # no plain row: not run
+            print(f"| {label} | {fmt(f.get('s_per_batch'), 3) if f else missing} | "
                   f"{fmt(ns, 3) if ns else dnf} | {fmt(f.get('ms_per_step'), 2) if f else ''} | "
                   f"{fmt(n.get('ms/step'), 2)} | {up} |")
         print()

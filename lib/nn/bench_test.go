@@ -143,6 +143,7 @@ func BenchmarkBatchPrep(b *testing.B) {
 // batch's longest trajectory. NARLAB_BENCH_ROWS (algo/processor, default
 // find_maximum_subarray_kadane with Triplet-GMPNN and MPNN) picks the rows;
 // scripts/ref_predict.py measures the reference's predict the same way.
+// NARLAB_EVAL_LOOP=device evaluates with Config.EvalLoop "device".
 func BenchmarkPredict(b *testing.B) {
 	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "find_maximum_subarray_kadane/mpnn"}
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
@@ -155,7 +156,9 @@ func BenchmarkPredict(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := New(be, DefaultConfig(algo, proc))
+		cfg := DefaultConfig(algo, proc)
+		cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = host
+		m, err := New(be, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -302,7 +305,9 @@ func BenchmarkStepCall(b *testing.B) {
 //     (run one row per process for a per-row figure;
 //     scripts/bench_protocol.sh does).
 //
-// scripts/ref_protocol.py measures the reference the same way.
+// NARLAB_STEP_LOOP and NARLAB_EVAL_LOOP set Config.StepLoop and
+// Config.EvalLoop (defaults auto and host). scripts/ref_protocol.py
+// measures the reference the same way.
 func BenchmarkProtocol(b *testing.B) {
 	steps := 5
 	if s := os.Getenv("NARLAB_BENCH_STEPS"); s != "" {
@@ -340,6 +345,7 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 			cfg := DefaultConfig(algo, proc)
 			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+			cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = host
 			m, err := New(be, cfg)
 			if err != nil {
 				b.Fatal(err)

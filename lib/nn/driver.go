@@ -36,6 +36,9 @@ type loopBatch interface {
 	hintAt(i, t int) *tensors.Tensor
 	validAt(t int) *tensors.Tensor
 	outStepAt(s int) *tensors.Tensor
+	// lastSteps [B] is each sample's last processor step s (the step
+	// whose outStepAt is 1; -1 for a padding graph that has none). Shared.
+	lastSteps() *tensors.Tensor
 	stepInputsAt(s int) []*tensors.Tensor
 	outputs() []*tensors.Tensor
 	release()
@@ -49,7 +52,14 @@ type stepLoop struct {
 	layout  loopLayout
 	progs   *loopPrograms
 	body    stepBody
+	// evalOnDevice runs evaluation as one program whose loop over the steps
+	// runs on the device (EvalLoopDevice), where the layout allows it
+	// (no per-step inputs).
+	evalOnDevice bool
 }
+
+// deviceEval tells whether evaluation runs its loop on the device.
+func (sl *stepLoop) deviceEval() bool { return sl.evalOnDevice && sl.layout.nsi == 0 }
 
 // zeros is a zero tensor of a float32 shape.
 func zeros(dims ...int) *tensors.Tensor { return tensors.FromShape(shapeF32(dims...)) }
@@ -221,6 +231,20 @@ func (sl *stepLoop) predict(b loopBatch) ([]*tensors.Tensor, error) {
 		static = append(static[:len(static):len(static)], hoisted...)
 	}
 	state := append(b.initialCarry(), b.readoutZeros()...)
+	if sl.deviceEval() {
+		steps := tensors.FromScalar(float32(S))
+		defer free(steps)
+		readout, err := sl.callOrdered(p.evalDevice, static, state, []*tensors.Tensor{b.lastSteps(), steps})
+		if err != nil {
+			return nil, fmt.Errorf("nn: predict (%d steps): %w", S, err)
+		}
+		res, err := sl.callOrdered(p.headEval, append(static, readout...), nil, nil)
+		free(readout...)
+		if err != nil {
+			return nil, fmt.Errorf("nn: predict (outputs): %w", err)
+		}
+		return res, nil
+	}
 	for s := 0; s < S; s++ {
 		tail := append([]*tensors.Tensor{b.outStepAt(s)}, b.stepInputsAt(s)...)
 		res, err := sl.callOrdered(p.stepEval, static, state, tail)
@@ -248,7 +272,7 @@ func (sl *stepLoop) predict(b loopBatch) ([]*tensors.Tensor, error) {
 // wait before the first step.
 func (sl *stepLoop) prepare(b loopBatch, training bool) error {
 	p := sl.progs
-	key := fmt.Sprintf("%s/%v", b.shapeKey(), training)
+	key := fmt.Sprintf("%s/%v/%v", b.shapeKey(), training, !training && sl.deviceEval())
 	if p.prepared[key] {
 		return nil
 	}
@@ -258,6 +282,15 @@ func (sl *stepLoop) prepare(b loopBatch, training bool) error {
 	}
 	if training {
 		progs = []int{progStepFwd, progHead, progStepBwd, progUpdate}
+	}
+	compile := progs
+	if !training && sl.deviceEval() {
+		// The step program is built (not compiled): it creates the
+		// variables the loop's body reads.
+		compile = []int{progEvalDevice, progHeadEval}
+		if sl.layout.nhoist > 0 {
+			compile = append(compile, progHoist)
+		}
 	}
 	dry, err := Backend("go")
 	if err != nil {
@@ -277,7 +310,8 @@ func (sl *stepLoop) prepare(b loopBatch, training bool) error {
 			return fmt.Errorf("nn: building the step loop: %w", err)
 		}
 	}
-	execs := [numPrograms]*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval, p.hoist}
+	progs = compile
+	execs := [numPrograms]*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval, p.hoist, p.evalDevice}
 	errs := make([]error, len(progs))
 	sem := make(chan struct{}, max(1, runtime.NumCPU()))
 	var wg sync.WaitGroup
@@ -333,7 +367,7 @@ func (sl *stepLoop) programShapes(i int, b loopBatch) []shapes.Shape {
 	}
 	w := b.outStepAt(0)
 	add(b.static()...)
-	if l.nhoist > 0 && (i == progStepEval || i == progHeadEval) {
+	if l.nhoist > 0 && (i == progStepEval || i == progHeadEval || i == progEvalDevice) {
 		out = append(out, sl.body.(hoister).hoistedShapes(out)...)
 	}
 	switch i {
@@ -373,6 +407,11 @@ func (sl *stepLoop) programShapes(i int, b loopBatch) []shapes.Shape {
 		add(b.stepInputsAt(0)...)
 	case progHeadEval:
 		add(readout...)
+	case progEvalDevice:
+		add(carry...)
+		add(readout...)
+		add(b.lastSteps())
+		scalar(1)
 	}
 	return out
 }

@@ -2,9 +2,11 @@ package nn
 
 import (
 	"fmt"
-	"github.com/gomlx/compute"
-	"github.com/gomlx/compute/shapes"
 	"sync"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
@@ -36,7 +38,10 @@ import (
 //  4. update: global-norm clipping and Adam on the gradient sum.
 //
 // Evaluation runs stepEval (no losses) over a carry that it overwrites, then
-// headEval: memory of one step. Teacher-forcing draws are made in the
+// headEval: memory of one step. With Config.EvalLoop "device", evalDevice
+// runs that loop itself, the step as the body of a While, in one call per
+// batch instead of one per step (then headEval), for devices where a
+// call's fixed cost outweighs a step's work. Teacher-forcing draws are made in the
 // forward pass and handed to the backward pass, so the recomputed step is
 // the same; Gumbel noise (permutation outputs) is drawn once, in the head.
 
@@ -164,6 +169,7 @@ const (
 	progStepEval
 	progHeadEval
 	progHoist
+	progEvalDevice
 	numPrograms
 )
 
@@ -172,6 +178,7 @@ const (
 type loopPrograms struct {
 	stepFwd, head, stepBwd, update *model.Exec
 	stepEval, headEval, hoist      *model.Exec
+	evalDevice                     *model.Exec
 	fns                            [numPrograms]programFn
 	// prepared holds the batch shapes (loopBatch.shapeKey) whose training
 	// or evaluation programs are compiled.
@@ -179,7 +186,7 @@ type loopPrograms struct {
 }
 
 func (p *loopPrograms) finalize() {
-	for _, e := range []*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval, p.hoist} {
+	for _, e := range []*model.Exec{p.stepFwd, p.head, p.stepBwd, p.update, p.stepEval, p.headEval, p.hoist, p.evalDevice} {
 		if e != nil {
 			e.Finalize()
 		}
@@ -480,6 +487,65 @@ func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store,
 			return body.(hoister).hoist(scope, static)
 		})
 	}
+	p.evalDevice = mk(progEvalDevice, func(scope *model.Scope, in []*Node) []*Node {
+		// Everything the loop's body reads enters it as loop state, the
+		// constant parts passed through unchanged: the static (and hoisted)
+		// tensors, each sample's last step, the number of steps and the
+		// variables' values. go-xla v0.4.1 cannot combine a value of the
+		// program with one of the body in one operation, and GoMLX v0.28
+		// caches scalar constants per graph, not per function, so the
+		// program itself makes no constant either: the body makes them all,
+		// and the output head, which needs its own, is another program
+		// (headEval).
+		g := in[0].Graph()
+		var vars []*model.Variable
+		var values []*Node
+		for v := range scope.IterVariables() {
+			vars = append(vars, v)
+			values = append(values, v.NodeValue(g))
+		}
+		nfixed := l.nstatic + l.nhoist
+		nstate := 1 + 1 + l.nf + l.readoutSize()                       // step, carry, readout
+		state := append([]*Node{Const(g, float32(0))}, in[nfixed:]...) // step, carry, readout, last, steps
+		state = append(append(state, in[:nfixed]...), values...)
+		params := func(g *Graph) []*Node {
+			ps := make([]*Node, len(state))
+			for i, x := range state {
+				ps[i] = Parameter(g, fmt.Sprintf("state%d", i), x.Shape())
+			}
+			return ps
+		}
+		cond := NewClosure(g, func(g *Graph) []*Node {
+			ps := params(g)
+			return []*Node{LessThan(ps[0], ps[nstate+1])}
+		})
+		loop := NewClosure(g, func(g *Graph) []*Node {
+			ps := params(g)
+			for i, v := range vars {
+				v.SetNodeValue(ps[nstate+2+nfixed+i])
+			}
+			defer func() {
+				for i, v := range vars {
+					v.SetNodeValue(values[i])
+				}
+			}()
+			c := cursor{in: ps[1:nstate]}
+			cr := carry{hidden: c.next(), fed: c.take(l.nf)}
+			acc := c.readout(l)
+			c.done("evaluation loop's step")
+			c = cursor{in: ps[nstate+2 : nstate+2+nfixed]}
+			enc := encodeEval(scope, &c)
+			c.done("evaluation loop's fixed tensors")
+			step, last := ps[0], ps[nstate]
+			w := ConvertDType(Equal(last, step), dtypes.Float32)
+			next, r, _, _ := body.bodyStep(scope, enc, cr, nil, nil, false)
+			out := append([]*Node{OnePlus(step), next.hidden}, next.fed...)
+			out = appendReadout(out, accumulate(body, enc, acc, r, w))
+			return append(out, ps[nstate:]...)
+		})
+		res := While(cond, loop, state...)
+		return res[1+1+l.nf : nstate] // the readout
+	})
 	if err != nil {
 		p.finalize()
 		return nil, fmt.Errorf("nn: %w", err)

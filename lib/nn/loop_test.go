@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/salsa"
 )
 
 // flat32 copies a float32 tensor's values.
@@ -355,5 +356,112 @@ func TestReadoutEdgeLatents(t *testing.T) {
 			t.Errorf("%s/%s: the readout carries triplet latents: %v, want %v", c.algo, c.processor, got, c.want)
 		}
 		m.Close()
+	}
+}
+
+// TestEvalLoopDevice checks that evaluation with its loop on the device
+// (EvalLoopDevice: one program, the step in a While) predicts what the
+// host's loop over the compiled step does, on dense models of each readout
+// kind (node masks, node and edge pointers with triplet latents,
+// permutations) and on sparse ones with and without hoisted encodings,
+// after a few training steps so that no parameter is at its
+// initialisation. The batches mix trajectory lengths, so each sample's
+// readout comes from a different step of the loop.
+func TestEvalLoopDevice(t *testing.T) {
+	dense := []struct{ algo, processor string }{
+		{"bfs", "mpnn"},
+		{"floyd_warshall", "triplet_mpnn"},
+		{"insertion_sort", "pgn"},
+		{"find_maximum_subarray_kadane", "triplet_gmpnn"},
+		{"dfs", "gat"},
+	}
+	set, err := salsa.LookupSet("er_16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse := []struct{ algo, processor, hintMode string }{
+		{"dfs", "pgn", "none"},
+		{"bfs", "gmpnn", "decoded_only"},
+	}
+	same := func(t *testing.T, what string, got, want Predictions) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d outputs on the device, %d on the host", what, len(got), len(want))
+		}
+		for k, w := range want {
+			if len(got[k]) != len(w) {
+				t.Fatalf("%s: %s has %d predictions on the device, %d on the host", what, k, len(got[k]), len(w))
+			}
+			if d := relDiff(got[k], w); d > 1e-5 {
+				t.Errorf("%s: %s differs between the device's loop and the host's (relative %.2g)", what, k, d)
+			}
+		}
+	}
+	mixed := 0 // dense batches whose trajectories have different lengths
+	for name, be := range testBackends(t) {
+		for _, tt := range dense {
+			what := fmt.Sprintf("%s %s/%s", name, tt.algo, tt.processor)
+			fb := fixedBatch(t, tt.algo, 6, 4)
+			if slices.Min(fb.Lengths) < slices.Max(fb.Lengths) {
+				mixed++
+			}
+			cfg := DefaultConfig(tt.algo, tt.processor)
+			cfg.Hidden = 8
+			m, err := New(be, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if _, err := m.TrainStep(fb); err != nil {
+					t.Fatal(err)
+				}
+			}
+			host, err := m.Predict(fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.loop.evalOnDevice = true
+			device, err := m.Predict(fb)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			m.Close()
+			same(t, what, device, host)
+		}
+		for _, tt := range sparse {
+			what := fmt.Sprintf("%s sparse %s/%s", name, tt.algo, tt.processor)
+			ds, err := salsa.NewDataset(t.Context(), tt.algo, set, 5, 3, false, salsa.DatasetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig(tt.algo, tt.processor)
+			cfg.Hidden, cfg.HintMode, cfg.EvalLoop = 8, tt.hintMode, EvalLoopDevice
+			m, err := NewSparse(be, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := m.Batch(ds.Trajectories)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.loop.deviceEval() {
+				t.Fatalf("%s: evaluates on the host although EvalLoop is %q", what, cfg.EvalLoop)
+			}
+			device, err := m.Predict(b)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			m.loop.evalOnDevice = false
+			host, err := m.Predict(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+			m.Close()
+			same(t, what, device, host)
+		}
+	}
+	if mixed == 0 {
+		t.Error("no dense batch mixed trajectory lengths: the per-sample readout step went untested")
 	}
 }

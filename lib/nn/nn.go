@@ -63,7 +63,26 @@ type Config struct {
 	// loop's compile time and memory do not grow with the trajectory's
 	// length.
 	StepLoop string `json:"step_loop,omitempty"`
+	// EvalLoop is where evaluation's loop over the steps runs (one of
+	// EvalLoopModes): "host" (the default, also when empty) calls the
+	// compiled step once per step; "device" compiles the loop itself, the
+	// step as the body of an XLA While, and the output head into one
+	// program, called once per batch (a model with inputs given anew at
+	// each step, some sparse ones, evaluates on the host). The same
+	// predictions either way (TestEvalLoopDevice); "device" saves the fixed
+	// cost of a program call per step, which is small on a CPU and about 2
+	// ms on a GPU (docs/performance.md, "On a GPU").
+	EvalLoop string `json:"eval_loop,omitempty"`
 }
+
+// Evaluation-loop modes (Config.EvalLoop).
+const (
+	EvalLoopHost   = "host"
+	EvalLoopDevice = "device"
+)
+
+// EvalLoopModes are the evaluation-loop modes New accepts.
+var EvalLoopModes = []string{EvalLoopHost, EvalLoopDevice}
 
 // HintRepredModes are the hint re-prediction modes New accepts.
 var HintRepredModes = []string{"soft", "hard", "hard_on_eval"}
@@ -100,6 +119,9 @@ func (c Config) validate() error {
 	}
 	if c.StepLoop != "" && !slices.Contains(StepLoopModes, c.StepLoop) {
 		return fmt.Errorf("nn: unknown step-loop mode %q (want one of %v)", c.StepLoop, StepLoopModes)
+	}
+	if c.EvalLoop != "" && !slices.Contains(EvalLoopModes, c.EvalLoop) {
+		return fmt.Errorf("nn: unknown evaluation-loop mode %q (want one of %v)", c.EvalLoop, EvalLoopModes)
 	}
 	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
 		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
@@ -217,7 +239,8 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs, body: m}
+	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs, body: m,
+		evalOnDevice: cfg.EvalLoop == EvalLoopDevice}
 	return m, nil
 }
 
@@ -340,6 +363,30 @@ func (bd *batchTensors) validAt(t int) *tensors.Tensor {
 // outStepAt is [B]: 1 for the samples whose last processor step is s.
 func (bd *batchTensors) outStepAt(s int) *tensors.Tensor {
 	return bd.cached(-2, s, func() *tensors.Tensor { return stepSlice(bd.outStep, s, bd.B) })
+}
+
+// lastSteps is [B]: each sample's last processor step.
+func (bd *batchTensors) lastSteps() *tensors.Tensor {
+	return bd.cached(lastStepsKey, 0, func() *tensors.Tensor { return lastStepsOf(bd.outStep, bd.B) })
+}
+
+// lastStepsKey is lastSteps' key in a batch's step cache (the others are
+// hint or probe indices and steps).
+const lastStepsKey = math.MinInt32
+
+// lastStepsOf is [graphs]: for each graph g, the step s at which
+// outStep [S, graphs] is 1, or -1 where it never is.
+func lastStepsOf(outStep []float32, graphs int) *tensors.Tensor {
+	last := make([]float32, graphs)
+	for g := range last {
+		last[g] = -1
+	}
+	for i, x := range outStep {
+		if x != 0 {
+			last[i%graphs] = float32(i / graphs)
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(last, graphs)
 }
 
 func (bd *batchTensors) cached(i, t int, make func() *tensors.Tensor) *tensors.Tensor {

@@ -114,7 +114,8 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs, body: s}
+	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs, body: s,
+		evalOnDevice: cfg.EvalLoop == EvalLoopDevice}
 	return s, nil
 }
 

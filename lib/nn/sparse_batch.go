@@ -303,6 +303,10 @@ func (b *SparseBatch) outStepAt(s int) *tensors.Tensor {
 	return b.cached(-2, s, func() *tensors.Tensor { return stepSlice(b.outStep, s, b.Gp) })
 }
 
+func (b *SparseBatch) lastSteps() *tensors.Tensor {
+	return b.cached(lastStepsKey, 0, func() *tensors.Tensor { return lastStepsOf(b.outStep, b.Gp) })
+}
+
 func (b *SparseBatch) stepInputsAt(s int) []*tensors.Tensor {
 	out := make([]*tensors.Tensor, len(b.stepIn))
 	for i := range b.stepIn {
