@@ -20,9 +20,10 @@
 #   calls rows     calls:ALGO/PROCESSOR: narlab's BenchmarkStepCall (one
 #                  evaluation step program call beside a program that
 #                  does almost nothing, same batch as predict rows).
-#   ROW@device     a predict or protocol row, narlab alone, evaluating with
-#                  Config.EvalLoop "device" (the loop over the steps inside
-#                  one program; NARLAB_EVAL_LOOP=device).
+#   ROW@OPTION...  a predict or protocol row, narlab alone, with options:
+#                  @device evaluates with Config.EvalLoop "device" (the loop
+#                  over the steps inside one program), @kN trains in the
+#                  step loop N steps a call (Config.StepsPerCall).
 # GPU memory: each process's peak of nvidia-smi's memory.used, less the
 # card's memory in use before it (the CUDA context included), sampled every
 # 100 ms; neither side preallocates (narlab asks the plugin not to, JAX is
@@ -34,7 +35,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn@device,predict:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,predict:bfs/mpnn@device,predict:bfs/mpnn,dfs/mpnn@device,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn}"
+rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn@device,predict:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,predict:bfs/mpnn@device,predict:bfs/mpnn,dfs/mpnn@device@k8,dfs/mpnn@device@k32,dfs/mpnn,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -124,14 +125,21 @@ for row in ${rows//,/ }; do
     echo "gpu_bench: past ${deadline}s, skipping $row and the rest" | tee -a "$log" >&2
     break
   fi
-  if [ "${row%@device}" != "$row" ]; then
-    # ROW@device: narlab alone, evaluating with its loop on the device
-    # (NARLAB_EVAL_LOOP=device); the reference's side is the plain row's.
-    base=${row%@device} bench=BenchmarkProtocol
+  if [ "${row#*@}" != "$row" ]; then
+    # ROW@OPTION...: narlab alone with options (device: NARLAB_EVAL_LOOP=device;
+    # kN: NARLAB_STEPS_PER_CALL=N); the reference's side is the plain row's.
+    base=${row%%@*} opts=() bench=BenchmarkProtocol
+    for o in $(echo "${row#*@}" | tr '@' ' '); do
+      case "$o" in
+      device) opts+=(NARLAB_EVAL_LOOP=device) ;;
+      k[0-9]*) opts+=(NARLAB_STEPS_PER_CALL="${o#k}" NARLAB_STEP_LOOP=loop) ;;
+      *) echo "gpu_bench: $row: unknown option @$o" | tee -a "$log" >&2; continue 2 ;;
+      esac
+    done
     case "$base" in predict:*) base=${base#predict:} bench=BenchmarkPredict ;; esac
     echo "== $row: narlab ($SECONDS s)" | tee -a "$log" >&2
     BENCHTIME=$([ "$bench" = BenchmarkPredict ] && echo "${PREDICT_REPEATS:-5}x" || echo 1x) \
-      gpumem narlab_bench "$bench" NARLAB_BENCH_ROWS="$base" NARLAB_BENCH_STEPS="$steps" NARLAB_EVAL_LOOP=device >"$tmp"
+      gpumem narlab_bench "$bench" NARLAB_BENCH_ROWS="$base" NARLAB_BENCH_STEPS="$steps" "${opts[@]}" >"$tmp"
     printf '{"row": "%s", "narlab": "%s", "narlab_gpu_mb": %s}\n' "$row" "$(cat "$tmp")" "${gpu_mb:-null}" | tee -a "$out/gpu_bench.jsonl"
     continue
   fi

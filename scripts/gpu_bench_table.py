@@ -5,10 +5,13 @@ Usage: gpu_bench_table.py GPU_BENCH.jsonl [MORE.jsonl ...]   → Markdown on std
 Each file is one `bash .gpu/run.sh` run's $OUT/gpu_bench.jsonl; a row that
 appears in several files is taken from the last. Four tables: the CLRS-30
 protocol rows (narlab's BenchmarkProtocol beside the reference's
-ref_protocol.py), the evaluation-alone rows (predict:…, BenchmarkPredict
-beside ref_predict.py) and the sparse/dense evaluation rows
-(BenchmarkSparseVsDense). A side that did not finish within the run's time
-limit shows as "did not finish".
+ref_protocol.py), the evaluation-alone rows (predict:..., BenchmarkPredict
+beside ref_predict.py), the per-call rows (calls:..., BenchmarkStepCall)
+and the sparse/dense evaluation rows (BenchmarkSparseVsDense). A row named
+ROW@OPTION... (@device: evaluation's loop on the device; @kN: N training
+steps a call) is narlab alone, beside the plain row's reference. A side
+that did not finish within the run's time limit shows as "did not
+finish".
 """
 import json
 import re
@@ -25,6 +28,13 @@ def metrics(text):
         except ValueError:  # an error message's text, not a metric
             pass
     return out
+
+
+def options(name):
+    """A row name's base and the words for its @options ("dfs/mpnn@device@k8")."""
+    base, *opts = name.split("@")
+    words = {"device": "device loop"}
+    return base, ", ".join(words.get(o, f"{o[1:]} steps a call" if o[:1] == "k" else o) for o in opts)
 
 
 def fmt(x, digits=1):
@@ -48,8 +58,9 @@ def main(paths):
             continue
         n = metrics(r.get("narlab"))
         side = "narlab"
-        if name.endswith("@device"):
-            name, side = name[:-len("@device")], "narlab, device loop"
+        if "@" in name:
+            name, desc = options(name)
+            side = f"narlab, {desc}"
         if "protocol_s" in n:
             print(f"| {name} | {side} | {fmt(n['first_step_s'])} | {fmt(n['protocol_s'])} | {fmt(n['val_s'])} | "
                   f"{fmt(n['test_s'])} | {fmt(n['steps/s'], 0)} | {fmt(n['peak_rss_mb'], 0)} | "
@@ -77,12 +88,13 @@ def main(paths):
             r = rows[name]
             n, f = metrics(r.get("narlab")), r.get("ref") or {}
             label = name[len("predict:"):]
-            if name.endswith("@device"):  # narlab alone, the reference's from the plain row
-                label = label[:-len("@device")] + " (device loop)"
-                f = (rows.get(name[:-len("@device")]) or {}).get("ref") or {}
+            if "@" in name:  # narlab alone, the reference's from the plain row
+                base, desc = options(name)
+                label = f"{base[len('predict:'):]} ({desc})"
+                f = (rows.get(base) or {}).get("ref") or {}
             ns = n.get("ns/op", 0) / 1e9 or None
             up = f"{f['s_per_batch'] / ns:.2f}×" if ns and "s_per_batch" in f else "—"
-            missing = "—" if name.endswith("@device") else dnf  # no plain row: not run
+            missing = "—" if "@" in name else dnf  # no plain row: not run
             print(f"| {label} | {fmt(f.get('s_per_batch'), 3) if f else missing} | "
                   f"{fmt(ns, 3) if ns else dnf} | {fmt(f.get('ms_per_step'), 2) if f else ''} | "
                   f"{fmt(n.get('ms/step'), 2)} | {up} |")

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,19 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/salsa"
 )
+
+// stepsPerCallEnv is $NARLAB_STEPS_PER_CALL (0 when unset).
+func stepsPerCallEnv(b *testing.B) int {
+	v := os.Getenv("NARLAB_STEPS_PER_CALL")
+	if v == "" {
+		return 0
+	}
+	k, err := strconv.Atoi(v)
+	if err != nil {
+		b.Fatalf("NARLAB_STEPS_PER_CALL=%q: %v", v, err)
+	}
+	return k
+}
 
 // benchRows runs fn as a sub-benchmark for each row of NARLAB_BENCH_ROWS
 // (ALGO/PROCESSOR, comma-separated; defaults when it is unset) on narlab's
@@ -49,7 +63,8 @@ func benchRows(b *testing.B, defaults []string, fn func(b *testing.B, be compute
 // narlab's pick (XLA CPU after `make setup`; $GOMLX_BACKEND overrides).
 // NARLAB_BENCH_ROWS=algo/proc,algo/proc narrows the grid. Run with
 // -benchtime=Nx: a step takes from milliseconds (XLA) to seconds (pure Go).
-// NARLAB_STEP_LOOP=loop|unroll forces a step-loop mode (default auto).
+// NARLAB_STEP_LOOP=loop|unroll forces a step-loop mode (default auto);
+// NARLAB_STEPS_PER_CALL=k sets Config.StepsPerCall (default 1).
 // host_ms/step is the part of a step spent preparing the batch on the
 // host (converting, padding, laying out the program's arguments).
 func BenchmarkTrainStep(b *testing.B) {
@@ -61,6 +76,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		cfg := DefaultConfig(algo, proc)
 		cfg.TeacherForcing = 0
 		cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+		cfg.StepsPerCall = stepsPerCallEnv(b)
 		m, err := New(be, cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -305,8 +321,9 @@ func BenchmarkStepCall(b *testing.B) {
 //     (run one row per process for a per-row figure;
 //     scripts/bench_protocol.sh does).
 //
-// NARLAB_STEP_LOOP and NARLAB_EVAL_LOOP set Config.StepLoop and
-// Config.EvalLoop (defaults auto and host). scripts/ref_protocol.py
+// NARLAB_STEP_LOOP, NARLAB_EVAL_LOOP and NARLAB_STEPS_PER_CALL set
+// Config.StepLoop, Config.EvalLoop and Config.StepsPerCall (defaults auto,
+// host and 1). scripts/ref_protocol.py
 // measures the reference the same way.
 func BenchmarkProtocol(b *testing.B) {
 	steps := 5
@@ -345,6 +362,7 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 			cfg := DefaultConfig(algo, proc)
 			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+			cfg.StepsPerCall = stepsPerCallEnv(b)
 			cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = host
 			m, err := New(be, cfg)
 			if err != nil {

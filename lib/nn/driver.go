@@ -101,6 +101,14 @@ func (sl *stepLoop) callOrdered(e *model.Exec, fixed, donated, tail []*tensors.T
 	return e.Call(args...)
 }
 
+// callSteps names the steps call c runs ("step 3 of 7", "steps 5–8 of 7").
+func callSteps(c, k, S int) string {
+	if k == 1 {
+		return fmt.Sprintf("step %d of %d", c+1, S)
+	}
+	return fmt.Sprintf("steps %d–%d of %d", c*k+1, (c+1)*k, S)
+}
+
 // lossAndGradients runs the forward and backward passes on a batch and,
 // when update, applies the optimizer; otherwise it returns the gradients of
 // the loss, one per trainable variable (see trainableVariables), which the
@@ -111,6 +119,8 @@ func (sl *stepLoop) lossAndGradients(b loopBatch, update bool) (float64, []*tens
 		return 0, nil, err
 	}
 	static := b.static()
+	k := p.k
+	C := (S + k - 1) / k // calls each way; the last call's steps past S are zeros and weigh nothing
 	// Forward.
 	cur := b.initialCarry()
 	acc := b.readoutZeros()
@@ -118,41 +128,44 @@ func (sl *stepLoop) lossAndGradients(b loopBatch, update bool) (float64, []*tens
 	for i := range totals {
 		totals[i] = zeros()
 	}
-	carries := make([][]*tensors.Tensor, S)
-	teachers := make([]*tensors.Tensor, S)
+	carries := make([][]*tensors.Tensor, C) // the carry before each call's first step
+	teachers := make([][]*tensors.Tensor, C)
 	defer func() {
-		for _, c := range carries {
-			free(c...)
+		for c := range carries {
+			free(carries[c]...)
+			free(teachers[c]...)
 		}
-		free(teachers...)
 	}()
-	for s := 0; s < S; s++ {
+	for c := 0; c < C; c++ {
 		fixed := append(append([]*tensors.Tensor(nil), static...), cur...)
 		donated := append(append([]*tensors.Tensor(nil), acc...), totals...)
-		tail := []*tensors.Tensor{b.outStepAt(s)}
-		if l.ns > 0 {
-			for i := 0; i < l.ns; i++ {
-				tail = append(tail, b.hintAt(i, s+1))
+		var tail []*tensors.Tensor
+		for s := c * k; s < (c+1)*k; s++ {
+			tail = append(tail, b.outStepAt(s))
+			if l.ns > 0 {
+				for i := 0; i < l.ns; i++ {
+					tail = append(tail, b.hintAt(i, s+1))
+				}
+				tail = append(tail, b.validAt(s+1))
 			}
-			tail = append(tail, b.validAt(s+1))
+			tail = append(tail, b.stepInputsAt(s)...)
 		}
-		tail = append(tail, b.stepInputsAt(s)...)
 		// The running readout and totals come after the carry in the
-		// program's inputs, the step's data after them: donated buffers
+		// program's inputs, the steps' data after them: donated buffers
 		// are passed in place.
 		res, err := sl.callOrdered(p.stepFwd, fixed, donated, tail)
 		if err != nil {
-			return 0, nil, fmt.Errorf("nn: train step (forward, step %d of %d): %w", s+1, S, err)
+			return 0, nil, fmt.Errorf("nn: train step (forward, %s): %w", callSteps(c, k, S), err)
 		}
-		carries[s] = cur
-		k := 1 + l.nf
-		cur = res[:k]
-		acc = res[k : k+l.readoutSize()]
-		k += l.readoutSize()
-		totals = res[k : k+2*l.ns]
-		k += 2 * l.ns
+		carries[c] = cur
+		n := 1 + l.nf
+		cur = res[:n]
+		acc = res[n : n+l.readoutSize()]
+		n += l.readoutSize()
+		totals = res[n : n+2*l.ns]
+		n += 2 * l.ns
 		if l.teacher {
-			teachers[s] = res[k]
+			teachers[c] = res[n : n+k]
 		}
 	}
 	free(cur...)
@@ -174,27 +187,30 @@ func (sl *stepLoop) lossAndGradients(b loopBatch, update bool) (float64, []*tens
 		dCarry[i] = zerosLike(t)
 		free(t)
 	}
-	for s := S - 1; s >= 0; s-- {
-		fixed := append(append([]*tensors.Tensor(nil), static...), carries[s]...)
-		for i := 0; i < l.ns; i++ {
-			fixed = append(fixed, b.hintAt(i, s+1))
+	for c := C - 1; c >= 0; c-- {
+		fixed := append(append([]*tensors.Tensor(nil), static...), carries[c]...)
+		for j, s := 0, c*k; j < k; j, s = j+1, s+1 {
+			for i := 0; i < l.ns; i++ {
+				fixed = append(fixed, b.hintAt(i, s+1))
+			}
+			if l.ns > 0 {
+				fixed = append(fixed, b.validAt(s+1))
+			}
+			if l.teacher {
+				fixed = append(fixed, teachers[c][j])
+			}
+			fixed = append(fixed, b.outStepAt(s))
+			fixed = append(fixed, b.stepInputsAt(s)...)
 		}
-		if l.ns > 0 {
-			fixed = append(fixed, b.validAt(s+1))
-		}
-		if l.teacher {
-			fixed = append(fixed, teachers[s])
-		}
-		fixed = append(fixed, b.outStepAt(s))
-		fixed = append(fixed, b.stepInputsAt(s)...)
 		// dCarry (donated), then dReadout and 1/counts (kept), then the
 		// gradient sums (donated).
 		res, err := sl.callOrdered(p.stepBwd, fixed, dCarry, append(append([]*tensors.Tensor(nil), dR...), inv...), gradSums...)
 		if err != nil {
-			return 0, nil, fmt.Errorf("nn: train step (backward, step %d of %d): %w", s+1, S, err)
+			return 0, nil, fmt.Errorf("nn: train step (backward, %s): %w", callSteps(c, k, S), err)
 		}
-		free(carries[s]...)
-		carries[s] = nil
+		free(carries[c]...)
+		free(teachers[c]...)
+		carries[c], teachers[c] = nil, nil
 		dCarry, gradSums = res[:1+l.nf], res[1+l.nf:]
 	}
 	free(dCarry...)
@@ -375,27 +391,31 @@ func (sl *stepLoop) programShapes(i int, b loopBatch) []shapes.Shape {
 		add(carry...)
 		add(readout...)
 		scalar(2 * l.ns)
-		add(w)
-		add(truth...)
-		if l.ns > 0 {
-			add(w) // valid
+		for range sl.progs.k {
+			add(w)
+			add(truth...)
+			if l.ns > 0 {
+				add(w) // valid
+			}
+			add(b.stepInputsAt(0)...)
 		}
-		add(b.stepInputsAt(0)...)
 	case progHead:
 		add(readout...)
 		add(b.outputs()...)
 		scalar(2 * l.ns)
 	case progStepBwd:
 		add(carry...)
-		add(truth...)
-		if l.ns > 0 {
-			add(w) // valid
-		}
-		if l.teacher {
+		for range sl.progs.k {
+			add(truth...)
+			if l.ns > 0 {
+				add(w) // valid
+			}
+			if l.teacher {
+				add(w)
+			}
 			add(w)
+			add(b.stepInputsAt(0)...)
 		}
-		add(w)
-		add(b.stepInputsAt(0)...)
 		add(carry...) // dCarry
 		add(readout...)
 		scalar(l.ns)

@@ -37,6 +37,11 @@ import (
 //     time.
 //  4. update: global-norm clipping and Adam on the gradient sum.
 //
+// With Config.StepsPerCall k > 1, stepFwd and stepBwd run k steps (unrolled)
+// per call, the last call's steps past the trajectory's end padded with
+// zeros that weigh nothing, and the backward pass keeps the carry before
+// each call's first step only.
+//
 // Evaluation runs stepEval (no losses) over a carry that it overwrites, then
 // headEval: memory of one step. With Config.EvalLoop "device", evalDevice
 // runs that loop itself, the step as the body of a While, in one call per
@@ -128,6 +133,37 @@ func (c *cursor) readout(l loopLayout) readout {
 	return r
 }
 
+// loopStepData are one step's tensors in a training program's inputs:
+// the one-hot of the samples whose last step it is, the hints' truth at
+// the next step and their validity, the teacher-forcing draws (backward
+// only) and the inputs given anew at the step.
+type loopStepData struct {
+	w, valid, teacher *Node
+	truth, stepIn     []*Node
+}
+
+// stepData takes one step's tensors: in the forward program's order (w,
+// truth, valid, step inputs) or, backward, in the backward program's
+// (truth, valid, teacher, w, step inputs).
+func (c *cursor) stepData(l loopLayout, backward bool) loopStepData {
+	var d loopStepData
+	if !backward {
+		d.w = c.next()
+	}
+	d.truth = c.take(l.ns)
+	if l.ns > 0 {
+		d.valid = c.next()
+	}
+	if backward {
+		if l.teacher {
+			d.teacher = c.next()
+		}
+		d.w = c.next()
+	}
+	d.stepIn = c.take(l.nsi)
+	return d
+}
+
 func (c *cursor) done(what string) {
 	if c.i != len(c.in) {
 		panic(fmt.Sprintf("nn: %s program: %d inputs, %d used", what, len(c.in), c.i))
@@ -180,6 +216,9 @@ type loopPrograms struct {
 	stepEval, headEval, hoist      *model.Exec
 	evalDevice                     *model.Exec
 	fns                            [numPrograms]programFn
+	// k is the number of steps a training call runs (stepFwd and stepBwd
+	// take k steps' data; Config.StepsPerCall).
+	k int
 	// prepared holds the batch shapes (loopBatch.shapeKey) whose training
 	// or evaluation programs are compiled.
 	prepared map[string]bool
@@ -314,9 +353,10 @@ func accumulate(body stepBody, e encoded, acc, r readout, w *Node) readout {
 //	update:   gradient sums → (clipped, Adam applied) the global step
 //	stepEval: hidden, fed, readout, outStep, step inputs → hidden, fed, readout
 //	headEval: readout → output logits
-func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store, opt gradientUpdater, build *sync.Mutex) (*loopPrograms, error) {
+func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store, opt gradientUpdater, build *sync.Mutex, k int) (*loopPrograms, error) {
 	l := body.loopLayout()
-	p := &loopPrograms{prepared: map[string]bool{}}
+	k = max(k, 1)
+	p := &loopPrograms{prepared: map[string]bool{}, k: k}
 	var err error
 	mk := func(i int, fn programFn) *model.Exec {
 		fn = serialBuild(build, fn)
@@ -334,29 +374,33 @@ func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store,
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
 		acc := c.readout(l)
 		sums, counts := c.take(l.ns), c.take(l.ns)
-		w := c.next()
-		tg := &hintTargets{truth: c.take(l.ns)}
-		if l.ns > 0 {
-			tg.valid = c.next()
+		steps := make([]loopStepData, k)
+		for j := range steps {
+			steps[j] = c.stepData(l, false)
 		}
-		stepIn := c.take(l.nsi)
 		c.done("forward step")
 		enc := body.encodeStatic(scope, static)
-		tg.teacher = body.drawTeacher(scope, w.Graph(), body.numGraphs(enc))
-		if l.ns == 0 {
-			tg = nil
+		var teachers []*Node
+		for _, d := range steps {
+			tg := &hintTargets{truth: d.truth, valid: d.valid}
+			tg.teacher = body.drawTeacher(scope, d.w.Graph(), body.numGraphs(enc))
+			if l.teacher {
+				teachers = append(teachers, tg.teacher)
+			}
+			if l.ns == 0 {
+				tg = nil
+			}
+			next, r, su, co := body.bodyStep(scope, enc, cr, tg, d.stepIn, true)
+			acc = accumulate(body, enc, acc, r, d.w)
+			for i := range su {
+				sums[i], counts[i] = Add(sums[i], su[i]), Add(counts[i], co[i])
+			}
+			cr = next
 		}
-		next, r, su, co := body.bodyStep(scope, enc, cr, tg, stepIn, true)
-		out := append([]*Node{next.hidden}, next.fed...)
-		out = appendReadout(out, accumulate(body, enc, acc, r, w))
-		for i := range su {
-			sums[i], counts[i] = Add(sums[i], su[i]), Add(counts[i], co[i])
-		}
+		out := append([]*Node{cr.hidden}, cr.fed...)
+		out = appendReadout(out, acc)
 		out = append(append(out, sums...), counts...)
-		if l.teacher {
-			out = append(out, tg.teacher)
-		}
-		return out
+		return append(out, teachers...)
 	})
 	p.head = mk(progHead, func(scope *model.Scope, in []*Node) []*Node {
 		c := cursor{in: in}
@@ -388,43 +432,58 @@ func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store,
 		c := cursor{in: in}
 		static := c.take(l.nstatic)
 		cr := carry{hidden: c.next(), fed: c.take(l.nf)}
-		tg := &hintTargets{truth: c.take(l.ns)}
-		if l.ns > 0 {
-			tg.valid = c.next()
+		steps := make([]loopStepData, k)
+		for j := range steps {
+			steps[j] = c.stepData(l, true)
 		}
-		if l.teacher {
-			tg.teacher = c.next()
-		}
-		w := c.next()
-		stepIn := c.take(l.nsi)
 		dHidden, dFed := c.next(), c.take(l.nf)
 		dR := c.readout(l)
 		inv := c.take(l.ns)
 		vars := trainableVariables(scope)
 		gradSums := c.take(len(vars))
 		c.done("backward step")
-		if l.ns == 0 {
-			tg = nil
-		}
-		g := w.Graph()
+		g := dHidden.Graph()
 		enc := body.encodeStatic(scope, static)
-		next, r, sums, _ := body.bodyStep(scope, enc, cr, tg, stepIn, true)
-		obj := dot(dHidden, next.hidden)
+		// The objective whose gradient with respect to the carry at the
+		// first of the k steps, and to the parameters, is what the steps
+		// add to the gradient: the carry after the last step against its
+		// gradient, each step's readout against the running readout's
+		// (weighted by the step's one-hot of last steps), each step's hint
+		// losses as the loss weighs them.
+		start := append([]*Node{cr.hidden}, cr.fed...)
+		type stepOut struct {
+			r    readout
+			sums []*Node
+			w    *Node
+		}
+		outs := make([]stepOut, len(steps))
+		for j, d := range steps {
+			tg := &hintTargets{truth: d.truth, valid: d.valid, teacher: d.teacher}
+			if l.ns == 0 {
+				tg = nil
+			}
+			next, r, sums, _ := body.bodyStep(scope, enc, cr, tg, d.stepIn, true)
+			outs[j] = stepOut{r: r, sums: sums, w: d.w}
+			cr = next
+		}
+		obj := dot(dHidden, cr.hidden)
 		for i := range dFed {
-			obj = Add(obj, dot(dFed[i], next.fed[i]))
+			obj = Add(obj, dot(dFed[i], cr.fed[i]))
 		}
-		ws := body.readoutWeights(enc, w, r)
-		obj = Add(obj, dot(Mul(ws.h, dR.h), r.h))
-		for i := range dR.fed {
-			obj = Add(obj, dot(Mul(ws.fed[i], dR.fed[i]), r.fed[i]))
+		for _, o := range outs {
+			ws := body.readoutWeights(enc, o.w, o.r)
+			obj = Add(obj, dot(Mul(ws.h, dR.h), o.r.h))
+			for i := range dR.fed {
+				obj = Add(obj, dot(Mul(ws.fed[i], dR.fed[i]), o.r.fed[i]))
+			}
+			if l.triplets {
+				obj = Add(obj, dot(Mul(ws.extra, dR.extra), o.r.extra))
+			}
+			for i := range o.sums {
+				obj = Add(obj, Mul(inv[i], o.sums[i]))
+			}
 		}
-		if l.triplets {
-			obj = Add(obj, dot(Mul(ws.extra, dR.extra), r.extra))
-		}
-		for i := range sums {
-			obj = Add(obj, Mul(inv[i], sums[i]))
-		}
-		wrt := append([]*Node{cr.hidden}, cr.fed...)
+		wrt := start
 		for _, v := range vars {
 			wrt = append(wrt, v.NodeValue(g))
 		}

@@ -73,7 +73,21 @@ type Config struct {
 	// cost of a program call per step, which is small on a CPU and about 2
 	// ms on a GPU (docs/performance.md, "On a GPU").
 	EvalLoop string `json:"eval_loop,omitempty"`
+	// StepsPerCall is how many steps one call of the step loop's training
+	// programs runs (0 or 1: one; the default). k > 1 unrolls k steps in
+	// each of the forward and backward programs, so a trajectory of S
+	// steps takes 2⌈S/k⌉ calls instead of 2S, and the backward pass keeps
+	// the carry of every k-th step only; compile time grows with k. The
+	// same losses and gradients (TestStepsPerCall), except that with
+	// teacher forcing the draws of the steps padding the last call shift
+	// the random stream. It matters where a program call costs more than a
+	// step's work, as on a GPU (docs/performance.md, "On a GPU").
+	StepsPerCall int `json:"steps_per_call,omitempty"`
 }
+
+// MaxStepsPerCall bounds Config.StepsPerCall (its programs' size and
+// compile time grow with it).
+const MaxStepsPerCall = 64
 
 // Evaluation-loop modes (Config.EvalLoop).
 const (
@@ -119,6 +133,9 @@ func (c Config) validate() error {
 	}
 	if c.StepLoop != "" && !slices.Contains(StepLoopModes, c.StepLoop) {
 		return fmt.Errorf("nn: unknown step-loop mode %q (want one of %v)", c.StepLoop, StepLoopModes)
+	}
+	if c.StepsPerCall < 0 || c.StepsPerCall > MaxStepsPerCall {
+		return fmt.Errorf("nn: %d steps per call; want 1 to %d (0: one)", c.StepsPerCall, MaxStepsPerCall)
 	}
 	if c.EvalLoop != "" && !slices.Contains(EvalLoopModes, c.EvalLoop) {
 		return fmt.Errorf("nn: unknown evaluation-loop mode %q (want one of %v)", c.EvalLoop, EvalLoopModes)
@@ -235,7 +252,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	progs, err := newLoopPrograms(m, backend, m.store, opt.(gradientUpdater), &m.build)
+	progs, err := newLoopPrograms(m, backend, m.store, opt.(gradientUpdater), &m.build, cfg.StepsPerCall)
 	if err != nil {
 		return nil, err
 	}

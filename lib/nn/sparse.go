@@ -110,7 +110,7 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	}
 	s.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
-	progs, err := newLoopPrograms(s, backend, s.store, opt.(gradientUpdater), &s.build)
+	progs, err := newLoopPrograms(s, backend, s.store, opt.(gradientUpdater), &s.build, cfg.StepsPerCall)
 	if err != nil {
 		return nil, err
 	}

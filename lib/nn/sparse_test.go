@@ -123,25 +123,27 @@ func TestSparseMatchesDense(t *testing.T) {
 	cases := []struct {
 		algo, processor, hintMode string
 		weighted                  bool
+		stepsPerCall              int // the sparse model's Config.StepsPerCall
 	}{
-		{"bfs", "mpnn", "encoded_decoded", false},
-		{"dfs", "gmpnn", "encoded_decoded", false}, // categorical and mask_one hints, a graph scalar hint
-		{"dijkstra", "gat", "decoded_only", true},  // node scalars, edge weights
-		{"mst_prim", "gatv2", "none", true},
+		{"bfs", "mpnn", "encoded_decoded", false, 1},
+		{"dfs", "gmpnn", "encoded_decoded", false, 1}, // categorical and mask_one hints, a graph scalar hint
+		{"dijkstra", "gat", "decoded_only", true, 1},  // node scalars, edge weights
+		{"mst_prim", "gatv2", "none", true, 1},
+		{"dfs", "gmpnn", "encoded_decoded", false, 3}, // three steps a training call, the last one padded
 	}
 	for name, be := range testBackends(t) {
 		for _, c := range cases {
 			if name != "go" && c.algo != "bfs" {
 				continue // one case on XLA keeps that path checked
 			}
-			t.Run(fmt.Sprintf("%s/%s/%s", name, c.algo, c.processor), func(t *testing.T) {
-				testSparseMatchesDense(t, be, c.algo, c.processor, c.hintMode, c.weighted)
+			t.Run(fmt.Sprintf("%s/%s/%s/k%d", name, c.algo, c.processor, c.stepsPerCall), func(t *testing.T) {
+				testSparseMatchesDense(t, be, c.algo, c.processor, c.hintMode, c.weighted, c.stepsPerCall)
 			})
 		}
 	}
 }
 
-func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, hintMode string, weighted bool) {
+func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, hintMode string, weighted bool, stepsPerCall int) {
 	var trajs []*salsa.Trajectory
 	for i, src := range []int{0, 2, 3} {
 		g := completeGraph(t, 5, weighted, i)
@@ -169,6 +171,7 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 		t.Fatal(err)
 	}
 	defer dense.Close()
+	cfg.StepsPerCall = stepsPerCall
 	sparse, err := NewSparse(be, cfg)
 	if err != nil {
 		t.Fatal(err)
