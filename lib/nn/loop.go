@@ -557,11 +557,10 @@ func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store,
 		// and the output head, which needs its own, is another program
 		// (headEval).
 		g := in[0].Graph()
-		var vars []*model.Variable
-		var values []*Node
-		for v := range scope.IterVariables() {
-			vars = append(vars, v)
-			values = append(values, v.NodeValue(g))
+		vars := trainableVariables(scope) // the optimizer's own are not read
+		values := make([]*Node, len(vars))
+		for i, v := range vars {
+			values[i] = v.NodeValue(g)
 		}
 		nfixed := l.nstatic + l.nhoist
 		nstate := 1 + 1 + l.nf + l.readoutSize()                       // step, carry, readout
