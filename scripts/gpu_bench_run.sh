@@ -23,7 +23,9 @@
 #   ROW@OPTION...  a predict or protocol row, narlab alone, with options:
 #                  @device evaluates with Config.EvalLoop "device" (the loop
 #                  over the steps inside one program), @kN trains in the
-#                  step loop N steps a call (Config.StepsPerCall).
+#                  step loop N steps a call (Config.StepsPerCall),
+#                  @noautotune turns XLA's GPU autotuning off (what part of
+#                  a first step is autotuning).
 # GPU memory: each process's peak of nvidia-smi's memory.used, less the
 # card's memory in use before it (the CUDA context included), sampled every
 # 100 ms; neither side preallocates (narlab asks the plugin not to, JAX is
@@ -35,7 +37,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn@device,predict:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,predict:bfs/mpnn@device,predict:bfs/mpnn,dfs/mpnn@device@k8,dfs/mpnn@device@k32,dfs/mpnn,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn}"
+rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn@device,predict:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,predict:bfs/mpnn@device,predict:bfs/mpnn,dfs/mpnn@device@k8,dfs/mpnn@device@k32,dfs/mpnn,heapsort/mpnn@noautotune,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -133,6 +135,7 @@ for row in ${rows//,/ }; do
       case "$o" in
       device) opts+=(NARLAB_EVAL_LOOP=device) ;;
       k[0-9]*) opts+=(NARLAB_STEPS_PER_CALL="${o#k}" NARLAB_STEP_LOOP=loop) ;;
+      noautotune) opts+=(XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_autotune_level=0") ;;
       *) echo "gpu_bench: $row: unknown option @$o" | tee -a "$log" >&2; continue 2 ;;
       esac
     done
