@@ -95,6 +95,13 @@ type Config struct {
 	// computed, so it is not part of the run's settings; a resumed run uses
 	// this session's.
 	StepLoop string
+	// EvalLoop (nn.EvalLoopModes; default host) and StepsPerCall (default
+	// 1) are nn.Config's: where evaluation's loop over the steps runs, and
+	// how many steps a training call of the step loop runs. Like StepLoop
+	// they change speed, not the function, so they are not part of the
+	// run's settings; a resumed run uses this session's.
+	EvalLoop     string
+	StepsPerCall int
 	// Dir keeps the run's checkpoints (best/, last/) and state; default
 	// <data dir>/train/<algo>-<processor>-s<seed>-<settings id>. A run
 	// finding there a checkpoint of the same settings resumes from it
@@ -170,6 +177,9 @@ func (c *Config) defaults() error {
 	if c.StepLoop == "" {
 		c.StepLoop = nn.StepLoopAuto
 	}
+	if c.EvalLoop == "" {
+		c.EvalLoop = nn.EvalLoopHost
+	}
 	if c.Fresh {
 		if c.TrainData == "split" {
 			return fmt.Errorf("train: Fresh and TrainData split contradict each other")
@@ -230,7 +240,8 @@ func (c *Config) defaultDir() error {
 func (c Config) modelConfig() nn.Config {
 	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
-		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, StepLoop: c.modelStepLoop()}
+		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, StepLoop: c.modelStepLoop(),
+		EvalLoop: c.EvalLoop, StepsPerCall: c.StepsPerCall}
 }
 
 // AutoUnrollMinSteps is the shortest run that StepLoop auto trains with
@@ -265,7 +276,8 @@ type Settings struct {
 
 func (c Config) settings() Settings {
 	model := c.modelConfig()
-	model.StepLoop = "" // the same function either way: a run may resume in another mode
+	// The same function either way: a run may resume in another mode.
+	model.StepLoop, model.EvalLoop, model.StepsPerCall = "", "", 0
 	return Settings{Model: model, Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
 		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
 		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
@@ -306,6 +318,7 @@ func (c Config) Params() map[string]string {
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
 		"step_loop": stepLoopName(c.StepLoop, c.modelStepLoop()),
+		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
 	}
 	if strings.HasPrefix(c.Processor, "triplet_") {
 		p["nb_triplet_fts"] = "8"
@@ -467,7 +480,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if m, err = nn.Load(be, lastDir); err != nil {
 			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
 		}
-		if err := m.SetStepLoop(cfg.modelStepLoop()); err != nil { // this session's, not the checkpoint's
+		// This session's step-loop options, not the checkpoint's.
+		if err := m.SetStepLoop(cfg.modelStepLoop()); err != nil {
+			return nil, err
+		}
+		if err := m.SetEvalLoop(cfg.EvalLoop); err != nil {
+			return nil, err
+		}
+		if err := m.SetStepsPerCall(cfg.StepsPerCall); err != nil {
 			return nil, err
 		}
 		if int(m.Step()) != st.Step {

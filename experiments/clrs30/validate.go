@@ -41,10 +41,14 @@ func (c Config) validate(pluginHere bool) error {
 		{"hint-mode", c.HintMode, nn.HintModes},
 		{"hint-repred", c.HintRepred, nn.HintRepredModes},
 		{"step-loop", c.StepLoop, nn.StepLoopModes},
+		{"eval-loop", c.EvalLoop, nn.EvalLoopModes},
 	} {
 		if !slices.Contains(name.known, name.value) {
 			return fmt.Errorf("train: unknown --%s %q (want one of %s)", name.flag, name.value, strings.Join(name.known, ", "))
 		}
+	}
+	if c.StepsPerCall < 0 || c.StepsPerCall > nn.MaxStepsPerCall {
+		return fmt.Errorf("train: --steps-per-call %d: want 1 to %d", c.StepsPerCall, nn.MaxStepsPerCall)
 	}
 	// One edge activation of the processor holds batch × n² × hidden
 	// float32s, in training (n = 16 or TrainLength) and in the test

@@ -28,6 +28,9 @@ func TestValidate(t *testing.T) {
 		{"unknown hint mode", func(c *Config) { c.HintMode = "nonsense" }, `unknown --hint-mode "nonsense"`},
 		{"unknown re-prediction", func(c *Config) { c.HintRepred = "sometimes" }, `unknown --hint-repred "sometimes"`},
 		{"unknown step loop", func(c *Config) { c.StepLoop = "while" }, `unknown --step-loop "while"`},
+		{"unknown eval loop", func(c *Config) { c.EvalLoop = "gpu" }, `unknown --eval-loop "gpu"`},
+		{"negative steps per call", func(c *Config) { c.StepsPerCall = -2 }, "--steps-per-call -2: want 1 to 64"},
+		{"too many steps per call", func(c *Config) { c.StepsPerCall = 65 }, "--steps-per-call 65"},
 		{"negative steps", func(c *Config) { c.Steps = -1 }, "steps -1"},
 		{"unknown train data", func(c *Config) { c.TrainData = "mine" }, `train data "mine"`},
 		{"contradicting data", func(c *Config) { c.TrainData, c.TrainLength = "lengths", 8 }, "contradict"},
@@ -125,5 +128,33 @@ func TestModelStepLoop(t *testing.T) {
 		if got := cfg.modelConfig().StepLoop; got != c.want {
 			t.Errorf("--step-loop %q, %d steps: the model gets %q, want %q", c.asked, c.steps, got, c.want)
 		}
+	}
+}
+
+// TestSpeedOptionsNotSettings checks that the options that change speed,
+// not the function (step loop, evaluation loop, steps per call), reach the
+// model but leave a run's settings, and so its directory and the resume
+// check, as they are: a run resumes under other options.
+func TestSpeedOptionsNotSettings(t *testing.T) {
+	base := Config{Algo: "bfs", Processor: "mpnn", Steps: 300}
+	if err := base.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	fast := base
+	fast.StepLoop, fast.EvalLoop, fast.StepsPerCall = nn.StepLoopUnroll, nn.EvalLoopDevice, 16
+	if a, b := base.settings().ID(), fast.settings().ID(); a != b {
+		t.Errorf("settings id %s with the default options, %s with others", a, b)
+	}
+	m := fast.modelConfig()
+	if m.StepLoop != nn.StepLoopUnroll || m.EvalLoop != nn.EvalLoopDevice || m.StepsPerCall != 16 {
+		t.Errorf("the model gets %q, %q, %d steps a call", m.StepLoop, m.EvalLoop, m.StepsPerCall)
+	}
+	if base.EvalLoop != nn.EvalLoopHost {
+		t.Errorf("default evaluation loop %q, want %q", base.EvalLoop, nn.EvalLoopHost)
+	}
+	changed := base
+	changed.Hidden = 2 * max(base.Hidden, 1)
+	if base.settings().ID() == changed.settings().ID() {
+		t.Error("the settings id does not change with --hidden: the comparison above checks nothing")
 	}
 }

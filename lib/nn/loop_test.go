@@ -502,3 +502,68 @@ func TestEvalLoopDevice(t *testing.T) {
 		t.Error("no dense batch mixed trajectory lengths: the per-sample readout step went untested")
 	}
 }
+
+// TestSetStepLoopOptions checks the setters a resumed run uses to apply
+// this session's step-loop options to a model loaded from a checkpoint:
+// SetStepsPerCall rebuilds the training programs (the same loss and
+// gradients after it as before), SetEvalLoop moves evaluation's loop (the
+// same predictions), and both refuse what New refuses.
+func TestSetStepLoopOptions(t *testing.T) {
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bfs draws nothing at random in training (no permutation's Gumbel
+	// noise, no teacher forcing), so two gradients in a row are comparable.
+	fb := fixedBatch(t, "bfs", 6, 3)
+	cfg := DefaultConfig("bfs", "mpnn")
+	cfg.Hidden, cfg.StepLoop = 8, StepLoopLoop
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	l1, g1 := loopGradients(t, m, fb)
+	p1, err := m.Predict(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetStepsPerCall(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetEvalLoop(EvalLoopDevice); err != nil {
+		t.Fatal(err)
+	}
+	if m.loop.progs.k != 3 || !m.loop.evalOnDevice || m.Config().StepsPerCall != 3 || m.Config().EvalLoop != EvalLoopDevice {
+		t.Fatalf("after the setters: %d steps a call, evaluation on the device %v, config %+v", m.loop.progs.k, m.loop.evalOnDevice, m.Config())
+	}
+	l3, g3 := loopGradients(t, m, fb)
+	if math.Abs(l1-l3) > 1e-5*math.Max(1, math.Abs(l1)) {
+		t.Errorf("loss %.7f at one step a call, %.7f at three", l1, l3)
+	}
+	for i := range g1 {
+		if d := relDiff(g3[i], g1[i]); d > 1e-4 {
+			t.Errorf("gradient %d: relative difference %.2g between one and three steps a call", i, d)
+		}
+	}
+	p3, err := m.Predict(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range p1 {
+		if d := relDiff(p3[k], want); d > 1e-5 {
+			t.Errorf("prediction %s: relative difference %.2g between the host's loop and the device's", k, d)
+		}
+	}
+	for _, bad := range []int{-1, MaxStepsPerCall + 1} {
+		if err := m.SetStepsPerCall(bad); err == nil {
+			t.Errorf("SetStepsPerCall(%d) accepted", bad)
+		}
+	}
+	if err := m.SetEvalLoop("gpu"); err == nil {
+		t.Error(`SetEvalLoop("gpu") accepted`)
+	}
+	if err := m.SetStepsPerCall(0); err != nil || m.loop.progs.k != 1 {
+		t.Errorf("SetStepsPerCall(0): %v, %d steps a call; want one", err, m.loop.progs.k)
+	}
+}

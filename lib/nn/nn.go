@@ -176,7 +176,8 @@ type Model struct {
 	trainFn *model.Exec // unrolled programs
 	predFn  *model.Exec
 	loop    *stepLoop
-	unroll  unroller // StepLoopAuto's unrolled training programs
+	unroll  unroller        // StepLoopAuto's unrolled training programs
+	opt     gradientUpdater // Adam, as the step loop's update program applies it
 	// build is held while a program's graph is built: programs compile in
 	// parallel, and building them (GoMLX's scopes and optimizer) is not
 	// safe concurrently.
@@ -252,7 +253,8 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	progs, err := newLoopPrograms(m, backend, m.store, opt.(gradientUpdater), &m.build, cfg.StepsPerCall)
+	m.opt = opt.(gradientUpdater)
+	progs, err := newLoopPrograms(m, backend, m.store, m.opt, &m.build, cfg.StepsPerCall)
 	if err != nil {
 		return nil, err
 	}

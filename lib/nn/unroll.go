@@ -79,6 +79,49 @@ func (m *Model) SetStepLoop(mode string) error {
 	return nil
 }
 
+// SetEvalLoop changes where evaluation's loop over the steps runs (one of
+// EvalLoopModes; "" is EvalLoopHost), e.g. for a run resumed from a
+// checkpoint saved with another: the predictions are the same.
+func (m *Model) SetEvalLoop(mode string) error {
+	if m.store == nil {
+		return errClosed
+	}
+	if mode == "" {
+		mode = EvalLoopHost
+	}
+	if !slices.Contains(EvalLoopModes, mode) {
+		return fmt.Errorf("nn: unknown evaluation-loop mode %q (want one of %v)", mode, EvalLoopModes)
+	}
+	m.cfg.EvalLoop = mode
+	m.loop.evalOnDevice = mode == EvalLoopDevice
+	return nil
+}
+
+// SetStepsPerCall changes the number of steps a training call of the step
+// loop runs (see Config.StepsPerCall; 0 is one), rebuilding the step
+// loop's programs when it changes (they compile again on first use): the
+// function is the same.
+func (m *Model) SetStepsPerCall(k int) error {
+	if m.store == nil {
+		return errClosed
+	}
+	if k < 0 || k > MaxStepsPerCall {
+		return fmt.Errorf("nn: %d steps per call; want 1 to %d (0: one)", k, MaxStepsPerCall)
+	}
+	if max(k, 1) == m.loop.progs.k {
+		m.cfg.StepsPerCall = k
+		return nil
+	}
+	progs, err := newLoopPrograms(m, m.backend, m.store, m.opt, &m.build, k)
+	if err != nil {
+		return err
+	}
+	m.loop.progs.finalize()
+	m.loop.progs = progs
+	m.cfg.StepsPerCall = k
+	return nil
+}
+
 // StepCounts returns how many training steps this model (since New or
 // Load) ran in the step loop and how many unrolled.
 func (m *Model) StepCounts() (looped, unrolled int64) {
