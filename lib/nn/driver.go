@@ -101,12 +101,14 @@ func (sl *stepLoop) callOrdered(e *model.Exec, fixed, donated, tail []*tensors.T
 	return e.Call(args...)
 }
 
-// callSteps names the steps call c runs ("step 3 of 7", "steps 5–8 of 7").
+// callSteps names the steps of the trajectory that call c runs ("step 3
+// of 7", "steps 5–7 of 7"; the padding past the end unnamed).
 func callSteps(c, k, S int) string {
-	if k == 1 {
-		return fmt.Sprintf("step %d of %d", c+1, S)
+	first, last := c*k+1, min((c+1)*k, S)
+	if first >= last {
+		return fmt.Sprintf("step %d of %d", first, S)
 	}
-	return fmt.Sprintf("steps %d–%d of %d", c*k+1, (c+1)*k, S)
+	return fmt.Sprintf("steps %d–%d of %d", first, last, S)
 }
 
 // lossAndGradients runs the forward and backward passes on a batch and,
