@@ -163,15 +163,7 @@ func BenchmarkBatchPrep(b *testing.B) {
 func BenchmarkPredict(b *testing.B) {
 	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "find_maximum_subarray_kadane/mpnn"}
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
-		s, err := clrs.NewSplitSampler(algo, "test")
-		if err != nil {
-			b.Fatal(err)
-		}
-		all := s.Trajectories()
-		fb, err := clrs.Batch(all[:min(32, len(all))], 0)
-		if err != nil {
-			b.Fatal(err)
-		}
+		fb := firstTestBatch(b, algo)
 		cfg := DefaultConfig(algo, proc)
 		cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = host
 		m, err := New(be, cfg)
@@ -192,6 +184,21 @@ func BenchmarkPredict(b *testing.B) {
 	})
 }
 
+// firstTestBatch is the first batch of 32 of algo's CLRS-30 test split
+// (n=64), the batch the evaluation benchmarks time.
+func firstTestBatch(b *testing.B, algo string) *clrs.Feedback {
+	s, err := clrs.NewSplitSampler(algo, "test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := s.Trajectories()
+	fb, err := clrs.Batch(all[:min(32, len(all))], 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fb
+}
+
 // BenchmarkStepCall splits evaluation's time on the device between the
 // step program's work and the cost of calling a program at all, which the
 // step loop pays once per step where a scanned model (the reference's
@@ -206,15 +213,7 @@ func BenchmarkPredict(b *testing.B) {
 func BenchmarkStepCall(b *testing.B) {
 	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "bfs/mpnn"}
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
-		s, err := clrs.NewSplitSampler(algo, "test")
-		if err != nil {
-			b.Fatal(err)
-		}
-		all := s.Trajectories()
-		fb, err := clrs.Batch(all[:min(32, len(all))], 0)
-		if err != nil {
-			b.Fatal(err)
-		}
+		fb := firstTestBatch(b, algo)
 		cfg := DefaultConfig(algo, proc)
 		cfg.StepLoop = StepLoopLoop
 		m, err := New(be, cfg)
