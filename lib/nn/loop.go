@@ -45,8 +45,8 @@ import (
 // Evaluation runs stepEval (no losses) over a carry that it overwrites, then
 // headEval: memory of one step. With Config.EvalLoop "device", evalDevice
 // runs that loop itself, the step as the body of a While, in one call per
-// batch instead of one per step (then headEval), for devices where a
-// call's fixed cost outweighs a step's work. Teacher-forcing draws are made in the
+// batch instead of one per step (then headEval), for devices where a call's
+// fixed cost outweighs a step's work. Teacher-forcing draws are made in the
 // forward pass and handed to the backward pass, so the recomputed step is
 // the same; Gumbel noise (permutation outputs) is drawn once, in the head.
 
@@ -342,17 +342,21 @@ func accumulate(body stepBody, e encoded, acc, r readout, w *Node) readout {
 // first call, see stepLoop.prepare). Their inputs, after the batch's
 // static tensors:
 //
-//	stepFwd:  hidden, fed, running readout, sums, counts, outStep [B],
-//	          truth of the next step, valid [B], step inputs
-//	          → hidden, fed, readout, sums, counts (, teacher draws)
+//	stepFwd:  hidden, fed, running readout, sums, counts, then per step
+//	          (k of them, Config.StepsPerCall): outStep [B], truth of the
+//	          next step, valid [B], step inputs
+//	          → hidden, fed, readout, sums, counts (, k teacher draws)
 //	head:     readout, outputs, sums, counts
 //	          → loss, 1/count per hint, dReadout, gradients of the output loss
-//	stepBwd:  hidden_s, fed_s, truth, valid, (teacher,) outStep, step inputs,
-//	          dHidden, dFed, dReadout, 1/count, gradient sums
+//	stepBwd:  hidden_s, fed_s, per step (k): truth, valid, (teacher,)
+//	          outStep, step inputs; then dHidden, dFed (after the k steps),
+//	          dReadout, 1/count, gradient sums
 //	          → dHidden_s, dFed_s, gradient sums
 //	update:   gradient sums → (clipped, Adam applied) the global step
 //	stepEval: hidden, fed, readout, outStep, step inputs → hidden, fed, readout
 //	headEval: readout → output logits
+//	evalDevice: hidden, fed, readout, last steps [B], steps (scalar) → the
+//	          readout after the steps (Config.EvalLoop "device")
 func newLoopPrograms(body stepBody, backend compute.Backend, store *model.Store, opt gradientUpdater, build *sync.Mutex, k int) (*loopPrograms, error) {
 	l := body.loopLayout()
 	k = max(k, 1)
