@@ -108,14 +108,14 @@ def parity():
         r = json.loads(line)
         if all(r[k] == v for k, v in PARITY_BUDGET.items()):
             rows.setdefault((r["algo"], r["processor"]), {})[r["system"]] = r
-    pct = lambda r, k: f"{100 * r[k]:.1f}" if r else "—"
+    pct = lambda r, k: "—" if not r else "failed" if "failed" in r else f"{100 * r[k]:.1f}"
     lines = ["| algorithm | processor | reference val | reference test | narlab val | narlab test | test gap |",
              "|---|---|---:|---:|---:|---:|---:|"]
     gaps = {}
     for (algo, proc), d in sorted(rows.items()):
         ref, nl = d.get("reference"), d.get("narlab")
         gap = "—"
-        if ref and nl:
+        if ref and nl and "failed" not in ref:
             g = 100 * (nl["test"] - ref["test"])
             gaps.setdefault(proc, []).append(g)
             gap = f"{g:+.1f}"
@@ -127,6 +127,10 @@ def parity():
         every = [g for v in gaps.values() for g in v]
         summary += f"; mean test gap {sum(every) / len(every):+.1f} points (" + ", ".join(
             f"{p} {sum(v) / len(v):+.1f} over {len(v)}" for p, v in sorted(gaps.items())) + ")"
+    failed = [f"{a}/{p} ({d['reference']['failed'].split(';')[0]})" for (a, p), d in sorted(rows.items())
+              if "failed" in d.get("reference", {})]
+    if failed:
+        summary += "; the reference failed on " + ", ".join(failed)
     table = "\n".join(lines) + "\n\n" + summary + ". Test: the best-validation parameters on the CLRS-30 test split (n=64)."
 
     def results(s):

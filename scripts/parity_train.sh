@@ -13,7 +13,9 @@
 # Prints and writes data/parity/parity.md: val and test of both and the
 # test gap (narlab − reference, points) per row, and the mean gap.
 # Results accumulate in data/parity/results.jsonl: a rerun skips the rows
-# already there (delete the file to start over).
+# already there (delete the file to start over). A reference run that fails
+# (killed for memory, say) is recorded as such ("failed": why) and the grid
+# goes on.
 #
 # Usage: scripts/parity_train.sh          (settings from the environment:)
 #   ALGOS  (default: 8 algorithms over every CLRS-30 output type and stage;
@@ -84,8 +86,23 @@ for algo in $ALGOS; do
       fi
       if [[ " $SIDES " == *" ref "* ]] && ! have reference "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH"; then
         echo "== reference $tag" >&2
+        rc=0
         "$refpy" scripts/parity_ref.py "$ref" "$algo" "$proc" "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
-          --seed "$seed" --eval-every "$EVAL_EVERY" 2> "$out/logs/ref-$tag.log" | tail -1 >> "$res"
+          --seed "$seed" --eval-every "$EVAL_EVERY" 2> "$out/logs/ref-$tag.log" > "$out/logs/ref-$tag.out" || rc=$?
+        if [ "$rc" = 0 ] && tail -1 "$out/logs/ref-$tag.out" | grep -q '^{'; then
+          tail -1 "$out/logs/ref-$tag.out" >> "$res"
+        else
+          # The row is recorded as failed, so that the grid goes on (and a
+          # rerun skips it: delete its line to try again).
+          why="exit status $rc"
+          [ "$rc" -gt 128 ] && why="killed by signal $((rc - 128)) (SIGKILL is also the kernel's out-of-memory killer)"
+          python3 - "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH" "$why; log: data/parity/logs/ref-$tag.log" >> "$res" <<'EOF'
+import json, sys
+algo, proc, seed, steps, hidden, batch, why = sys.argv[1:]
+print(json.dumps({"system": "reference", "algo": algo, "processor": proc, "steps": int(steps), "hidden": int(hidden),
+                  "batch": int(batch), "seed": int(seed), "failed": why}))
+EOF
+        fi
         tail -1 "$res" >&2
       fi
       if [[ " $SIDES " == *" narlab "* ]] && ! have narlab "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH"; then
@@ -126,9 +143,9 @@ print("|---|---|---|---|---|---|---|---|---|")
 gaps, vgaps = [], []
 for (algo, proc, seed), d in sorted(rows.items()):
     n, r = d.get("narlab"), d.get("reference")
-    cell = lambda x, k: f"{100 * x[k]:.1f}" if x else "—"
+    cell = lambda x, k: "failed" if x and "failed" in x else f"{100 * x[k]:.1f}" if x else "—"
     vg = tg = "—"
-    if n and r:
+    if n and r and "failed" not in r:
         v, t = 100 * (n["best_val"] - r["best_val"]), 100 * (n["test"] - r["test"])
         vgaps.append(v); gaps.append(t)
         vg, tg = f"{v:+.1f}", f"{t:+.1f}"
@@ -140,7 +157,7 @@ if gaps:
     # Per algorithm, so that an algorithm run on more seeds does not weigh more.
     per = defaultdict(list)
     for (algo, proc, seed), d in rows.items():
-        if "narlab" in d and "reference" in d:
+        if "narlab" in d and "reference" in d and "failed" not in d["reference"]:
             per[algo].append(100 * (d["narlab"]["test"] - d["reference"]["test"]))
     means = {a: sum(v) / len(v) for a, v in per.items()}
     print("\nmean test gap per algorithm: " + ", ".join(f"{a} {m:+.1f} ({len(per[a])} rows)" for a, m in sorted(means.items())) +
