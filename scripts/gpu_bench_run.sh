@@ -2,10 +2,9 @@
 # The GPU machine's side of scripts/gpu_bench.sh (copied to .gpu/run.sh by
 # `scripts/gpu_bench.sh prepare`; see there). Runs from the repository root.
 #
-# The default rows start with the per-call split of evaluation's time and
-# evaluation with its loop on the device beside the host's loop (the
-# questions the second lease, H100, 2026-11-27, left open), then protocol
-# rows no lease has measured. Two parts, interleaved so that a lease cut short still returns some of
+# The default rows are protocol rows no lease has measured (the third
+# lease, H100, 2026-11-27, measured the device loop and k steps a call).
+# Two parts, interleaved so that a lease cut short still returns some of
 # each, every row in a process of its own under ROW_TIMEOUT (default 120 s),
 # no row started after DEADLINE seconds (default 470), none running past
 # HARD_DEADLINE (default 530):
@@ -21,8 +20,9 @@
 #                  evaluation step program call beside a program that
 #                  does almost nothing, same batch as predict rows).
 #   ROW@OPTION...  a predict or protocol row, narlab alone, with options:
-#                  @device evaluates with Config.EvalLoop "device" (the loop
-#                  over the steps inside one program), @kN trains in the
+#                  @device and @host evaluate with Config.EvalLoop "device"
+#                  (the loop over the steps inside one program; auto's pick
+#                  on a GPU) and "host", @kN trains in the
 #                  step loop N steps a call (Config.StepsPerCall),
 #                  @noautotune turns XLA's GPU autotuning off (what part of
 #                  a first step is autotuning).
@@ -37,7 +37,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-calls:find_maximum_subarray_kadane/triplet_gmpnn,predict:find_maximum_subarray_kadane/triplet_gmpnn@device,predict:find_maximum_subarray_kadane/triplet_gmpnn,calls:bfs/mpnn,predict:bfs/mpnn@device,predict:bfs/mpnn,dfs/mpnn@device@k8,dfs/mpnn@device@k32,dfs/mpnn,heapsort/mpnn@noautotune,articulation_points/triplet_gmpnn,insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,naive_string_matcher/mpnn}"
+rows="${ROWS:-insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,floyd_warshall/mpnn,strongly_connected_components/triplet_gmpnn,naive_string_matcher/mpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -128,12 +128,12 @@ for row in ${rows//,/ }; do
     break
   fi
   if [ "${row#*@}" != "$row" ]; then
-    # ROW@OPTION...: narlab alone with options (device: NARLAB_EVAL_LOOP=device;
+    # ROW@OPTION...: narlab alone with options (device, host: NARLAB_EVAL_LOOP;
     # kN: NARLAB_STEPS_PER_CALL=N); the reference's side is the plain row's.
     base=${row%%@*} opts=() bench=BenchmarkProtocol
     for o in $(echo "${row#*@}" | tr '@' ' '); do
       case "$o" in
-      device) opts+=(NARLAB_EVAL_LOOP=device) ;;
+      device | host) opts+=(NARLAB_EVAL_LOOP="$o") ;;
       k[0-9]*) opts+=(NARLAB_STEPS_PER_CALL="${o#k}" NARLAB_STEP_LOOP=loop) ;;
       noautotune) opts+=(XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_autotune_level=0") ;;
       *) echo "gpu_bench: $row: unknown option @$o" | tee -a "$log" >&2; continue 2 ;;

@@ -8,7 +8,8 @@ protocol rows (narlab's BenchmarkProtocol beside the reference's
 ref_protocol.py), the evaluation-alone rows (predict:..., BenchmarkPredict
 beside ref_predict.py), the per-call rows (calls:..., BenchmarkStepCall)
 and the sparse/dense evaluation rows (BenchmarkSparseVsDense). A row named
-ROW@OPTION... (@device: evaluation's loop on the device; @kN: N training
+ROW@OPTION... (@device, @host: evaluation's loop on the device, on the
+host; @kN: N training
 steps a call; @noautotune: XLA's GPU autotuning off) is narlab alone, beside the plain row's reference. A side
 that did not finish within the run's time limit shows as "did not
 finish".
@@ -33,7 +34,7 @@ def metrics(text):
 def options(name):
     """A row name's base and the words for its @options ("dfs/mpnn@device@k8")."""
     base, *opts = name.split("@")
-    words = {"device": "device loop", "noautotune": "XLA autotuning off"}
+    words = {"device": "device loop", "host": "host loop", "noautotune": "XLA autotuning off"}
     return base, ", ".join(words.get(o, f"{o[1:]} steps a call" if o[:1] == "k" else o) for o in opts)
 
 

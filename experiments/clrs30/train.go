@@ -95,7 +95,7 @@ type Config struct {
 	// computed, so it is not part of the run's settings; a resumed run uses
 	// this session's.
 	StepLoop string
-	// EvalLoop (nn.EvalLoopModes; default host) and StepsPerCall (default
+	// EvalLoop (nn.EvalLoopModes; default auto) and StepsPerCall (default
 	// 1) are nn.Config's: where evaluation's loop over the steps runs, and
 	// how many steps a training call of the step loop runs. Like StepLoop
 	// they change speed, not the function, so they are not part of the
@@ -178,7 +178,7 @@ func (c *Config) defaults() error {
 		c.StepLoop = nn.StepLoopAuto
 	}
 	if c.EvalLoop == "" {
-		c.EvalLoop = nn.EvalLoopHost
+		c.EvalLoop = nn.EvalLoopAuto
 	}
 	if c.Fresh {
 		if c.TrainData == "split" {

@@ -149,8 +149,8 @@ func TestSpeedOptionsNotSettings(t *testing.T) {
 	if m.StepLoop != nn.StepLoopUnroll || m.EvalLoop != nn.EvalLoopDevice || m.StepsPerCall != 16 {
 		t.Errorf("the model gets %q, %q, %d steps a call", m.StepLoop, m.EvalLoop, m.StepsPerCall)
 	}
-	if base.EvalLoop != nn.EvalLoopHost {
-		t.Errorf("default evaluation loop %q, want %q", base.EvalLoop, nn.EvalLoopHost)
+	if base.EvalLoop != nn.EvalLoopAuto {
+		t.Errorf("default evaluation loop %q, want %q", base.EvalLoop, nn.EvalLoopAuto)
 	}
 	changed := base
 	changed.Hidden = 2 * max(base.Hidden, 1)

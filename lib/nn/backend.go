@@ -228,3 +228,31 @@ func BackendChoice(config string) (compute.Backend, Choice, error) {
 	backends[cfg] = b
 	return b, c, nil
 }
+
+// onNVIDIA tells whether be is a backend [BackendChoice] made for an
+// NVIDIA card (an XLA backend on a CUDA plugin).
+func onNVIDIA(be compute.Backend) bool {
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	for config, b := range backends {
+		if b == be {
+			return kindOf(config) == "xla-cuda"
+		}
+	}
+	return false
+}
+
+// evalLoopOnDevice resolves Config.EvalLoop for a backend: "auto" (or
+// empty) runs evaluation's loop on the device on an NVIDIA card, where a program
+// call costs about as much as a step (docs/performance.md, "On a GPU"),
+// and on the host elsewhere.
+func evalLoopOnDevice(mode string, be compute.Backend) bool {
+	return evalLoopFor(mode, onNVIDIA(be))
+}
+
+func evalLoopFor(mode string, nvidia bool) bool {
+	if mode == "" || mode == EvalLoopAuto {
+		return nvidia
+	}
+	return mode == EvalLoopDevice
+}

@@ -91,7 +91,8 @@ func TestChooseCUDA(t *testing.T) {
 
 // TestCUDABackend runs on a machine with an NVIDIA GPU and the CUDA plugin
 // (scripts/gpu_bench_run.sh runs it there first): narlab's own pick is XLA
-// CUDA and a model trains a step and predicts on it. Elsewhere it is
+// CUDA and a model trains a step and predicts on it, evaluating with its
+// loop on the device (EvalLoop auto's pick there). Elsewhere it is
 // skipped, saying why (CI has no GPU; TestChooseCUDA covers the pick).
 func TestCUDABackend(t *testing.T) {
 	f := Discover()
@@ -122,11 +123,54 @@ func TestCUDABackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	if !m.loop.evalOnDevice {
+		t.Error("the default evaluation loop (auto) runs on the host on the GPU")
+	}
 	loss, err := m.TrainStep(fb)
 	if err != nil || math.IsNaN(loss) || loss <= 0 {
 		t.Fatalf("train step on the GPU: loss %v, error %v", loss, err)
 	}
 	if _, err := m.Predict(fb); err != nil {
 		t.Fatalf("predict on the GPU: %v", err)
+	}
+}
+
+// TestEvalLoopAuto checks how Config.EvalLoop resolves: auto (or empty)
+// runs evaluation's loop on the device on an NVIDIA card only, the named
+// modes wherever they are asked for, and the CPU backends this binary has
+// are not taken for a card.
+func TestEvalLoopAuto(t *testing.T) {
+	for _, tt := range []struct {
+		mode   string
+		nvidia bool
+		device bool
+	}{
+		{"", true, true},
+		{"", false, false},
+		{EvalLoopAuto, true, true},
+		{EvalLoopAuto, false, false},
+		{EvalLoopHost, true, false},
+		{EvalLoopHost, false, false},
+		{EvalLoopDevice, true, true},
+		{EvalLoopDevice, false, true},
+	} {
+		if got := evalLoopFor(tt.mode, tt.nvidia); got != tt.device {
+			t.Errorf("mode %q, NVIDIA card %v: on the device %v, want %v", tt.mode, tt.nvidia, got, tt.device)
+		}
+	}
+	for name, be := range testBackends(t) {
+		if onNVIDIA(be) {
+			t.Errorf("%s: taken for an NVIDIA card", name)
+		}
+		cfg := DefaultConfig("bfs", "mpnn")
+		cfg.Hidden = 4
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.loop.evalOnDevice {
+			t.Errorf("%s: the default evaluates on the device off a GPU", name)
+		}
+		m.Close()
 	}
 }

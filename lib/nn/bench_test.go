@@ -165,7 +165,7 @@ func BenchmarkPredict(b *testing.B) {
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
 		fb := firstTestBatch(b, algo)
 		cfg := DefaultConfig(algo, proc)
-		cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = host
+		cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = auto
 		m, err := New(be, cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -322,7 +322,7 @@ func BenchmarkStepCall(b *testing.B) {
 //
 // NARLAB_STEP_LOOP, NARLAB_EVAL_LOOP and NARLAB_STEPS_PER_CALL set
 // Config.StepLoop, Config.EvalLoop and Config.StepsPerCall (defaults auto,
-// host and 1). scripts/ref_protocol.py
+// auto and 1). scripts/ref_protocol.py
 // measures the reference the same way.
 func BenchmarkProtocol(b *testing.B) {
 	steps := 5
@@ -362,7 +362,7 @@ func BenchmarkProtocol(b *testing.B) {
 			cfg := DefaultConfig(algo, proc)
 			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
 			cfg.StepsPerCall = stepsPerCallEnv(b)
-			cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = host
+			cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = auto
 			m, err := New(be, cfg)
 			if err != nil {
 				b.Fatal(err)

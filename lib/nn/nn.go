@@ -64,14 +64,16 @@ type Config struct {
 	// length.
 	StepLoop string `json:"step_loop,omitempty"`
 	// EvalLoop is where evaluation's loop over the steps runs (one of
-	// EvalLoopModes): "host" (the default, also when empty) calls the
-	// compiled step once per step; "device" compiles the loop itself, the
-	// step as the body of an XLA While, and the output head into one
-	// program, called once per batch (a model with inputs given anew at
-	// each step, some sparse ones, evaluates on the host). The same
-	// predictions either way (TestEvalLoopDevice); "device" saves the fixed
-	// cost of a program call per step, which is small on a CPU and about 2
-	// ms on a GPU (docs/performance.md, "On a GPU").
+	// EvalLoopModes): "auto" (the default, also when empty) is "device" on
+	// an NVIDIA GPU backend and "host" elsewhere; "host" calls the
+	// compiled step once per step;
+	// "device" compiles the loop itself, the step as the body of an XLA
+	// While, and the output head into one program, called once per batch
+	// (a model with inputs given anew at each step, some sparse ones,
+	// evaluates on the host). The same predictions either way
+	// (TestEvalLoopDevice); "device" saves a program call per step, which
+	// costs little beside a step on a CPU and is 3× faster evaluation of
+	// Kadane (63 steps) on an H100 (docs/performance.md, "On a GPU").
 	EvalLoop string `json:"eval_loop,omitempty"`
 	// StepsPerCall is how many steps one call of the step loop's training
 	// programs runs (0 or 1: one; the default). k > 1 unrolls k steps in
@@ -91,12 +93,13 @@ const MaxStepsPerCall = 64
 
 // Evaluation-loop modes (Config.EvalLoop).
 const (
+	EvalLoopAuto   = "auto"
 	EvalLoopHost   = "host"
 	EvalLoopDevice = "device"
 )
 
 // EvalLoopModes are the evaluation-loop modes New accepts.
-var EvalLoopModes = []string{EvalLoopHost, EvalLoopDevice}
+var EvalLoopModes = []string{EvalLoopAuto, EvalLoopHost, EvalLoopDevice}
 
 // HintRepredModes are the hint re-prediction modes New accepts.
 var HintRepredModes = []string{"soft", "hard", "hard_on_eval"}
@@ -259,7 +262,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs, body: m,
-		evalOnDevice: cfg.EvalLoop == EvalLoopDevice}
+		evalOnDevice: evalLoopOnDevice(cfg.EvalLoop, backend)}
 	return m, nil
 }
 

@@ -115,7 +115,7 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 		return nil, err
 	}
 	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs, body: s,
-		evalOnDevice: cfg.EvalLoop == EvalLoopDevice}
+		evalOnDevice: evalLoopOnDevice(cfg.EvalLoop, backend)}
 	return s, nil
 }
 

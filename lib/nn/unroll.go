@@ -80,20 +80,18 @@ func (m *Model) SetStepLoop(mode string) error {
 }
 
 // SetEvalLoop changes where evaluation's loop over the steps runs (one of
-// EvalLoopModes; "" is EvalLoopHost), e.g. for a run resumed from a
-// checkpoint saved with another: the predictions are the same.
+// EvalLoopModes; "" is EvalLoopAuto), e.g. for a run
+// resumed from a checkpoint saved with another: the predictions are the
+// same.
 func (m *Model) SetEvalLoop(mode string) error {
 	if m.store == nil {
 		return errClosed
 	}
-	if mode == "" {
-		mode = EvalLoopHost
-	}
-	if !slices.Contains(EvalLoopModes, mode) {
+	if mode != "" && !slices.Contains(EvalLoopModes, mode) {
 		return fmt.Errorf("nn: unknown evaluation-loop mode %q (want one of %v)", mode, EvalLoopModes)
 	}
 	m.cfg.EvalLoop = mode
-	m.loop.evalOnDevice = mode == EvalLoopDevice
+	m.loop.evalOnDevice = evalLoopOnDevice(mode, m.loop.backend)
 	return nil
 }
 
