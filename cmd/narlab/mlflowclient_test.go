@@ -225,6 +225,15 @@ print(json.dumps({"ID": r.info.run_id}))
 					t.Errorf("no param %s (params: %v)", p, keys(r.Params))
 				}
 			}
+			if w.name == "train" { // the evaluation loop auto picked on this backend
+				want := "auto: host"
+				if r.Params["backend"] == "xla-cuda" {
+					want = "auto: device"
+				}
+				if got := r.Params["eval_loop"]; got != want {
+					t.Errorf("param eval_loop %q on backend %q, want %q", got, r.Params["backend"], want)
+				}
+			}
 			for _, m := range w.metrics {
 				if len(r.Metrics[m]) == 0 {
 					t.Errorf("no metric %s (metrics: %v)", m, keys(r.Metrics))

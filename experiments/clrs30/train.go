@@ -527,6 +527,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		params = cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
+		if cfg.EvalLoop == nn.EvalLoopAuto {
+			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
+		}
 		params["resumed_at_step"] = strconv.Itoa(start)
 		if run, err = tracking.Start(ctx, cfg.Experiment, params, opts...); err != nil {
 			return nil, err

@@ -168,8 +168,11 @@ func TestEvalLoopAuto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.loop.evalOnDevice {
+		if m.loop.evalOnDevice || m.EvalLoopUsed() != EvalLoopHost {
 			t.Errorf("%s: the default evaluates on the device off a GPU", name)
+		}
+		if err := m.SetEvalLoop(EvalLoopDevice); err != nil || m.EvalLoopUsed() != EvalLoopDevice {
+			t.Errorf("%s: SetEvalLoop(device): error %v, evaluates on the %s", name, err, m.EvalLoopUsed())
 		}
 		m.Close()
 	}

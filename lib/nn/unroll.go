@@ -95,6 +95,17 @@ func (m *Model) SetEvalLoop(mode string) error {
 	return nil
 }
 
+// EvalLoopUsed is where evaluation's loop over the steps runs for this
+// model on its backend: EvalLoopDevice or EvalLoopHost (Config.EvalLoop
+// resolved; a model whose inputs change at each step evaluates on the
+// host).
+func (m *Model) EvalLoopUsed() string {
+	if m.loop.deviceEval() {
+		return EvalLoopDevice
+	}
+	return EvalLoopHost
+}
+
 // SetStepsPerCall changes the number of steps a training call of the step
 // loop runs (see Config.StepsPerCall; 0 is one), rebuilding the step
 // loop's programs when it changes (they compile again on first use): the
