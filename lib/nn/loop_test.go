@@ -289,43 +289,58 @@ func TestStepsPerCall(t *testing.T) {
 
 // TestPredictInParts checks that a batch predicted in parts (as Predict
 // does when a whole batch would exceed EvalMemoryBudget) gives the whole
-// batch's predictions.
+// batch's predictions, with trajectories of one length and of several
+// (each part then runs only to its own longest).
 func TestPredictInParts(t *testing.T) {
 	be, err := Backend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb := fixedBatch(t, "floyd_warshall", 5, 5) // edge pointers: the widest decoders
-	cfg := DefaultConfig("floyd_warshall", "triplet_mpnn")
-	cfg.Hidden = 8
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	whole, err := m.Predict(fb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.EvalBatchSize(5) < 5 {
-		t.Fatalf("EvalBatchSize(5) = %d at the default budget; the whole batch should fit", m.EvalBatchSize(5))
-	}
-	defer func(b int64) { EvalMemoryBudget = b }(EvalMemoryBudget)
-	EvalMemoryBudget = 1
-	if got := m.EvalBatchSize(5); got != 1 {
-		t.Fatalf("EvalBatchSize(5) = %d under a 1-byte budget; want 1", got)
-	}
-	parts, err := m.Predict(fb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, want := range whole {
-		if len(parts[k]) != len(want) {
-			t.Fatalf("%s: %d values in parts, %d whole", k, len(parts[k]), len(want))
-		}
-		if d := relDiff(parts[k], want); d > 1e-6 {
-			t.Errorf("%s: predictions in parts differ from the whole batch's (relative %.2g)", k, d)
-		}
+	for _, tt := range []struct {
+		algo, processor string
+		n               int
+		mixed           bool // the batch's trajectories differ in length
+	}{
+		{"floyd_warshall", "triplet_mpnn", 5, false}, // edge pointers: the widest decoders
+		{"mst_kruskal", "mpnn", 5, true},
+	} {
+		t.Run(tt.algo, func(t *testing.T) {
+			fb := fixedBatch(t, tt.algo, tt.n, 5)
+			if mixed := slices.Min(fb.Lengths) < slices.Max(fb.Lengths); mixed != tt.mixed {
+				t.Fatalf("lengths %v: want mixed lengths %v", fb.Lengths, tt.mixed)
+			}
+			cfg := DefaultConfig(tt.algo, tt.processor)
+			cfg.Hidden = 8
+			m, err := New(be, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			whole, err := m.Predict(fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.EvalBatchSize(tt.n) < 5 {
+				t.Fatalf("EvalBatchSize(%d) = %d at the default budget; the whole batch should fit", tt.n, m.EvalBatchSize(tt.n))
+			}
+			defer func(b int64) { EvalMemoryBudget = b }(EvalMemoryBudget)
+			EvalMemoryBudget = 1
+			if got := m.EvalBatchSize(tt.n); got != 1 {
+				t.Fatalf("EvalBatchSize(%d) = %d under a 1-byte budget; want 1", tt.n, got)
+			}
+			parts, err := m.Predict(fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range whole {
+				if len(parts[k]) != len(want) {
+					t.Fatalf("%s: %d values in parts, %d whole", k, len(parts[k]), len(want))
+				}
+				if d := relDiff(parts[k], want); d > 1e-6 {
+					t.Errorf("%s: predictions in parts differ from the whole batch's (relative %.2g)", k, d)
+				}
+			}
+		})
 	}
 }
 

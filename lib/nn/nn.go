@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -718,15 +719,13 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 func (m *Model) predictInParts(fb *clrs.Feedback, part int) (Predictions, error) {
 	out := Predictions{}
 	for lo := 0; lo < fb.BatchSize(); lo += part {
-		var trajs []*clrs.Trajectory
+		idx := make([]int, 0, part)
 		for b := lo; b < min(lo+part, fb.BatchSize()); b++ {
-			tr, err := fb.Trajectory(b)
-			if err != nil {
-				return nil, err
-			}
-			trajs = append(trajs, tr)
+			idx = append(idx, b)
 		}
-		sub, err := clrs.Batch(trajs, 0)
+		// One copy of the part's samples; batchOf drops the steps past
+		// the part's longest trajectory.
+		sub, err := fb.Select(idx...)
 		if err != nil {
 			return nil, err
 		}
@@ -737,6 +736,9 @@ func (m *Model) predictInParts(fb *clrs.Feedback, part int) (Predictions, error)
 		for k, v := range p {
 			out[k] = append(out[k], v...)
 		}
+		// A batch is split only when its steps are large: collect its
+		// host buffers before the next part makes its own.
+		runtime.GC()
 	}
 	return out, nil
 }
