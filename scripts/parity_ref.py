@@ -9,7 +9,14 @@ EVAL_EVERY steps, tests the best-validation parameters once on the test
 split (n=64), and prints one JSON line.
 
 Usage: parity_ref.py REF_DIR ALGO PROCESSOR STEPS [--hidden H] [--batch B]
-       [--seed S] [--eval-every K] [--dump-steps FILE]
+       [--seed S] [--eval-every K] [--test-batch K] [--dump-steps FILE]
+
+--test-batch K predicts the test split K samples at a time and scores the
+joined predictions once (the whole split at once by default): the same
+score, since each sample's prediction is its own (up to float32 rounding:
+0.38386306 against 0.38386308 on activity_selector, equal on bfs, parts of
+5 and 8), in a fraction of the memory: quickselect with Triplet-GMPNN held
+21.8 GB predicting its 32 test samples at once.
 
 --dump-steps FILE writes, instead of training with validation, the model's
 initial parameters, the losses of its first STEPS training steps (on the
@@ -39,6 +46,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--test-batch", type=int, default=0)
     ap.add_argument("--dump-steps", default="")
     a = ap.parse_args()
 
@@ -48,7 +56,8 @@ def main():
     pkg.__path__ = [os.path.join(a.ref, "clrs")]
     sys.modules["clrs"] = pkg
     import jax
-    from clrs._src import baselines, evaluation, processors, samplers, specs
+    import numpy as np
+    from clrs._src import baselines, evaluation, probing, processors, samplers, specs
 
     def split(name):
         # The official CLRS-30 splits (dataset.py): val and test hold 32 ×
@@ -88,10 +97,29 @@ def main():
     key = jax.random.PRNGKey(a.seed)
     m.init([vfb.features], a.seed)
 
-    def score(fb):
+    def score(fb, part=0):
         nonlocal key
-        key, k = jax.random.split(key)
-        preds, _ = m.predict(k, fb.features, algorithm_index=0)
+        f = fb.features
+        B = f.lengths.shape[0]
+        if part <= 0 or part >= B:
+            key, k = jax.random.split(key)
+            preds, _ = m.predict(k, f, algorithm_index=0)
+            return float(evaluation.evaluate(fb.outputs, preds)["score"])
+        # Part by part (--test-batch), joined, then scored once as a whole.
+        def with_data(d, x):
+            return probing.DataPoint(d.name, d.location, d.type_, x)
+
+        parts = []
+        for lo in range(0, B, part):
+            s = slice(lo, min(lo + part, B))
+            fs = f._replace(inputs=[with_data(d, d.data[s]) for d in f.inputs],
+                            hints=[with_data(d, d.data[:, s]) for d in f.hints],
+                            lengths=f.lengths[s])
+            key, k = jax.random.split(key)
+            p, _ = m.predict(k, fs, algorithm_index=0)
+            parts.append(p)
+        preds = {name: with_data(dp, np.concatenate([np.asarray(p[name].data) for p in parts]))
+                 for name, dp in parts[0].items()}
         return float(evaluation.evaluate(fb.outputs, preds)["score"])
 
     if a.dump_steps:
@@ -112,10 +140,10 @@ def main():
                 best_params = jax.tree_util.tree_map(lambda x: x, m.params)
             print(f"step {i} loss {loss:.4f} val {v:.4f} ({time.time() - t0:.0f}s)", file=sys.stderr, flush=True)
     m.params = best_params
-    t = score(tfb)
+    t = score(tfb, a.test_batch)
     print(json.dumps({"system": "reference", "algo": a.algo, "processor": a.processor, "steps": a.steps,
                       "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "best_val": best,
-                      "best_step": best_step, "test": t, "final_loss": losses[-1],
+                      "best_step": best_step, "test": t, "test_batch": a.test_batch, "final_loss": losses[-1],
                       "seconds": round(time.time() - t0, 1)}))
 
 

@@ -15,7 +15,8 @@
 # Results accumulate in data/parity/results.jsonl: a rerun skips the rows
 # already there (delete the file to start over). A reference run that fails
 # (killed for memory, say) is recorded as such ("failed": why) and the grid
-# goes on.
+# goes on; it is tried again by a run whose TEST_BATCH differs from the
+# failed one's.
 #
 # Usage: scripts/parity_train.sh          (settings from the environment:)
 #   ALGOS  (default: 8 algorithms over every CLRS-30 output type and stage;
@@ -23,6 +24,10 @@
 #   PROCS  (default "mpnn triplet_gmpnn")   SEEDS (default "42 43")
 #   STEPS (300)  HIDDEN (128)  BATCH (32)  EVAL_EVERY (50)
 #   SIDES  ("ref narlab": which systems to run)
+#   TEST_BATCH (8: the reference predicts the test split 8 samples at a
+#          time and scores the joined predictions, the same score as at
+#          once, in a fraction of the memory; 0: at once, as the rows before
+#          2026-11-27 04:30 UTC did)
 #   ORDER  (forward; reverse: the algorithms last to first, so that a second
 #          copy of this script, on another lane, works from the other end)
 #   REF_DIR (/tmp/clrs-ref)  REF_VENV (/tmp/narlab-refenv)
@@ -44,6 +49,7 @@ HIDDEN=${HIDDEN:-128}
 BATCH=${BATCH:-32}
 EVAL_EVERY=${EVAL_EVERY:-50}
 SIDES=${SIDES:-"ref narlab"}
+TEST_BATCH=${TEST_BATCH:-8}
 out="$root/data/parity"
 mkdir -p "$out/logs" "$out/locks"
 res="$out/results.jsonl"
@@ -58,14 +64,17 @@ if [[ " $SIDES " == *" narlab "* ]]; then
   bin/narlab backends >&2 || true
 fi
 
-have() { # have SYSTEM ALGO PROC SEED: the row is in results.jsonl
-  python3 - "$res" "$@" <<'EOF'
+have() { # have SYSTEM ALGO PROC SEED STEPS HIDDEN BATCH: the row is in results.jsonl
+  # (a failed row counts only under the TEST_BATCH it failed with)
+  python3 - "$res" "$TEST_BATCH" "$@" <<'EOF'
 import json, sys
-f, sysname, algo, proc, seed, steps, hidden, batch = sys.argv[1:]
+f, test_batch, sysname, algo, proc, seed, steps, hidden, batch = sys.argv[1:]
 for line in open(f):
     r = json.loads(line)
     if (r["system"], r["algo"], r["processor"], str(r["seed"]), str(r["steps"]), str(r["hidden"]), str(r["batch"])) == \
        (sysname, algo, proc, seed, steps, hidden, batch):
+        if "failed" in r and str(r.get("test_batch", 0)) != test_batch:
+            continue
         sys.exit(0)
 sys.exit(1)
 EOF
@@ -88,7 +97,7 @@ for algo in $ALGOS; do
         echo "== reference $tag" >&2
         rc=0
         "$refpy" scripts/parity_ref.py "$ref" "$algo" "$proc" "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
-          --seed "$seed" --eval-every "$EVAL_EVERY" 2> "$out/logs/ref-$tag.log" > "$out/logs/ref-$tag.out" || rc=$?
+          --seed "$seed" --eval-every "$EVAL_EVERY" --test-batch "$TEST_BATCH" 2> "$out/logs/ref-$tag.log" > "$out/logs/ref-$tag.out" || rc=$?
         if [ "$rc" = 0 ] && tail -1 "$out/logs/ref-$tag.out" | grep -q '^{'; then
           tail -1 "$out/logs/ref-$tag.out" >> "$res"
         else
@@ -96,11 +105,11 @@ for algo in $ALGOS; do
           # rerun skips it: delete its line to try again).
           why="exit status $rc"
           [ "$rc" -gt 128 ] && why="killed by signal $((rc - 128)) (SIGKILL is also the kernel's out-of-memory killer)"
-          python3 - "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH" "$why; log: data/parity/logs/ref-$tag.log" >> "$res" <<'EOF'
+          python3 - "$algo" "$proc" "$seed" "$STEPS" "$HIDDEN" "$BATCH" "$TEST_BATCH" "$why; log: data/parity/logs/ref-$tag.log" >> "$res" <<'EOF'
 import json, sys
-algo, proc, seed, steps, hidden, batch, why = sys.argv[1:]
+algo, proc, seed, steps, hidden, batch, test_batch, why = sys.argv[1:]
 print(json.dumps({"system": "reference", "algo": algo, "processor": proc, "steps": int(steps), "hidden": int(hidden),
-                  "batch": int(batch), "seed": int(seed), "failed": why}))
+                  "batch": int(batch), "seed": int(seed), "test_batch": int(test_batch), "failed": why}))
 EOF
         fi
         tail -1 "$res" >&2
