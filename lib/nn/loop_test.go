@@ -324,20 +324,25 @@ func TestPredictInParts(t *testing.T) {
 				t.Fatalf("EvalBatchSize(%d) = %d at the default budget; the whole batch should fit", tt.n, m.EvalBatchSize(tt.n))
 			}
 			defer func(b int64) { EvalMemoryBudget = b }(EvalMemoryBudget)
-			EvalMemoryBudget = 1
-			if got := m.EvalBatchSize(tt.n); got != 1 {
-				t.Fatalf("EvalBatchSize(%d) = %d under a 1-byte budget; want 1", tt.n, got)
-			}
-			parts, err := m.Predict(fb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, want := range whole {
-				if len(parts[k]) != len(want) {
-					t.Fatalf("%s: %d values in parts, %d whole", k, len(parts[k]), len(want))
+			perSample := m.evalStepBytes(tt.n)
+			// Parts of one sample; parts of two, the last padded with a
+			// repeat of its sample (5 = 2 + 2 + 1).
+			for _, part := range []int{1, 2} {
+				EvalMemoryBudget = int64(part) * perSample
+				if got := m.EvalBatchSize(tt.n); got != part {
+					t.Fatalf("EvalBatchSize(%d) = %d under a budget of %d samples", tt.n, got, part)
 				}
-				if d := relDiff(parts[k], want); d > 1e-6 {
-					t.Errorf("%s: predictions in parts differ from the whole batch's (relative %.2g)", k, d)
+				parts, err := m.Predict(fb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, want := range whole {
+					if len(parts[k]) != len(want) {
+						t.Fatalf("parts of %d: %s: %d values in parts, %d whole", part, k, len(parts[k]), len(want))
+					}
+					if d := relDiff(parts[k], want); d > 1e-6 {
+						t.Errorf("parts of %d: %s: predictions in parts differ from the whole batch's (relative %.2g)", part, k, d)
+					}
 				}
 			}
 		})

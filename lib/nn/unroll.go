@@ -184,7 +184,7 @@ func (m *Model) unrollFits(bd *batchTensors) bool {
 	}
 	// A training step keeps each step's activations for the backward pass:
 	// about the widest evaluation step's, per step and sample.
-	per := EvalMemoryBudget / int64(m.EvalBatchSize(bd.N))
+	per := m.evalStepBytes(bd.N)
 	return int64(bd.S)*int64(bd.B)*per <= UnrollMemoryBudget
 }
 
