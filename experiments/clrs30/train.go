@@ -253,7 +253,7 @@ const AutoUnrollMinSteps = 2000
 // modelStepLoop is the step-loop mode the model gets: StepLoop, except
 // that auto is loop for runs shorter than AutoUnrollMinSteps.
 func (c Config) modelStepLoop() string {
-	if (c.StepLoop == "" || c.StepLoop == nn.StepLoopAuto) && c.Steps < AutoUnrollMinSteps {
+	if (c.StepLoop == "" || c.StepLoop == nn.StepLoopAuto) && (c.Steps < AutoUnrollMinSteps || !nn.AutoUnrolls(c.Processor)) {
 		return nn.StepLoopLoop
 	}
 	return c.StepLoop
@@ -341,7 +341,7 @@ func trainDataName(c Config) string {
 func stepLoopName(asked, used string) string {
 	switch {
 	case (asked == "" || asked == nn.StepLoopAuto) && used == nn.StepLoopLoop:
-		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps do not compile unrolled programs)",
+		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps and the Triplet processors do not compile unrolled programs)",
 			AutoUnrollMinSteps)
 	case asked == "" || asked == nn.StepLoopAuto:
 		return fmt.Sprintf("auto (one compiled step in a loop; from step %d, training batches of at most %d steps unrolled)",

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/lib/nn"
 )
 
 // tiny is a run small enough for the pure-Go backend: insertion_sort (its
@@ -129,6 +131,34 @@ func TestParamsTrue(t *testing.T) {
 		}
 		if got := c.cfg.Params()["train_data"]; !strings.Contains(got, c.want) {
 			t.Errorf("%+v: train_data %q, want it to mention %q", c.cfg, got, c.want)
+		}
+	}
+}
+
+// TestAutoStepLoop checks the step loop a run's model gets under auto and
+// the step_loop param it logs: unrolled programs only for long runs of a
+// processor other than the Triplet ones.
+func TestAutoStepLoop(t *testing.T) {
+	for _, c := range []struct {
+		processor string
+		steps     int
+		model     string // the model's Config.StepLoop
+		logged    string // the start of the step_loop param
+	}{
+		{"mpnn", 10000, nn.StepLoopAuto, "auto (one compiled step in a loop; from step"},
+		{"mpnn", 300, nn.StepLoopLoop, "auto: loop"},
+		{"triplet_gmpnn", 10000, nn.StepLoopLoop, "auto: loop"},
+		{"triplet_mpnn", 300, nn.StepLoopLoop, "auto: loop"},
+	} {
+		cfg := Config{Algo: "bfs", Processor: c.processor, Steps: c.steps, Dir: "x"}
+		if err := cfg.defaults(); err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.modelConfig().StepLoop; got != c.model {
+			t.Errorf("%s, %d steps: the model's step loop %q, want %q", c.processor, c.steps, got, c.model)
+		}
+		if got := cfg.Params()["step_loop"]; !strings.HasPrefix(got, c.logged) {
+			t.Errorf("%s, %d steps: step_loop %q, want it to start %q", c.processor, c.steps, got, c.logged)
 		}
 	}
 }

@@ -53,7 +53,8 @@ import (
 // Step-loop modes (Config.StepLoop).
 const (
 	// StepLoopAuto trains in the step loop and, for batches of at most
-	// UnrollMaxSteps steps whose unrolled training fits UnrollMemoryBudget,
+	// UnrollMaxSteps steps whose unrolled training fits UnrollMemoryBudget
+	// (with a processor other than the Triplet ones: unrollFits),
 	// switches to an unrolled program from training step UnrollFromStep
 	// on (compiled in the background meanwhile). It evaluates in the step
 	// loop.

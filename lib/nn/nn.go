@@ -57,7 +57,8 @@ type Config struct {
 	// StepLoopModes): "auto" (the default, also when empty) evaluates in
 	// a loop over one compiled step and trains there too, except that
 	// from training step UnrollFromStep on batches of at most
-	// UnrollMaxSteps steps train unrolled; "loop" and "unroll" force one
+	// UnrollMaxSteps steps train unrolled (not with the Triplet
+	// processors, where it does not pay); "loop" and "unroll" force one
 	// way. Both
 	// compute the same function (up to floating-point rounding); the
 	// loop's compile time and memory do not grow with the trajectory's

@@ -177,8 +177,22 @@ func (bd *batchTensors) paddedTo(S int) *batchTensors {
 	return &p
 }
 
-// unrollFits reports whether StepLoopAuto may train a batch unrolled.
+// AutoUnrolls tells whether StepLoopAuto ever trains a processor's short
+// batches unrolled: not a Triplet processor's (unrollFits).
+func AutoUnrolls(processor string) bool {
+	pk, ok := pgnKinds[processor]
+	return !ok || !pk.triplets
+}
+
+// unrollFits reports whether StepLoopAuto may train a batch unrolled:
+// never with a Triplet processor, which unrolled trained short batches at
+// most 14 % faster than in the loop with two to four times the memory,
+// and kmp_matcher's at half the loop's speed (docs/performance.md, "Where
+// auto's unrolling no longer pays"); MPNN-family processors gained 1.45×.
 func (m *Model) unrollFits(bd *batchTensors) bool {
+	if !AutoUnrolls(m.cfg.Processor) {
+		return false
+	}
 	if bd.S > UnrollMaxSteps {
 		return false
 	}

@@ -216,3 +216,43 @@ func TestPaddedArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoUnrollsProcessors checks which processors StepLoopAuto trains
+// unrolled: the MPNN family's short batches, never a Triplet processor's.
+func TestAutoUnrollsProcessors(t *testing.T) {
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := fixedBatch(t, "insertion_sort", 5, 4)
+	for _, tt := range []struct {
+		processor string
+		unrolls   bool
+	}{
+		{"mpnn", true},
+		{"pgn", true},
+		{"gat", true},
+		{"triplet_mpnn", false},
+		{"triplet_gmpnn", false},
+		{"triplet_pgn", false},
+	} {
+		if got := AutoUnrolls(tt.processor); got != tt.unrolls {
+			t.Errorf("AutoUnrolls(%s) = %v, want %v", tt.processor, got, tt.unrolls)
+		}
+		cfg := DefaultConfig("insertion_sort", tt.processor)
+		cfg.Hidden = 8
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bd, err := m.batchOf(fb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.unrollFits(bd); got != tt.unrolls {
+			t.Errorf("%s: a %d-step batch fits auto's unrolling: %v, want %v", tt.processor, bd.S, got, tt.unrolls)
+		}
+		bd.release()
+		m.Close()
+	}
+}
