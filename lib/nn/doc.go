@@ -34,7 +34,7 @@
 //     mode, auto, trains their batches of at most UnrollMaxSteps steps
 //     unrolled from training step UnrollFromStep on, their programs
 //     compiled in the background until then (unroll.go); the Triplet
-//     processors, which gained at most 14 % for two to four times the
+//     processors, which gained at most 15 % for two to four times the
 //     memory, stay in the loop; evaluation always loops.
 //
 // Both compute the same function (TestStepLoopSameFunction compares

@@ -186,7 +186,7 @@ func AutoUnrolls(processor string) bool {
 
 // unrollFits reports whether StepLoopAuto may train a batch unrolled:
 // never with a Triplet processor, which unrolled trained short batches at
-// most 14 % faster than in the loop with two to four times the memory,
+// most 15 % faster than in the loop with two to four times the memory,
 // and kmp_matcher's at half the loop's speed (docs/performance.md, "Where
 // auto's unrolling no longer pays"); MPNN-family processors gained 1.45×.
 func (m *Model) unrollFits(bd *batchTensors) bool {
