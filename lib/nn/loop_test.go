@@ -604,3 +604,28 @@ func TestCallSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestPartSize checks how a batch over the evaluation limit is split: into
+// parts that divide it where one is above half the limit, else into the
+// fewest equal parts (the last padded).
+func TestPartSize(t *testing.T) {
+	for _, tt := range []struct{ b, limit, want int }{
+		{32, 25, 16},
+		{32, 15, 8},
+		{32, 7, 4},
+		{32, 6, 4},
+		{32, 1, 1},
+		{5, 2, 2}, // 2 + 2 + 1, the last part padded
+		{7, 3, 3}, // 3 + 3 + 1
+		{30, 7, 6},
+		{31, 8, 8}, // a prime: 8 + 8 + 8 + 7
+	} {
+		got := partSize(tt.b, tt.limit)
+		if got != tt.want {
+			t.Errorf("partSize(%d, %d) = %d, want %d", tt.b, tt.limit, got, tt.want)
+		}
+		if got > tt.limit || got < 1 {
+			t.Errorf("partSize(%d, %d) = %d: outside 1..%d", tt.b, tt.limit, got, tt.limit)
+		}
+	}
+}

@@ -660,9 +660,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 		return nil, err
 	}
 	if limit := m.EvalBatchSize(n); fb.BatchSize() > limit {
-		// Parts of equal size (one program shape), each within the limit.
-		parts := (fb.BatchSize() + limit - 1) / limit
-		return m.predictInParts(fb, (fb.BatchSize()+parts-1)/parts)
+		return m.predictInParts(fb, partSize(fb.BatchSize(), limit))
 	}
 	bd, err := m.batchOf(fb)
 	if err != nil {
@@ -712,6 +710,22 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 		}
 	}
 	return p, nil
+}
+
+// partSize is the number of samples a part holds when a batch of b samples
+// is predicted at most limit at a time: the largest divisor of b above
+// half the limit (parts of one size, none padded), else the size of the
+// fewest equal parts (the last one padded by predictInParts). Padding
+// costs work: a 32-sample batch in parts of 6 computes 36 samples, in
+// parts of 4 none wasted.
+func partSize(b, limit int) int {
+	for d := limit; 2*d > limit; d-- {
+		if b%d == 0 {
+			return d
+		}
+	}
+	parts := (b + limit - 1) / limit
+	return (b + parts - 1) / parts
 }
 
 // predictInParts predicts a batch part samples at a time and joins the
