@@ -11,7 +11,7 @@ import (
 // evaluation batch makes its host tensors anew, so at GOGC=100 the garbage
 // of a few batches rides on hundreds of megabytes of data. narlab collects
 // at half that growth: the peak memory of lcs_length/Triplet-GMPNN's short
-// protocol (BenchmarkProtocol) fell from 1.43–1.78 GB to 1.43–1.55 GB
+// protocol (BenchmarkProtocol) fell from 1.60–1.82 GB to 1.42–1.60 GB
 // (docs/performance.md, "Step loop"), with no measurable change in its
 // time. $GOGC takes precedence.
 func init() {
