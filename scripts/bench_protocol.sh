@@ -9,9 +9,10 @@
 # the whole val split, the whole n=64 test split), the test split's time,
 # steady-state steps/s and peak resident memory.
 #
-# Rows already in data/bench/protocol_rows.jsonl are skipped, so an
-# interrupted run resumes where it stopped (FRESH=1 starts over). The table
-# goes to data/bench/protocol.md (docs/performance.md records it).
+# Rows already in results/protocol_rows.jsonl (committed: a fresh clone
+# resumes too; ROWS_FILE names another file) are skipped, so an interrupted
+# run resumes where it stopped (FRESH=1 starts over). The table goes to
+# data/bench/protocol.md (docs/performance.md records it).
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
 #   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: each of the 30
@@ -22,7 +23,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 out="$root/data/bench"
 mkdir -p "$out"
-rows_file="$out/protocol_rows.jsonl"
+rows_file="${ROWS_FILE:-$root/results/protocol_rows.jsonl}"
+mkdir -p "$(dirname "$rows_file")"
 [ "${FRESH:-0}" = 1 ] && : > "$rows_file"
 touch "$rows_file"
 steps="${2:-5}"
@@ -39,6 +41,7 @@ fi
 ref=$(scripts/ref-harness.sh)
 refpy=$(scripts/ref-harness.sh --jax)
 CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
+machine="$(uname -m) Linux, $(nproc) CPUs ($(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'))"
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib || echo "+changes")  # what nn.test was built from
 for row in $rows; do
   if grep -q "\"row\": \"$row\"" "$rows_file"; then
@@ -51,7 +54,7 @@ for row in $rows; do
   echo "== $row: narlab ($(date +%T))" >&2
   n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
       -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>&1 | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
-  echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
+  echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"machine\": \"$machine\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
 done
 backend=$(bin/narlab backends --format json 2>/dev/null | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
 .venv/bin/python scripts/bench_protocol_table.py "$rows_file" "$backend" | tee "$out/protocol.md"

@@ -20,8 +20,13 @@ for line in open('/proc/cpuinfo'):
         break
 rows = [json.loads(line) for line in open(rows_file) if line.strip()]
 dates = sorted({r.get('date', '?') for r in rows})
-commits = sorted({r.get('commit', '?') for r in rows})
-print(f'Measured {", ".join(dates)} on {platform.machine()} Linux, {os.cpu_count()} CPUs ({cpu}) by '
+commits = sorted({c for r in rows for c in r.get('commit', '?').split('|')})  # a|b: one of these (rows recovered from the docs)
+here = f'{platform.machine()} Linux, {os.cpu_count()} CPUs ({cpu})'
+machines = []
+for r in rows:
+    if r.get('machine', here) not in machines:
+        machines.append(r.get('machine', here))
+print(f'Measured {", ".join(dates)} on {" and ".join(machines)} (each row both sides on one machine; "machine" in its line of results/protocol_rows.jsonl) by '
       f'scripts/bench_protocol.sh (narlab at {", ".join(commits)} on {backend}; reference dm-clrs 2.0.3 on jax 0.4.38 CPU). '
       f'Each cell: reference → narlab. Hidden 128, batches of 32.\n')
 print('| algorithm | processor | first step (s) | short protocol (s) | test split n=64 (s) | steps/s | '

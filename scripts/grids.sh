@@ -22,7 +22,10 @@
 #
 # Usage: setsid nohup scripts/grids.sh > data/grids.log 2>&1 &
 #   LANES ("1 2": which lanes to run)
-# Each lane logs to data/grids/laneN.log; the steps' own logs are where
+# The grids' rows live in results/ (protocol_rows.jsonl, parity30.jsonl,
+# finished.txt), which is committed: commit it at the end of a session and a
+# fresh clone resumes where this machine stopped. Each lane logs to
+# data/grids/laneN.log; the steps' own logs are where
 # their commands put them (data/bench/, data/parity/, data/salsa-run*.log,
 # data/sweeps/clrs30-triplet-reduced/logs/).
 set -euo pipefail
@@ -34,10 +37,17 @@ export GOMLX_NO_AUTO_INSTALL=1
 scripts/build-narlab.sh >/dev/null
 
 # step NAME PATTERN CMD...: waits while a process matching PATTERN runs,
-# then runs CMD (which resumes on its own).
+# then runs CMD (which resumes on its own). A step listed in
+# results/finished.txt (committed, so a fresh clone knows it too) is
+# skipped; one that ends well is added there.
+finished=results/finished.txt
 step() {
   local name=$1 pattern=$2
   shift 2
+  if grep -qx -- "$name" "$finished" 2>/dev/null; then
+    echo "$(date -u +%FT%TZ) $name: finished before ($finished); skipped"
+    return 0
+  fi
   while pgrep -f -- "$pattern" > /dev/null; do
     echo "$(date -u +%FT%TZ) $name: already running; waiting" && sleep 300
   done
@@ -46,6 +56,7 @@ step() {
   "$@" || rc=$?
   if [ "$rc" = 0 ]; then
     echo "$(date -u +%FT%TZ) $name: done"
+    echo "$name" >> "$finished"
   else
     echo "$(date -u +%FT%TZ) $name: failed (exit status $rc)"
   fi
@@ -53,7 +64,7 @@ step() {
 
 lane1() {
   step bench-protocol "scripts/bench_protocol.sh" scripts/bench_protocol.sh
-  step parity-train-all "scripts/parity_train.sh" env ALGOS=all SEEDS=42 STEPS=100 HIDDEN=32 BATCH=16 \
+  step parity-train-all "scripts/parity_train.sh" env RESULTS=results/parity30.jsonl ALGOS=all SEEDS=42 STEPS=100 HIDDEN=32 BATCH=16 \
     EVAL_EVERY=25 scripts/parity_train.sh
 }
 
@@ -65,10 +76,11 @@ lane2() {
     --algos fast_mis,eccentricity,bfs,dijkstra,mst_prim,dfs
   step clrs30-sweep "narlab sweep run --dir data/sweeps/clrs30-triplet-reduced" \
     bin/narlab sweep run --dir data/sweeps/clrs30-triplet-reduced --executor local
-  bin/narlab sweep report --dir data/sweeps/clrs30-triplet-reduced > data/grids/clrs30-report.md || true
+  [ -d data/sweeps/clrs30-triplet-reduced ] &&
+    { bin/narlab sweep report --dir data/sweeps/clrs30-triplet-reduced > data/grids/clrs30-report.md || true; }
   # Never matches a running process (env's own arguments are gone once it
   # runs the script): lane 1's copy is expected beside this one.
-  step parity-train-all-reverse "env ORDER=reverse" env ORDER=reverse ALGOS=all SEEDS=42 STEPS=100 HIDDEN=32 \
+  step parity-train-all-reverse "env ORDER=reverse" env RESULTS=results/parity30.jsonl ORDER=reverse ALGOS=all SEEDS=42 STEPS=100 HIDDEN=32 \
     BATCH=16 EVAL_EVERY=25 scripts/parity_train.sh
 }
 

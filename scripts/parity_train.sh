@@ -12,8 +12,10 @@
 #
 # Prints and writes data/parity/parity.md: val and test of both and the
 # test gap (narlab − reference, points) per row, and the mean gap.
-# Results accumulate in data/parity/results.jsonl: a rerun skips the rows
-# already there (delete the file to start over). A reference run that fails
+# Results accumulate in data/parity/results.jsonl (RESULTS names another
+# file: scripts/grids.sh keeps the 30-algorithm grid's rows in the
+# committed results/parity30.jsonl): a rerun skips the rows already there
+# (delete the file to start over). A reference run that fails
 # (killed for memory, say) is recorded as such ("failed": why) and the grid
 # goes on; it is tried again by a run whose TEST_BATCH differs from the
 # failed one's.
@@ -52,7 +54,8 @@ SIDES=${SIDES:-"ref narlab"}
 TEST_BATCH=${TEST_BATCH:-8}
 out="$root/data/parity"
 mkdir -p "$out/logs" "$out/locks"
-res="$out/results.jsonl"
+res="${RESULTS:-$out/results.jsonl}"
+mkdir -p "$(dirname "$res")"
 touch "$res"
 
 if [[ " $SIDES " == *" ref "* ]]; then
