@@ -2,8 +2,11 @@
 # The GPU machine's side of scripts/gpu_bench.sh (copied to .gpu/run.sh by
 # `scripts/gpu_bench.sh prepare`; see there). Runs from the repository root.
 #
-# The default rows are protocol rows no lease has measured (the third
-# lease, H100, 2026-11-27, measured the device loop and k steps a call).
+# The default rows: Triplet-GMPNN rows whose steady state auto now trains
+# unrolled on a card (the fourth lease, H100, 2026-11-27, found
+# mst_prim/triplet_gmpnn at a quarter of the reference's steps/s in the
+# step loop), beside the loop (@loop), then protocol rows no lease has
+# measured.
 # Two parts, interleaved so that a lease cut short still returns some of
 # each, every row in a process of its own under ROW_TIMEOUT (default 120 s),
 # no row started after DEADLINE seconds (default 470), none running past
@@ -24,6 +27,8 @@
 #                  (the loop over the steps inside one program; auto's pick
 #                  on a GPU) and "host", @kN trains in the
 #                  step loop N steps a call (Config.StepsPerCall),
+#                  @loop and @unroll force Config.StepLoop (auto's
+#                  pick against a fixed one),
 #                  @noautotune turns XLA's GPU autotuning off (what part of
 #                  a first step is autotuning).
 # GPU memory: each process's peak of nvidia-smi's memory.used, less the
@@ -37,7 +42,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
-rows="${ROWS:-insertion_sort/triplet_gmpnn,quicksort/mpnn,mst_prim/triplet_gmpnn,floyd_warshall/mpnn,strongly_connected_components/triplet_gmpnn,naive_string_matcher/mpnn}"
+rows="${ROWS:-mst_prim/triplet_gmpnn,mst_prim/triplet_gmpnn@loop,floyd_warshall/mpnn,strongly_connected_components/triplet_gmpnn,naive_string_matcher/mpnn}"
 steps="${STEPS:-20}"
 limit="${ROW_TIMEOUT:-120}"
 deadline="${DEADLINE:-470}"
@@ -129,11 +134,13 @@ for row in ${rows//,/ }; do
   fi
   if [ "${row#*@}" != "$row" ]; then
     # ROW@OPTION...: narlab alone with options (device, host: NARLAB_EVAL_LOOP;
+    # loop, unroll: NARLAB_STEP_LOOP;
     # kN: NARLAB_STEPS_PER_CALL=N); the reference's side is the plain row's.
     base=${row%%@*} opts=() bench=BenchmarkProtocol
     for o in $(echo "${row#*@}" | tr '@' ' '); do
       case "$o" in
       device | host) opts+=(NARLAB_EVAL_LOOP="$o") ;;
+      loop | unroll) opts+=(NARLAB_STEP_LOOP="$o") ;;
       k[0-9]*) opts+=(NARLAB_STEPS_PER_CALL="${o#k}" NARLAB_STEP_LOOP=loop) ;;
       noautotune) opts+=(XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_autotune_level=0") ;;
       *) echo "gpu_bench: $row: unknown option @$o" | tee -a "$log" >&2; continue 2 ;;

@@ -34,7 +34,8 @@ def metrics(text):
 def options(name):
     """A row name's base and the words for its @options ("dfs/mpnn@device@k8")."""
     base, *opts = name.split("@")
-    words = {"device": "device loop", "host": "host loop", "noautotune": "XLA autotuning off"}
+    words = {"device": "device loop", "host": "host loop", "noautotune": "XLA autotuning off",
+             "loop": "step loop throughout", "unroll": "unrolled throughout"}
     return base, ", ".join(words.get(o, f"{o[1:]} steps a call" if o[:1] == "k" else o) for o in opts)
 
 

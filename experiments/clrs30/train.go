@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx/compute"
+
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/internal/project"
@@ -253,10 +255,21 @@ const AutoUnrollMinSteps = 2000
 // modelStepLoop is the step-loop mode the model gets: StepLoop, except
 // that auto is loop for runs shorter than AutoUnrollMinSteps.
 func (c Config) modelStepLoop() string {
-	if (c.StepLoop == "" || c.StepLoop == nn.StepLoopAuto) && (c.Steps < AutoUnrollMinSteps || !nn.AutoUnrolls(c.Processor)) {
+	if (c.StepLoop == "" || c.StepLoop == nn.StepLoopAuto) && c.Steps < AutoUnrollMinSteps {
 		return nn.StepLoopLoop
 	}
 	return c.StepLoop
+}
+
+// stepLoopParam is the step_loop run parameter: the mode asked for and
+// the one in effect on be (auto trains a Triplet processor in the loop
+// throughout except on an NVIDIA card: nn.AutoUnrolls).
+func (c Config) stepLoopParam(be compute.Backend) string {
+	used := c.modelStepLoop()
+	if used == nn.StepLoopAuto && !nn.AutoUnrolls(c.Processor, be) {
+		used = nn.StepLoopLoop
+	}
+	return stepLoopName(c.StepLoop, used)
 }
 
 // Settings are everything that changes a run's result except its number
@@ -317,7 +330,7 @@ func (c Config) Params() map[string]string {
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
-		"step_loop": stepLoopName(c.StepLoop, c.modelStepLoop()),
+		"step_loop": stepLoopName(c.StepLoop, c.modelStepLoop()), // Run: stepLoopParam on its backend
 		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
 	}
 	if strings.HasPrefix(c.Processor, "triplet_") {
@@ -341,7 +354,7 @@ func trainDataName(c Config) string {
 func stepLoopName(asked, used string) string {
 	switch {
 	case (asked == "" || asked == nn.StepLoopAuto) && used == nn.StepLoopLoop:
-		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps and the Triplet processors do not compile unrolled programs)",
+		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps, and the Triplet processors off an NVIDIA card, do not compile unrolled programs)",
 			AutoUnrollMinSteps)
 	case asked == "" || asked == nn.StepLoopAuto:
 		return fmt.Sprintf("auto (one compiled step in a loop; from step %d, training batches of at most %d steps unrolled)",
@@ -527,6 +540,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		params = cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
+		params["step_loop"] = cfg.stepLoopParam(be)
 		if cfg.EvalLoop == nn.EvalLoopAuto {
 			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
 		}

@@ -139,15 +139,19 @@ func TestParamsTrue(t *testing.T) {
 // the step_loop param it logs: unrolled programs only for long runs of a
 // processor other than the Triplet ones.
 func TestAutoStepLoop(t *testing.T) {
+	be, err := nn.Backend("go") // a CPU backend: Triplet processors stay in the loop
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		processor string
 		steps     int
 		model     string // the model's Config.StepLoop
-		logged    string // the start of the step_loop param
+		logged    string // the start of the step_loop param on a CPU
 	}{
 		{"mpnn", 10000, nn.StepLoopAuto, "auto (one compiled step in a loop; from step"},
 		{"mpnn", 300, nn.StepLoopLoop, "auto: loop"},
-		{"triplet_gmpnn", 10000, nn.StepLoopLoop, "auto: loop"},
+		{"triplet_gmpnn", 10000, nn.StepLoopAuto, "auto: loop"},
 		{"triplet_mpnn", 300, nn.StepLoopLoop, "auto: loop"},
 	} {
 		cfg := Config{Algo: "bfs", Processor: c.processor, Steps: c.steps, Dir: "x"}
@@ -157,7 +161,7 @@ func TestAutoStepLoop(t *testing.T) {
 		if got := cfg.modelConfig().StepLoop; got != c.model {
 			t.Errorf("%s, %d steps: the model's step loop %q, want %q", c.processor, c.steps, got, c.model)
 		}
-		if got := cfg.Params()["step_loop"]; !strings.HasPrefix(got, c.logged) {
+		if got := cfg.stepLoopParam(be); !strings.HasPrefix(got, c.logged) {
 			t.Errorf("%s, %d steps: step_loop %q, want it to start %q", c.processor, c.steps, got, c.logged)
 		}
 	}

@@ -92,7 +92,8 @@ func TestChooseCUDA(t *testing.T) {
 // TestCUDABackend runs on a machine with an NVIDIA GPU and the CUDA plugin
 // (scripts/gpu_bench_run.sh runs it there first): narlab's own pick is XLA
 // CUDA and a model trains a step and predicts on it, evaluating with its
-// loop on the device (EvalLoop auto's pick there). Elsewhere it is
+// loop on the device (EvalLoop auto's pick there), and that auto's
+// step loop unrolls the Triplet processors there too. Elsewhere it is
 // skipped, saying why (CI has no GPU; TestChooseCUDA covers the pick).
 func TestCUDABackend(t *testing.T) {
 	f := Discover()
@@ -125,6 +126,9 @@ func TestCUDABackend(t *testing.T) {
 	defer m.Close()
 	if !m.loop.evalOnDevice {
 		t.Error("the default evaluation loop (auto) runs on the host on the GPU")
+	}
+	if !AutoUnrolls("triplet_gmpnn", be) {
+		t.Error("auto's step loop keeps Triplet-GMPNN in the loop on the GPU")
 	}
 	loss, err := m.TrainStep(fb)
 	if err != nil || math.IsNaN(loss) || loss <= 0 {

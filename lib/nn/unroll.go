@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
@@ -178,19 +179,28 @@ func (bd *batchTensors) paddedTo(S int) *batchTensors {
 }
 
 // AutoUnrolls tells whether StepLoopAuto ever trains a processor's short
-// batches unrolled: not a Triplet processor's (unrollFits).
-func AutoUnrolls(processor string) bool {
+// batches unrolled on a backend: every processor's on an NVIDIA card,
+// where each call of the loop's step programs has a fixed cost of about a
+// millisecond or two against a step's fraction of one (a Triplet-GMPNN
+// mst_prim trains at a quarter of the reference's speed in the loop:
+// docs/performance.md, "On a GPU", fourth lease); elsewhere not a Triplet
+// processor's, which unrolled trained short batches at most 15 % faster
+// than in the loop with two to four times the memory, and kmp_matcher's
+// at half the loop's speed ("Where auto's unrolling no longer pays"),
+// while MPNN-family processors gained 1.45×.
+func AutoUnrolls(processor string, be compute.Backend) bool {
+	if onNVIDIA(be) {
+		return true
+	}
 	pk, ok := pgnKinds[processor]
 	return !ok || !pk.triplets
 }
 
-// unrollFits reports whether StepLoopAuto may train a batch unrolled:
-// never with a Triplet processor, which unrolled trained short batches at
-// most 15 % faster than in the loop with two to four times the memory,
-// and kmp_matcher's at half the loop's speed (docs/performance.md, "Where
-// auto's unrolling no longer pays"); MPNN-family processors gained 1.45×.
+// unrollFits reports whether StepLoopAuto may train a batch unrolled: a
+// processor that unrolls on this backend (AutoUnrolls), a batch of at
+// most UnrollMaxSteps steps whose activations fit UnrollMemoryBudget.
 func (m *Model) unrollFits(bd *batchTensors) bool {
-	if !AutoUnrolls(m.cfg.Processor) {
+	if !AutoUnrolls(m.cfg.Processor, m.backend) {
 		return false
 	}
 	if bd.S > UnrollMaxSteps {

@@ -236,7 +236,7 @@ func TestAutoUnrollsProcessors(t *testing.T) {
 		{"triplet_gmpnn", false},
 		{"triplet_pgn", false},
 	} {
-		if got := AutoUnrolls(tt.processor); got != tt.unrolls {
+		if got := AutoUnrolls(tt.processor, be); got != tt.unrolls {
 			t.Errorf("AutoUnrolls(%s) = %v, want %v", tt.processor, got, tt.unrolls)
 		}
 		cfg := DefaultConfig("insertion_sort", tt.processor)
