@@ -21,13 +21,13 @@ refpy=$(scripts/ref-harness.sh --jax)
 out="$root/data/bench"
 mkdir -p "$out"
 : > "$out/train_rows.jsonl"
-go test -c -o "$out/nn.test" ./lib/nn
+go test -c -o "$out/nn-train.test" ./lib/nn
 for row in ${rows//,/ }; do
   algo=${row%/*} proc=${row#*/}
   echo "== $row: reference" >&2
   r=$("$refpy" scripts/ref_trainbench.py "$ref" "$algo" "$proc" "$steps" 2>/dev/null | tail -1 | grep '^{' || echo null)
   echo "== $row: narlab" >&2
-  n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" "$out/nn.test" -test.run '^$' -test.bench BenchmarkTrainStep \
+  n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" "$out/nn-train.test" -test.run '^$' -test.bench BenchmarkTrainStep \
       -test.benchtime "${steps}x" 2>&1 | grep -E "^BenchmarkTrainStep/" | tr -s "\t " " " || true)
   echo "{\"row\": \"$row\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$out/train_rows.jsonl" >&2
 done

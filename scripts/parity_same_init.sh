@@ -45,12 +45,12 @@ for line in open(f):
     if (r["algo"], r["processor"], r["steps"]) == (algo, proc, steps):
         rows[r["seed"]] = r
 print(f"{algo} {proc}, {steps} steps, same initial parameters and batches; scores in %\n")
-print("| seed | narlab val | ref val | narlab test | ref test | test difference |")
-print("|---|---|---|---|---|---|")
+print("| seed | losses agree (0.1 %) to step | narlab val | ref val | narlab test | ref test | test difference |")
+print("|---|---|---|---|---|---|---|")
 d = []
 for s, r in sorted(rows.items()):
     d.append(100 * (r["narlab_test"] - r["ref_test"]))
-    print(f"| {s} | {100*r['narlab_val']:.1f} | {100*r['ref_val']:.1f} | {100*r['narlab_test']:.1f} | "
+    print(f"| {s} | {r.get('loss_agrees_to_step', '—')} | {100*r['narlab_val']:.1f} | {100*r['ref_val']:.1f} | {100*r['narlab_test']:.1f} | "
           f"{100*r['ref_test']:.1f} | {d[-1]:+.1f} |")
 if d:
     nt = statistics.mean(100 * r["narlab_test"] for r in rows.values())
