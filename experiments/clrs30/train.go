@@ -24,8 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomlx/compute"
-
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/internal/project"
@@ -262,11 +260,12 @@ func (c Config) modelStepLoop() string {
 }
 
 // stepLoopParam is the step_loop run parameter: the mode asked for and
-// the one in effect on be (auto trains a Triplet processor in the loop
-// throughout except on an NVIDIA card: nn.AutoUnrolls).
-func (c Config) stepLoopParam(be compute.Backend) string {
+// the one in effect, given whether auto unrolls the processor on the run's
+// backend (nn.AutoUnrolls: a Triplet processor stays in the loop
+// throughout except on an NVIDIA card).
+func (c Config) stepLoopParam(autoUnrolls bool) string {
 	used := c.modelStepLoop()
-	if used == nn.StepLoopAuto && !nn.AutoUnrolls(c.Processor, be) {
+	if used == nn.StepLoopAuto && !autoUnrolls {
 		used = nn.StepLoopLoop
 	}
 	return stepLoopName(c.StepLoop, used)
@@ -540,7 +539,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		params = cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
-		params["step_loop"] = cfg.stepLoopParam(be)
+		params["step_loop"] = cfg.stepLoopParam(nn.AutoUnrolls(cfg.Processor, be))
 		if cfg.EvalLoop == nn.EvalLoopAuto {
 			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
 		}

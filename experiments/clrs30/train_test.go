@@ -161,7 +161,7 @@ func TestAutoStepLoop(t *testing.T) {
 		if got := cfg.modelConfig().StepLoop; got != c.model {
 			t.Errorf("%s, %d steps: the model's step loop %q, want %q", c.processor, c.steps, got, c.model)
 		}
-		if got := cfg.stepLoopParam(be); !strings.HasPrefix(got, c.logged) {
+		if got := cfg.stepLoopParam(nn.AutoUnrolls(c.processor, be)); !strings.HasPrefix(got, c.logged) {
 			t.Errorf("%s, %d steps: step_loop %q, want it to start %q", c.processor, c.steps, got, c.logged)
 		}
 	}
