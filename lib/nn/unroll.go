@@ -184,10 +184,12 @@ func (bd *batchTensors) paddedTo(S int) *batchTensors {
 // millisecond or two against a step's fraction of one (a Triplet-GMPNN
 // mst_prim trains at a quarter of the reference's speed in the loop:
 // docs/performance.md, "On a GPU", fourth lease); elsewhere not a Triplet
-// processor's, which unrolled trained short batches at most 15 % faster
-// than in the loop with two to four times the memory, and kmp_matcher's
-// at half the loop's speed ("Where auto's unrolling no longer pays"),
-// while MPNN-family processors gained 1.45×.
+// processor's, whose unrolled programs take two to four times the loop's
+// memory for a gain that depends on the algorithm and the CPU (bfs
+// Triplet-MPNN slower unrolled, insertion_sort's up to 1.5× faster,
+// kmp_matcher's Triplet-GMPNN at half the loop's speed: "Where auto's
+// unrolling no longer pays", "Training speed with the step loop"), while
+// MPNN-family processors gained 1.45×.
 func AutoUnrolls(processor string, be compute.Backend) bool {
 	if onNVIDIA(be) {
 		return true
