@@ -9,7 +9,7 @@ ref_protocol.py), the evaluation-alone rows (predict:..., BenchmarkPredict
 beside ref_predict.py), the per-call rows (calls:..., BenchmarkStepCall)
 and the sparse/dense evaluation rows (BenchmarkSparseVsDense). A row named
 ROW@OPTION... (@device, @host: evaluation's loop on the device, on the
-host; @kN: N training
+host; @loop, @unroll: a fixed training step loop; @kN: N training
 steps a call; @noautotune: XLA's GPU autotuning off) is narlab alone, beside the plain row's reference. A side
 that did not finish within the run's time limit shows as "did not
 finish".
