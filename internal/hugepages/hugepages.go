@@ -1,14 +1,15 @@
-// Package hugepages lets glibc's malloc back large allocations with
-// transparent huge pages, for programs that run XLA on the CPU.
+// Package hugepages lets glibc's malloc back its memory with transparent
+// huge pages, for programs that run XLA on the CPU.
 //
 // XLA's CPU runtime allocates each program's temporary buffers with malloc
-// on every execution. Buffers above glibc's largest mmap threshold (32 MiB)
-// are mapped on every call and unmapped after it, so each execution faults
-// in and zeroes their pages again, 4 KiB at a time: evaluating a CLRS-30
-// test batch at n = 64 one step per call spent a third of its time in the
-// kernel doing so. glibc's tunable glibc.malloc.hugetlb=1 makes it advise
-// those mappings as huge pages (2 MiB), which the kernel then faults in and
-// clears 512 times less often (docs/performance.md, "Step loop"). Tunables
+// on every execution. Memory that malloc newly takes from the kernel is
+// faulted in and zeroed 4 KiB at a time: evaluating a CLRS-30 test batch at
+// n = 64 one step per call, when glibc still mapped each large buffer anew,
+// spent a third of its time in the kernel doing so. glibc's tunable
+// glibc.malloc.hugetlb=1 makes it advise its heaps and mappings as huge
+// pages (2 MiB), which the kernel faults in and clears 512 times less often
+// (docs/performance.md, "Step loop"); lib/nn also keeps large buffers in
+// the heaps (malloc_linux.go), so that their pages are reused. Tunables
 // are read when a program starts, so Reexec starts the program again with
 // the tunable set.
 package hugepages
