@@ -10,73 +10,94 @@ import "C"
 import (
 	"os"
 	"strings"
+	"sync"
 )
 
 // XLA's CPU runtime allocates each program's temporary buffers with malloc
-// on every execution (tens of megabytes for a step at the paper's size),
-// and the step loop executes programs hundreds of times a training step.
-// With glibc's defaults that memory goes back to the kernel after each
-// execution, so the next one faults its pages in and the kernel zeroes
-// them again: blocks above the mmap threshold (32 MiB at most) are mapped
-// and unmapped on every call, and the heap's free top is trimmed.
-// bfs/Triplet-MPNN training spent 15% of its steady state in the kernel
-// clearing pages (perf, 2026-11-27).
+// on every execution, from many threads: tens of megabytes for a training
+// step at the paper's size, executed hundreds of times a training step by
+// the step loop. narlab sets glibc's malloc for that in two modes.
 //
-// narlab keeps those buffers in malloc's heaps instead: no mmap for large
-// blocks, and no trimming below 2 GiB of free memory at a heap's top, so
-// the heaps grow to the largest working set once and their pages are
-// reused; and at most two heaps (arenas), which holds the resident memory
-// down (one arena would serialize XLA's parallel compilations: the first
-// step took 50% longer). Peak memory is unchanged, memory freed after a
-// peak stays resident until the process ends, and bfs/Triplet-MPNN trains
-// about 9% faster (docs/performance.md, "Keeping XLA's buffers in the
-// heap"). glibc's own settings, from its environment variables
-// (MALLOC_ARENA_MAX, MALLOC_MMAP_MAX_, MALLOC_MMAP_THRESHOLD_,
-// MALLOC_TRIM_THRESHOLD_) or GLIBC_TUNABLES, take precedence, one by one.
+// Evaluation (and anything before the first training step): at most two
+// heaps (arenas), which holds the resident memory down, and blocks above
+// 32 MiB, glibc's largest mmap threshold, mapped on their own; smaller
+// blocks are reused from the heaps at once. The mapped blocks go back to
+// the kernel when freed, so peak memory follows the live buffers; they are
+// mapped as huge pages (internal/hugepages). activity_selector/MPNN
+// (BenchmarkProtocol, docs/performance.md, "Step loop"): training 1.51 →
+// 1.93 steps/s against glibc's default 128 KiB threshold.
+//
+// Training (from Model.TrainStep or Sparse.TrainStep until the next
+// prediction): no mapped blocks and no trimming below 2 GiB of free
+// memory at a heap's top, so that the heaps grow to the training step's
+// working set once and its pages are reused instead of being faulted in
+// and zeroed by the kernel on every call: bfs/Triplet-MPNN trained 18%
+// faster (docs/performance.md, "Keeping XLA's buffers in the heap"). In
+// evaluation the same setting raised dfs/MPNN's peak memory by a quarter
+// (the heap fragments over the varying buffers of long trajectories), so
+// a prediction switches back and returns the free memory (malloc_trim).
+//
+// glibc's own settings, from its environment variables (MALLOC_ARENA_MAX,
+// MALLOC_MMAP_THRESHOLD_, MALLOC_MMAP_MAX_, MALLOC_TRIM_THRESHOLD_) or
+// GLIBC_TUNABLES, take precedence: a setting of the user's is left alone,
+// and the training mode is off when any of the last three is set.
 func init() {
-	for _, s := range mallocSettings {
-		if !glibcSet(s.env, s.tunable) {
-			C.mallopt(s.param, s.value)
-		}
+	if !glibcSet("MALLOC_ARENA_MAX", "glibc.malloc.arena_max") {
+		C.mallopt(C.M_ARENA_MAX, 2)
 	}
+	mmapManaged := !glibcSet("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold")
+	if mmapManaged {
+		C.mallopt(C.M_MMAP_THRESHOLD, C.int(32<<20))
+	}
+	mallocMode.managed = mmapManaged && !glibcSet("MALLOC_MMAP_MAX_", "glibc.malloc.mmap_max") &&
+		!glibcSet("MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold")
 }
 
-// mallocSettings are the mallopt parameters narlab sets, with the glibc
-// variable and tunable that override each.
-var mallocSettings = []struct {
-	param, value C.int
-	env, tunable string
-}{
-	{C.M_ARENA_MAX, 2, "MALLOC_ARENA_MAX", "glibc.malloc.arena_max"},
-	{C.M_MMAP_MAX, 0, "MALLOC_MMAP_MAX_", "glibc.malloc.mmap_max"},
-	{C.M_TRIM_THRESHOLD, 1<<31 - 1, "MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold"},
+// glibc's defaults for the parameters the training mode changes.
+const (
+	defaultMmapMax       = 65536
+	defaultTrimThreshold = 128 << 10
+)
+
+var mallocMode struct {
+	sync.Mutex
+	managed  bool // narlab switches modes (the user set none of the parameters)
+	training bool
+}
+
+// keepBuffers switches malloc to the training mode (on) or back to the
+// evaluation mode, returning the heaps' free memory to the kernel.
+func keepBuffers(on bool) {
+	mallocMode.Lock()
+	defer mallocMode.Unlock()
+	if !mallocMode.managed || mallocMode.training == on {
+		return
+	}
+	mallocMode.training = on
+	if on {
+		C.mallopt(C.M_MMAP_MAX, 0)
+		C.mallopt(C.M_TRIM_THRESHOLD, 1<<31-1)
+		return
+	}
+	C.mallopt(C.M_MMAP_MAX, defaultMmapMax)
+	C.mallopt(C.M_TRIM_THRESHOLD, defaultTrimThreshold)
+	C.malloc_trim(0)
 }
 
 // glibcSet reports whether the user set a malloc parameter through glibc's
-// environment variable or tunable for it; an mmap threshold set either way
-// also leaves mmap on.
+// environment variable or tunable for it.
 func glibcSet(env, tunable string) bool {
-	tunables := os.Getenv("GLIBC_TUNABLES")
-	if os.Getenv(env) != "" || strings.Contains(tunables, tunable+"=") {
-		return true
-	}
-	if env == "MALLOC_MMAP_MAX_" {
-		return os.Getenv("MALLOC_MMAP_THRESHOLD_") != "" || strings.Contains(tunables, "glibc.malloc.mmap_threshold=")
-	}
-	return false
+	return os.Getenv(env) != "" || strings.Contains(os.Getenv("GLIBC_TUNABLES"), tunable+"=")
 }
 
-// heapKeeps reports, for TestMallocKeepsBuffers, whether malloc serves a
-// block of size bytes from its heaps (no mapping of its own) and keeps the
-// memory in them once the block is freed (no trimming), as XLA's buffers
-// should be served.
+// heapKeeps reports, for TestMallocModes, whether malloc serves a block of
+// size bytes from its heaps (no mapping of its own) and keeps the memory
+// in them once the block is freed (no trimming).
 func heapKeeps(size int) (fromHeap, kept bool) {
 	before := C.mallinfo2()
 	p := C.malloc(C.size_t(size))
 	during := C.mallinfo2()
 	C.free(p)
 	after := C.mallinfo2()
-	fromHeap = during.hblks == before.hblks
-	kept = after.arena >= during.arena
-	return fromHeap, kept
+	return during.hblks == before.hblks, after.arena >= during.arena
 }

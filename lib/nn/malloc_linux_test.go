@@ -4,23 +4,27 @@ package nn
 
 import "testing"
 
-// TestMallocKeepsBuffers checks the malloc settings narlab makes for XLA's
-// buffers (malloc_linux.go): a block above glibc's largest mmap threshold
-// (32 MiB) comes from the heap, and freeing it does not shrink the heap.
-// With glibc's defaults both fail.
-func TestMallocKeepsBuffers(t *testing.T) {
-	for _, s := range mallocSettings {
-		if glibcSet(s.env, s.tunable) {
-			t.Skipf("%s or %s is set in the environment: glibc's setting wins over narlab's", s.env, s.tunable)
-		}
+// TestMallocModes checks malloc_linux.go's two modes on blocks above
+// glibc's largest mmap threshold (32 MiB), as XLA's step buffers are: in
+// training they come from the heap and stay there when freed (with glibc's
+// defaults both fail), in evaluation they are mapped on their own.
+func TestMallocModes(t *testing.T) {
+	if !mallocMode.managed {
+		t.Skip("glibc's malloc parameters are set in the environment: narlab leaves them alone")
 	}
+	defer keepBuffers(false)
 	for _, mib := range []int{48, 100} {
+		keepBuffers(true)
 		fromHeap, kept := heapKeeps(mib << 20)
 		if !fromHeap {
-			t.Errorf("a %d MiB block was mapped on its own: XLA's buffers would be faulted in and zeroed on every call", mib)
+			t.Errorf("training: a %d MiB block was mapped on its own: XLA's buffers would be faulted in and zeroed on every call", mib)
 		}
 		if !kept {
-			t.Errorf("freeing a %d MiB block shrank the heap: its pages would be faulted in again", mib)
+			t.Errorf("training: freeing a %d MiB block shrank the heap: its pages would be faulted in again", mib)
+		}
+		keepBuffers(false)
+		if fromHeap, _ := heapKeeps(mib << 20); fromHeap {
+			t.Errorf("evaluation: a %d MiB block came from the heap, where it can fragment it and raise the peak", mib)
 		}
 	}
 }
@@ -36,13 +40,11 @@ func TestGlibcSet(t *testing.T) {
 		{"variable", map[string]string{"MALLOC_ARENA_MAX": "4"}, "MALLOC_ARENA_MAX", "glibc.malloc.arena_max", true},
 		{"tunable", map[string]string{"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=8"}, "MALLOC_ARENA_MAX", "glibc.malloc.arena_max", true},
 		{"another tunable", map[string]string{"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}, "MALLOC_ARENA_MAX", "glibc.malloc.arena_max", false},
-		{"mmap threshold keeps mmap", map[string]string{"MALLOC_MMAP_THRESHOLD_": "1048576"}, "MALLOC_MMAP_MAX_", "glibc.malloc.mmap_max", true},
-		{"mmap threshold tunable keeps mmap", map[string]string{"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=1048576"}, "MALLOC_MMAP_MAX_", "glibc.malloc.mmap_max", true},
-		{"mmap threshold leaves trimming", map[string]string{"MALLOC_MMAP_THRESHOLD_": "1048576"}, "MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold", false},
+		{"another variable", map[string]string{"MALLOC_MMAP_THRESHOLD_": "1048576"}, "MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, name := range []string{"GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "MALLOC_MMAP_MAX_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"} {
+			for _, name := range []string{"GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"} {
 				t.Setenv(name, c.env[name])
 			}
 			if got := glibcSet(c.variable, c.tunable); got != c.want {

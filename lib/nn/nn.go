@@ -592,6 +592,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
 	}
+	keepBuffers(true)
 	t0 := time.Now()
 	bd, err := m.batchOf(fb)
 	if err != nil {
@@ -651,6 +652,7 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if m.store == nil {
 		return nil, errClosed
 	}
+	keepBuffers(false)
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
 		return nil, err

@@ -343,6 +343,7 @@ func (s *Sparse) TrainStep(b *SparseBatch) (float64, error) {
 	if b.hints == nil && s.decodeHints() {
 		return 0, fmt.Errorf("nn: sparse: training with hint mode %s needs the hints, which the batch does not hold", s.cfg.HintMode)
 	}
+	keepBuffers(true)
 	loss, _, err := s.loop.lossAndGradients(b, true)
 	return loss, err
 }
@@ -362,6 +363,7 @@ func (s *Sparse) Predict(b *SparseBatch) (Predictions, error) {
 	if s.store == nil {
 		return nil, errClosed
 	}
+	keepBuffers(false)
 	res, err := s.loop.predict(b)
 	if err != nil {
 		return nil, err
