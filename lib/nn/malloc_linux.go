@@ -32,7 +32,10 @@ import (
 // memory at a heap's top, so that the heaps grow to the training step's
 // working set once and its pages are reused instead of being faulted in
 // and zeroed by the kernel on every call: bfs/Triplet-MPNN trained 18%
-// faster (docs/performance.md, "Keeping XLA's buffers in the heap"). In
+// faster (docs/performance.md, "Keeping XLA's buffers in the heap").
+// Only the main arena holds blocks of every size: glibc's other heaps are
+// at most 64 MiB, so a thread on the second arena still has larger blocks
+// mapped, and a heap of its deleted when it empties. In
 // evaluation the same setting raised dfs/MPNN's peak memory by a quarter
 // (the heap fragments over the varying buffers of long trajectories), so
 // a prediction switches back and returns the free memory (malloc_trim).
@@ -41,7 +44,12 @@ import (
 // MALLOC_MMAP_THRESHOLD_, MALLOC_MMAP_MAX_, MALLOC_TRIM_THRESHOLD_) or
 // GLIBC_TUNABLES, take precedence: a setting of the user's is left alone,
 // and the training mode is off when any of the last three is set.
-func init() {
+func init() { setUpMalloc() }
+
+// setUpMalloc sets the evaluation mode's parameters and decides whether
+// narlab switches modes, once (init calls it; so do keepBuffers and the
+// tests, which may initialize first).
+var setUpMalloc = sync.OnceFunc(func() {
 	if !glibcSet("MALLOC_ARENA_MAX", "glibc.malloc.arena_max") {
 		C.mallopt(C.M_ARENA_MAX, 2)
 	}
@@ -51,7 +59,7 @@ func init() {
 	}
 	mallocMode.managed = mmapManaged && !glibcSet("MALLOC_MMAP_MAX_", "glibc.malloc.mmap_max") &&
 		!glibcSet("MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold")
-}
+})
 
 // glibc's defaults for the parameters the training mode changes.
 const (
@@ -68,6 +76,7 @@ var mallocMode struct {
 // keepBuffers switches malloc to the training mode (on) or back to the
 // evaluation mode, returning the heaps' free memory to the kernel.
 func keepBuffers(on bool) {
+	setUpMalloc()
 	mallocMode.Lock()
 	defer mallocMode.Unlock()
 	if !mallocMode.managed || mallocMode.training == on {

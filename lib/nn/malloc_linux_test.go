@@ -4,26 +4,45 @@ package nn
 
 import "testing"
 
-// TestMallocModes checks malloc_linux.go's two modes on blocks above
-// glibc's largest mmap threshold (32 MiB), as XLA's step buffers are: in
-// training they come from the heap and stay there when freed (with glibc's
-// defaults both fail), in evaluation they are mapped on their own.
+// mallocModeChecks are heapKeeps's answers for blocks above glibc's largest
+// mmap threshold (32 MiB), as XLA's step buffers are, in each of
+// malloc_linux.go's modes. init takes them while the package initializes,
+// on the process's main thread, whose
+// blocks come from glibc's main arena (a thread on the second arena gets
+// blocks above 64 MiB mapped in either mode, so a test goroutine's answers
+// would depend on its thread).
+var mallocModeChecks struct{ trainHeap, trainKept, evalHeap [2]bool }
+
+func init() {
+	setUpMalloc() // this file may initialize before malloc_linux.go
+	if !mallocMode.managed {
+		return
+	}
+	c := &mallocModeChecks
+	for i, mib := range []int{48, 100} {
+		keepBuffers(true)
+		c.trainHeap[i], c.trainKept[i] = heapKeeps(mib << 20)
+		keepBuffers(false)
+		c.evalHeap[i], _ = heapKeeps(mib << 20)
+	}
+}
+
+// TestMallocModes checks malloc_linux.go's two modes: in training, large
+// blocks come from the heap and stay there when freed (with glibc's
+// defaults both fail); in evaluation they are mapped on their own.
 func TestMallocModes(t *testing.T) {
 	if !mallocMode.managed {
 		t.Skip("glibc's malloc parameters are set in the environment: narlab leaves them alone")
 	}
-	defer keepBuffers(false)
-	for _, mib := range []int{48, 100} {
-		keepBuffers(true)
-		fromHeap, kept := heapKeeps(mib << 20)
-		if !fromHeap {
+	c := mallocModeChecks
+	for i, mib := range []int{48, 100} {
+		if !c.trainHeap[i] {
 			t.Errorf("training: a %d MiB block was mapped on its own: XLA's buffers would be faulted in and zeroed on every call", mib)
 		}
-		if !kept {
+		if !c.trainKept[i] {
 			t.Errorf("training: freeing a %d MiB block shrank the heap: its pages would be faulted in again", mib)
 		}
-		keepBuffers(false)
-		if fromHeap, _ := heapKeeps(mib << 20); fromHeap {
+		if c.evalHeap[i] {
 			t.Errorf("evaluation: a %d MiB block came from the heap, where it can fragment it and raise the peak", mib)
 		}
 	}
