@@ -35,10 +35,10 @@ import (
 // faster (docs/performance.md, "Keeping XLA's buffers in the heap").
 // Only the main arena holds blocks of every size: glibc's other heaps are
 // at most 64 MiB, so a thread on the second arena still has larger blocks
-// mapped, and a heap of its deleted when it empties. In
-// evaluation the same setting raised dfs/MPNN's peak memory by a quarter
-// (the heap fragments over the varying buffers of long trajectories), so
-// a prediction switches back and returns the free memory (malloc_trim).
+// mapped, and a heap of its deleted when it empties. In evaluation the
+// same setting raised dfs/MPNN's peak memory by a quarter (the heap
+// fragments over the varying buffers of long trajectories), so a
+// prediction switches back and returns the free memory (malloc_trim).
 //
 // glibc's own settings, from its environment variables (MALLOC_ARENA_MAX,
 // MALLOC_MMAP_THRESHOLD_, MALLOC_MMAP_MAX_, MALLOC_TRIM_THRESHOLD_) or
