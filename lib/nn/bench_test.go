@@ -66,7 +66,10 @@ func benchRows(b *testing.B, defaults []string, fn func(b *testing.B, be compute
 // NARLAB_STEP_LOOP=loop|unroll forces a step-loop mode (default auto);
 // NARLAB_STEPS_PER_CALL=k sets Config.StepsPerCall (default 1).
 // host_ms/step is the part of a step spent preparing the batch on the
-// host (converting, padding, laying out the program's arguments).
+// host (converting, padding, laying out the program's arguments);
+// fwd_ms/call and bwd_ms/call time the step loop's forward and backward
+// step programs, called loop_steps/step times each a training step (not
+// reported when every steady-state batch trains unrolled).
 func BenchmarkTrainStep(b *testing.B) {
 	rows := []string{"bfs/mpnn", "bfs/pgn", "bfs/triplet_mpnn",
 		"floyd_warshall/mpnn", "floyd_warshall/pgn", "floyd_warshall/triplet_mpnn",
@@ -90,6 +93,8 @@ func BenchmarkTrainStep(b *testing.B) {
 		warmUp(b, m, batches)
 		warm := time.Since(tw)
 		host0 := m.hostPrep.Load()
+		fwd0, fwdN0 := m.loop.times.of(m.loop.progs.stepFwd)
+		bwd0, bwdN0 := m.loop.times.of(m.loop.progs.stepBwd)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if _, err := m.TrainStep(batches[(i+1)%len(batches)]); err != nil {
@@ -98,6 +103,15 @@ func BenchmarkTrainStep(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 		b.ReportMetric(float64(m.hostPrep.Load()-host0)/1e6/float64(b.N), "host_ms/step")
+		// The step loop's forward and backward step programs, per call (in
+		// the steady state; none when every batch trains unrolled).
+		if fwd, n := m.loop.times.of(m.loop.progs.stepFwd); n > fwdN0 {
+			b.ReportMetric(float64((fwd-fwd0).Microseconds())/1e3/float64(n-fwdN0), "fwd_ms/call")
+		}
+		if bwd, n := m.loop.times.of(m.loop.progs.stepBwd); n > bwdN0 {
+			b.ReportMetric(float64((bwd-bwd0).Microseconds())/1e3/float64(n-bwdN0), "bwd_ms/call")
+			b.ReportMetric(float64(n-bwdN0)/float64(b.N), "loop_steps/step")
+		}
 		b.ReportMetric(first.Seconds(), "first_step_s")
 		b.ReportMetric(warm.Seconds(), "warmup_s")
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
@@ -56,6 +57,32 @@ type stepLoop struct {
 	// runs on the device (EvalLoopDevice), where the layout allows it
 	// (no per-step inputs).
 	evalOnDevice bool
+	times        callTimes
+}
+
+// callTimes are the wall time and the number of calls of each program
+// (BenchmarkTrainStep reports the forward and backward steps').
+type callTimes struct {
+	mu    sync.Mutex
+	total map[*model.Exec]time.Duration
+	calls map[*model.Exec]int
+}
+
+func (c *callTimes) add(e *model.Exec, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.total == nil {
+		c.total, c.calls = map[*model.Exec]time.Duration{}, map[*model.Exec]int{}
+	}
+	c.total[e] += d
+	c.calls[e]++
+}
+
+// of returns a program's total call time and number of calls so far.
+func (c *callTimes) of(e *model.Exec) (time.Duration, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total[e], c.calls[e]
 }
 
 // deviceEval tells whether evaluation runs its loop on the device.
@@ -98,7 +125,10 @@ func (sl *stepLoop) callOrdered(e *model.Exec, fixed, donated, tail []*tensors.T
 			args = append(args, d)
 		}
 	}
-	return e.Call(args...)
+	t0 := time.Now()
+	res, err := e.Call(args...)
+	sl.times.add(e, time.Since(t0))
+	return res, err
 }
 
 // callSteps names the steps of the trajectory that call c runs ("step 3
