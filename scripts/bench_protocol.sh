@@ -11,8 +11,12 @@
 #
 # Rows already in results/protocol_rows.jsonl (committed: a fresh clone
 # resumes too; ROWS_FILE names another file) are skipped, so an interrupted
-# run resumes where it stopped (FRESH=1 starts over). The table goes to
-# data/bench/protocol.md (docs/performance.md records it).
+# run resumes where it stopped (FRESH=1 starts over). Within a row, the test
+# split resumes too (quickselect's takes longer than a working session): each
+# side records its progress batch by batch in data/bench/progress/ROW-SIDE.json
+# (NARLAB_BENCH_PROGRESS; see scripts/ref_protocol.py), and a rerun on the
+# same machine goes on from there; the file goes once the row is recorded.
+# The table goes to data/bench/protocol.md (docs/performance.md records it).
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
 #   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: each of the 30
@@ -49,12 +53,15 @@ for row in $rows; do
     continue
   fi
   algo=${row%/*} proc=${row#*/}
+  progress="$out/progress/$algo-$proc"
+  export NARLAB_BENCH_MACHINE="$machine"
   echo "== $row: reference ($(date +%T))" >&2
-  r=$("$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
+  r=$(NARLAB_BENCH_PROGRESS="$progress-ref.json" "$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
   echo "== $row: narlab ($(date +%T))" >&2
-  n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
+  n=$(cd lib/nn && NARLAB_BENCH_PROGRESS="$progress-narlab.json" NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
       -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>&1 | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
   echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"machine\": \"$machine\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
+  rm -f "$progress-ref.json" "$progress-narlab.json"
 done
 backend=$(bin/narlab backends --format json 2>/dev/null | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
 .venv/bin/python scripts/bench_protocol_table.py "$rows_file" "$backend" | tee "$out/protocol.md"

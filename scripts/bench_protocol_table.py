@@ -39,13 +39,17 @@ for r in rows:
     metrics = dict((k, float(v)) for v, k in re.findall(r'([\d.eE+-]+) (\S+)', r.get('narlab') or ''))
     nl = {'first_step_s': metrics.get('first_step_s'), 'protocol_s': metrics.get('protocol_s'),
           'test_s': metrics.get('test_s'), 'steps_per_s': metrics.get('steps/s'),
-          'peak_rss_mb': metrics.get('peak_rss_mb'), 'peak_rss_all_mb': metrics.get('peak_rss_all_mb')}
+          'peak_rss_mb': metrics.get('peak_rss_mb'), 'peak_rss_all_mb': metrics.get('peak_rss_all_mb'),
+          'test_processes': metrics.get('test_processes')}
 
     def cell(key, fmt):
         a, b = ref.get(key), nl.get(key)
         missing = '—' if key == 'peak_rss_all_mb' else 'failed'  # older rows did not measure it
         fa = format(a, fmt) if a is not None else missing
         fb = format(b, fmt) if b is not None else missing
+        if key == 'test_s':  # a test split resumed across runs (scripts/bench_protocol.sh)
+            fa += f' ({int(ref["test_processes"])} runs)' if ref.get('test_processes') else ''
+            fb += f' ({int(nl["test_processes"])} runs)' if nl.get('test_processes') else ''
         return f'{fa} → {fb}'
     ok = None
     if ref and all(nl.get(k) is not None for k in ('first_step_s', 'protocol_s', 'peak_rss_mb')):
@@ -58,5 +62,8 @@ for r in rows:
           f'{cell("test_s", ".1f")} | {cell("steps_per_s", ".2f")} | {cell("peak_rss_mb", ".0f")} | '
           f'{cell("peak_rss_all_mb", ".0f")} | {mark} |')
 print(f'\n{met} of {total} rows meet the bar (first step and short protocol no slower than the reference, '
-      f'peak memory during the protocol no higher; "—": not measured by that row\'s version of the benchmark).')
+      f'peak memory during the protocol no higher; "—": not measured by that row\'s version of the benchmark; '
+      f'"(N runs)": a test split longer than a working session, resumed batch by batch across N runs, its time '
+      f'the sum of the batches\' times, the short protocol that sum plus the last run\'s earlier phases, the peak '
+      f'memory the highest of the runs).')
 _ = datetime

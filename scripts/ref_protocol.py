@@ -20,9 +20,19 @@ protocol as lib/nn's BenchmarkProtocol does, in the same order:
                 its peak (jax.Device.memory_stats).
 
 Usage: ref_protocol.py REF_DIR ALGO PROCESSOR [STEPS]   → one JSON line.
+
+The test split of some rows (quickselect: 2,048 samples of up to 479 steps)
+takes longer than a working session. With NARLAB_BENCH_PROGRESS=FILE the
+test split resumes: after each batch the batches done, their summed time and
+the peak memory so far go to FILE (written whole, then renamed), and a later
+run on the same machine (NARLAB_BENCH_MACHINE, compared as a string) redoes
+the model, the two steps and the val split, skips the batches done and adds
+their time to its own; the row's "test_processes" says how many runs the test
+split took. lib/nn's BenchmarkProtocol reads the same variables.
 """
 import json
 import os
+import tempfile
 import resource
 import sys
 import time
@@ -65,9 +75,53 @@ def baseline_model(spec, dummy, proc):
                                    checkpoint_path="/tmp/ref-protocol-ck")
 
 
+class Progress:
+    """The test split's progress across runs (NARLAB_BENCH_PROGRESS; see the module's doc)."""
+
+    def __init__(self, path, machine, row):
+        self.path, self.machine, self.row = path, machine, row
+        self.batches, self.test_s, self.peak_rss_mb, self.processes = 0, 0.0, 0.0, 1
+        if not path or not os.path.exists(path):
+            return
+        try:
+            with open(path) as f:
+                old = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"ref_protocol: {path}: unreadable progress ({e}); remove it to start the row over")
+        if old.get("machine") != machine or old.get("row") != row:
+            print(f"ref_protocol: {path} was written for {old.get('row')!r} on {old.get('machine')!r}, "
+                  f"not {row!r} on {machine!r}: starting the test split over", file=sys.stderr)
+            return
+        self.batches, self.test_s = int(old["batches"]), float(old["test_s"])
+        self.peak_rss_mb, self.processes = float(old["peak_rss_mb"]), int(old["processes"]) + 1
+        print(f"ref_protocol: resuming the test split after {self.batches} batches "
+              f"({self.test_s:.1f} s in {self.processes - 1} earlier runs)", file=sys.stderr)
+
+    def save(self, batches, test_s, rss_mb):
+        if not self.path:
+            return
+        self.peak_rss_mb = max(self.peak_rss_mb, rss_mb)  # the peak over all runs so far
+        rec = {"row": self.row, "machine": self.machine, "batches": batches, "test_s": test_s,
+               "peak_rss_mb": self.peak_rss_mb, "processes": self.processes}
+        d = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".progress-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(rec, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def main():
     ref, algo, proc = sys.argv[1], sys.argv[2], sys.argv[3]
     steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    progress = Progress(os.environ.get("NARLAB_BENCH_PROGRESS"), os.environ.get("NARLAB_BENCH_MACHINE", ""),
+                        f"{algo}/{proc}")
     import_reference(ref)
     import jax
     import numpy as np
@@ -115,13 +169,19 @@ def main():
         key, k = jax.random.split(key)
         return float(m.feedback(k, fb, algorithm_index=0))
 
-    def evaluate(batches):
+    def evaluate(batches, done=0, after=None):
+        """Predicts and scores batches[done:] (the keys of the batches before still drawn), calling
+        after(i) when batch i is done."""
         nonlocal key
         scores = []
-        for fb in batches:
+        for i, fb in enumerate(batches):
             key, k = jax.random.split(key)
+            if i < done:
+                continue
             preds, _ = m.predict(k, fb.features, algorithm_index=0)
             scores.append(float(evaluation.evaluate(fb.outputs, preds)["score"]))
+            if after:
+                after(i)
         return scores
 
     def phase(what):  # progress on stderr, so that a row stopped by a time limit says how far it got
@@ -136,21 +196,25 @@ def main():
     val_s = time.time() - tv
     phase("val split")
     tt = time.time()
-    evaluate(test)
-    test_s = time.time() - tt
-    protocol = time.time() - t0
+    evaluate(test, progress.batches, lambda i: progress.save(i + 1, progress.test_s + time.time() - tt, rss_mb()))
+    here = time.time() - tt
+    test_s = progress.test_s + here  # this run's batches and the earlier runs'
+    protocol = time.time() - t0 - here + test_s
     phase("test split (the protocol)")
-    rss_protocol = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_protocol = max(rss_mb(), progress.peak_rss_mb)
     for fb in train[2:]:
         step(fb)
     ts = time.time()
     for k in range(steps):
         step(train[k % len(train)])
     rate = steps / (time.time() - ts)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = max(rss_mb(), progress.peak_rss_mb)
     row = {"algo": algo, "processor": proc, "first_step_s": first, "protocol_s": protocol,
            "val_s": val_s, "test_s": test_s, "steps_per_s": rate, "peak_rss_mb": rss_protocol,
            "peak_rss_all_mb": rss, "device": jax.devices()[0].platform}
+    runs = progress.processes if progress.batches < len(test) else progress.processes - 1
+    if runs > 1:
+        row["test_processes"] = runs
     stats = jax.devices()[0].memory_stats() or {}  # None on the CPU
     if "peak_bytes_in_use" in stats:
         row["device_peak_mb"] = stats["peak_bytes_in_use"] / 2**20

@@ -332,7 +332,9 @@ func BenchmarkStepCall(b *testing.B) {
 //   - peak_rss_mb: the process's peak resident memory at the end of the
 //     protocol, peak_rss_all_mb at the end, after the steady-state steps
 //     (run one row per process for a per-row figure;
-//     scripts/bench_protocol.sh does).
+//     scripts/bench_protocol.sh does);
+//   - test_processes: with NARLAB_BENCH_PROGRESS set, how many runs the
+//     test split took when it took more than one (see protocolProgress).
 //
 // NARLAB_STEP_LOOP, NARLAB_EVAL_LOOP and NARLAB_STEPS_PER_CALL set
 // Config.StepLoop, Config.EvalLoop and Config.StepsPerCall (defaults auto,
@@ -395,16 +397,26 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 			valS := time.Since(tv)
 			phase("val split")
-			tt := time.Now()
-			if _, err := m.Evaluate(test); err != nil {
+			prog, err := loadProtocolProgress(os.Getenv("NARLAB_BENCH_PROGRESS"), algo+"/"+proc, os.Getenv("NARLAB_BENCH_MACHINE"))
+			if err != nil {
 				b.Fatal(err)
 			}
-			testS := time.Since(tt)
-			protocol := time.Since(t0)
-			phase("test split (the protocol)")
 			var ru syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-			protocolRSS := ru.Maxrss
+			rssMB := func() float64 { syscall.Getrusage(syscall.RUSAGE_SELF, &ru); return float64(ru.Maxrss) / 1024 }
+			tt := time.Now()
+			for k := prog.Batches; k < len(test); k++ { // batch by batch, for the progress file
+				if _, err := m.Evaluate(test[k : k+1]); err != nil {
+					b.Fatal(err)
+				}
+				if err := prog.save(k+1, prog.TestS+time.Since(tt).Seconds(), rssMB()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			here := time.Since(tt)
+			testS := prog.TestS + here.Seconds() // this run's batches and the earlier runs'
+			protocol := (time.Since(t0) - here).Seconds() + testS
+			phase("test split (the protocol)")
+			protocolRSS := max(rssMB(), prog.PeakRSSMB)
 			for k := 2; k < len(train); k++ { // the remaining batches once
 				if _, err := m.TrainStep(train[k]); err != nil {
 					b.Fatal(err)
@@ -421,15 +433,17 @@ func BenchmarkProtocol(b *testing.B) {
 			rate := float64(steps) / time.Since(ts).Seconds()
 			hostMS := float64(m.hostPrep.Load()-host0) / 1e6 / float64(steps)
 			m.Close()
-			syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 			b.ReportMetric(first.Seconds(), "first_step_s")
-			b.ReportMetric(protocol.Seconds(), "protocol_s")
+			b.ReportMetric(protocol, "protocol_s")
 			b.ReportMetric(valS.Seconds(), "val_s")
-			b.ReportMetric(testS.Seconds(), "test_s")
+			b.ReportMetric(testS, "test_s")
 			b.ReportMetric(rate, "steps/s")
 			b.ReportMetric(hostMS, "host_ms/step")
-			b.ReportMetric(float64(protocolRSS)/1024, "peak_rss_mb")
-			b.ReportMetric(float64(ru.Maxrss)/1024, "peak_rss_all_mb")
+			b.ReportMetric(protocolRSS, "peak_rss_mb")
+			b.ReportMetric(max(rssMB(), prog.PeakRSSMB), "peak_rss_all_mb")
+			if runs := prog.runs(len(test)); runs > 1 {
+				b.ReportMetric(float64(runs), "test_processes")
+			}
 		}
 	})
 }
