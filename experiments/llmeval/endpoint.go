@@ -170,6 +170,7 @@ func Open(ctx context.Context, ep Endpoint, p *Prepared) (*Connection, error) {
 			conn.Client = client
 		}
 		conn.Server, conn.Reused = srv, reused
+		p.server = srv
 		verb := "started"
 		if reused {
 			verb = "using"

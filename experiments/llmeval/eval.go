@@ -16,6 +16,7 @@ import (
 
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/llm"
+	"github.com/narlab/narlab/lib/llm/llamacpp"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking"
 )
@@ -207,6 +208,9 @@ type Prepared struct {
 	// replaced its values.
 	sampling   Sampling
 	overridden []string
+	// server is the local llama.cpp server Open connected to (nil for
+	// another endpoint): a run that fails says when it is gone.
+	server *llamacpp.Server
 }
 
 // Prepare checks the configuration and builds every prompt; nothing is
@@ -517,6 +521,11 @@ feed:
 		fatal = ctx.Err()
 	}
 	if fatal != nil {
+		if p.server != nil {
+			if gone := p.server.Check(); gone != nil { // a crash, not the network: say so
+				fatal = fmt.Errorf("%w\n%v", fatal, gone)
+			}
+		}
 		return nil, fmt.Errorf("llmeval: %d of %d prompts answered and cached before the run stopped; run the same command again to resume: %w", done, n, fatal)
 	}
 	sc, err := p.suite.score(p.items, answers, cfg.Label)

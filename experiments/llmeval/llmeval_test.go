@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/llm"
+	"github.com/narlab/narlab/lib/llm/llamacpp"
 	"github.com/narlab/narlab/lib/llm/llmtest"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
@@ -356,11 +358,13 @@ func TestServerKilledMidSuite(t *testing.T) {
 			dir := t.TempDir()
 			restarted := make(chan error, 1)
 			var once sync.Once
+			var killed atomic.Bool
 			p.OnAnswer(func(n int) {
 				if n != 2 {
 					return
 				}
 				once.Do(func() {
+					killed.Store(true)
 					if err := llmtest.KillServer(); err != nil {
 						restarted <- err
 						return
@@ -379,7 +383,10 @@ func TestServerKilledMidSuite(t *testing.T) {
 				c.MinBackoff, c.MaxBackoff = 100*time.Millisecond, 500*time.Millisecond
 			})
 			res, err := llmeval.Run(context.Background(), c)
-			if e := <-restarted; e != nil {
+			if !killed.Load() { // the server never gave its second answer: nothing was killed
+				t.Fatalf("the run ended after %d answers, before the kill after the second: %v", p.Answered(), err)
+			}
+			if e := <-restarted; e != nil { // StartServer gives up within its own time limit
 				t.Fatal(e)
 			}
 			if tc.restart {
@@ -688,5 +695,49 @@ func TestSamplingSentAndLogged(t *testing.T) {
 	}
 	if !strings.Contains(params["sampling.source"], "eval_erdos.py") {
 		t.Errorf("sampling.source %q", params["sampling.source"])
+	}
+}
+
+// TestCrashedLocalServerIsNamed runs a suite on the local llama.cpp server
+// that Open starts, kills the server before the run, and expects the run's
+// error to say that the server is gone (with its log), not only that the
+// connections were refused.
+func TestCrashedLocalServerIsNamed(t *testing.T) {
+	llmtest.Server(t) // installed (or the test fails saying how to install it); skipped with -short
+	tasks, err := graphtext.ParseTasks("node_number")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := llmeval.Config{Suite: llmeval.Graphs, Tracking: "none", Params: llm.Params{MaxTokens: 4},
+		Graphs: llmeval.GraphsOptions{Tasks: tasks, Instances: 2, MaxNodes: 5, NoWrap: true},
+		Endpoint: llmeval.Endpoint{URL: llmeval.Local, CacheDir: t.TempDir(),
+			Client: llm.Config{MaxRetries: 1, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond},
+			Server: llamacpp.Config{Dir: t.TempDir(), NoInstall: true}}}
+	p, err := llmeval.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := llmeval.Open(context.Background(), cfg.Endpoint, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.Server == nil || conn.Reused {
+		t.Fatalf("Open did not start a server of its own: %+v", conn)
+	}
+	defer conn.Server.Stop()
+	if err := conn.Server.Check(); err != nil {
+		t.Fatalf("Check on the running server: %v", err)
+	}
+	if err := conn.Server.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Run(context.Background())
+	if err == nil {
+		t.Fatal("the run on a killed server succeeded")
+	}
+	for _, want := range []string{"run the same command again to resume", "is no longer running", conn.Server.LogPath()} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the run's error does not say %q:\n%v", want, err)
+		}
 	}
 }

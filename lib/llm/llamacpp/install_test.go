@@ -82,9 +82,10 @@ func (l *lockedBuffer) String() string {
 // TestEnsureInstallBuildsOnFirstUse runs the real installer into an empty
 // cache, twice at once: one call builds and reports its progress, the other
 // waits for it; a third call finds the installation at once and says
-// nothing; the server then starts from it. (A pip that has built
-// llama-cpp-python before takes the wheel from its own cache, so this takes
-// a minute or two, not the first build's 5-11 minutes.)
+// nothing; the server then starts from it. (The installer keeps the
+// llama-cpp-python wheel it built outside the cache it is given, in
+// ~/.cache/narlab-wheels, so this takes a minute or two after the first
+// build's 5-11 minutes.)
 func TestEnsureInstallBuildsOnFirstUse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the LLM server's environment (make test runs it)")

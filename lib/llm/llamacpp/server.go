@@ -310,6 +310,17 @@ func (s *Server) Kill() error {
 	return nil
 }
 
+// Check returns nil while the server's process runs, and otherwise an
+// error saying it is gone (it crashed or was killed: a client sees only
+// refused connections) that quotes the end of its log.
+func (s *Server) Check() error {
+	if launch.Alive(s.PID) {
+		return nil
+	}
+	return fmt.Errorf("llamacpp: the local llama.cpp server (pid %d) is no longer running: it crashed or was killed; the end of %s:\n%s",
+		s.PID, s.LogPath(), launch.Tail(s.LogPath(), 0, 15))
+}
+
 // Stop stops the server (SIGTERM to its process group, SIGKILL after 10 s)
 // and removes its record.
 func (s *Server) Stop() error {

@@ -85,6 +85,9 @@ func KillServer() error {
 	return s.Kill()
 }
 
+// RestartTimeout bounds StartServer's retries.
+const RestartTimeout = 3 * time.Minute
+
 // StartServer starts the shared server again after KillServer, on the same
 // port (so its URL does not change); it may be called from any goroutine.
 func StartServer() error {
@@ -93,17 +96,24 @@ func StartServer() error {
 	if srv == nil {
 		return fmt.Errorf("llmtest: no server was started")
 	}
+	// The port may take a moment to be free again: retry for at most
+	// RestartTimeout in all.
+	ctx, cancel := context.WithTimeout(context.Background(), RestartTimeout)
+	defer cancel()
 	var err error
-	for try := 0; try < 40; try++ { // the port may take a moment to be free again
+	for ctx.Err() == nil {
 		var s *llamacpp.Server
-		s, err = llamacpp.StartServer(context.Background(), llamacpp.Config{Dir: dir, Install: inst, Port: srv.Port})
+		s, err = llamacpp.StartServer(ctx, llamacpp.Config{Dir: dir, Install: inst, Port: srv.Port})
 		if err == nil {
 			srv = s
 			return nil
 		}
-		time.Sleep(250 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	return fmt.Errorf("llmtest: restarting the server: %w", err)
+	return fmt.Errorf("llmtest: restarting the server (for %v): %w", RestartTimeout, err)
 }
 
 // Shutdown stops the shared server, if one was started, and removes its
