@@ -13,7 +13,7 @@
 # resumes too; ROWS_FILE names another file) are skipped, so an interrupted
 # run resumes where it stopped (FRESH=1 starts over). Within a row, the test
 # split resumes too (quickselect's takes longer than a working session): each
-# side records its progress batch by batch in data/bench/progress/ROW-SIDE.json
+# side records its progress (every 30 s) in data/bench/progress/ROW-SIDE.json
 # (NARLAB_BENCH_PROGRESS; see scripts/ref_protocol.py), and a rerun on the
 # same machine goes on from there; the file goes once the row is recorded.
 # The table goes to data/bench/protocol.md (docs/performance.md records it).

@@ -23,7 +23,7 @@ Usage: ref_protocol.py REF_DIR ALGO PROCESSOR [STEPS]   → one JSON line.
 
 The test split of some rows (quickselect: 2,048 samples of up to 479 steps)
 takes longer than a working session. With NARLAB_BENCH_PROGRESS=FILE the
-test split resumes: after each batch the batches done, their summed time and
+test split resumes: every 30 s and after the last batch, the batches done, their summed time and
 the peak memory so far go to FILE (written whole, then renamed), and a later
 run on the same machine (NARLAB_BENCH_MACHINE, compared as a string) redoes
 the model, the two steps and the val split, skips the batches done and adds
@@ -73,6 +73,9 @@ def baseline_model(spec, dummy, proc):
                                    learning_rate=1e-3, grad_clip_max_norm=1.0, hint_teacher_forcing=0.0,
                                    hint_repred_mode="soft", dropout_prob=0.0, use_lstm=False,
                                    checkpoint_path="/tmp/ref-protocol-ck")
+
+
+PROGRESS_EVERY = 30  # seconds between writes of the progress file (lib/nn's progressEvery)
 
 
 class Progress:
@@ -195,8 +198,14 @@ def main():
     evaluate(val)
     val_s = time.time() - tv
     phase("val split")
-    tt = time.time()
-    evaluate(test, progress.batches, lambda i: progress.save(i + 1, progress.test_s + time.time() - tt, rss_mb()))
+    tt = saved = time.time()
+
+    def after(i):  # the progress file every PROGRESS_EVERY seconds and after the last batch
+        nonlocal saved
+        if time.time() - saved >= PROGRESS_EVERY or i + 1 == len(test):
+            progress.save(i + 1, progress.test_s + time.time() - tt, rss_mb())
+            saved = time.time()
+    evaluate(test, progress.batches, after)
     here = time.time() - tt
     test_s = progress.test_s + here  # this run's batches and the earlier runs'
     protocol = time.time() - t0 - here + test_s

@@ -6,14 +6,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
+
+// progressEvery is how often BenchmarkProtocol writes its progress file
+// (and after the last batch): often enough to lose little of a long row,
+// seldom enough not to weigh on a short one.
+const progressEvery = 30 * time.Second
 
 // protocolProgress is the test split's progress across runs of one
 // BenchmarkProtocol row, in the file NARLAB_BENCH_PROGRESS names (the same
 // format as scripts/ref_protocol.py's): some rows' test splits (quickselect:
 // 2,048 samples of up to 479 steps) take longer than a working session, so
 // after each batch the batches done, their summed time and the peak memory
-// so far are written (whole, then renamed), and a later run on the same
+// so far are written (whole, then renamed; every progressEvery), and a later run on the same
 // machine (NARLAB_BENCH_MACHINE, compared as a string) skips those batches
 // and adds their time to its own.
 type protocolProgress struct {

@@ -403,14 +403,18 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 			var ru syscall.Rusage
 			rssMB := func() float64 { syscall.Getrusage(syscall.RUSAGE_SELF, &ru); return float64(ru.Maxrss) / 1024 }
-			tt := time.Now()
+			tt, saved := time.Now(), time.Now()
 			for k := prog.Batches; k < len(test); k++ { // batch by batch, for the progress file
 				if _, err := m.Evaluate(test[k : k+1]); err != nil {
 					b.Fatal(err)
 				}
+				if time.Since(saved) < progressEvery && k+1 < len(test) {
+					continue
+				}
 				if err := prog.save(k+1, prog.TestS+time.Since(tt).Seconds(), rssMB()); err != nil {
 					b.Fatal(err)
 				}
+				saved = time.Now()
 			}
 			here := time.Since(tt)
 			testS := prog.TestS + here.Seconds() // this run's batches and the earlier runs'
