@@ -13,9 +13,11 @@
 # resumes too; ROWS_FILE names another file) are skipped, so an interrupted
 # run resumes where it stopped (FRESH=1 starts over). Within a row, the test
 # split resumes too (quickselect's takes longer than a working session): each
-# side records its progress (every 30 s) in data/bench/progress/ROW-SIDE.json
+# side records its progress (every 30 s) in results/protocol_progress/ROW-SIDE.json
 # (NARLAB_BENCH_PROGRESS; see scripts/ref_protocol.py), and a rerun on the
-# same machine goes on from there; the file goes once the row is recorded.
+# same machine goes on from there (committed with the rows, so a fresh clone on
+# a machine of the same description does too); the file goes once the row is
+# recorded.
 # The table goes to data/bench/protocol.md (docs/performance.md records it).
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
@@ -53,7 +55,7 @@ for row in $rows; do
     continue
   fi
   algo=${row%/*} proc=${row#*/}
-  progress="$out/progress/$algo-$proc"
+  progress="$(dirname "$rows_file")/protocol_progress/$algo-$proc"
   export NARLAB_BENCH_MACHINE="$machine"
   echo "== $row: reference ($(date +%T))" >&2
   r=$(NARLAB_BENCH_PROGRESS="$progress-ref.json" "$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
