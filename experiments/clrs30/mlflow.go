@@ -291,11 +291,7 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	batches, err := batchTrajectories(trajs, 32)
-	if err != nil {
-		return nil, err
-	}
-	scores, err := m.Evaluate(batches)
+	scores, err := m.EvaluateTrajectories(trajs, 32)
 	if err != nil {
 		return nil, err
 	}

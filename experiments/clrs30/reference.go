@@ -19,11 +19,11 @@ func EvaluateReference(path, split, backend string, limit int, opts nn.Reference
 		return nil, nn.Config{}, err
 	}
 	defer m.Close()
-	batches, err := splitBatches(m.Config().Algorithm, split, limit, 32)
+	trajs, err := splitTrajectories(m.Config().Algorithm, split, limit)
 	if err != nil {
 		return nil, m.Config(), err
 	}
-	sc, err := m.Evaluate(batches)
+	sc, err := m.EvaluateTrajectories(trajs, 32)
 	return sc, m.Config(), err
 }
 

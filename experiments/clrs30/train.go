@@ -649,11 +649,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	test, err := batchTrajectories(testTrajs, cfg.Batch)
-	if err != nil {
-		return res, err
-	}
-	if res.Test, err = best.Evaluate(test); err != nil {
+	// Batched as it goes: the whole test split padded is gigabytes for
+	// the long algorithms (quickselect's 3 GB).
+	if res.Test, err = best.EvaluateTrajectories(testTrajs, cfg.Batch); err != nil {
 		return res, err
 	}
 	if err := writeResult(cfg, res, time.Since(t0)); err != nil {
@@ -988,17 +986,6 @@ func (d *trainData) batch(step int) (*clrs.Feedback, error) {
 	return fb, err
 }
 
-// splitBatches returns an official split (its first limit samples when
-// limit > 0) in batches of at most batch samples, all padded to the
-// split's number of steps so that one compiled graph serves them all.
-func splitBatches(algo, split string, limit, batch int) ([]*clrs.Feedback, error) {
-	trajs, err := splitTrajectories(algo, split, limit)
-	if err != nil {
-		return nil, err
-	}
-	return batchTrajectories(trajs, batch)
-}
-
 // splitTrajectories returns an official split's samples (its first limit
 // when limit > 0).
 func splitTrajectories(algo, split string, limit int) ([]*clrs.Trajectory, error) {
@@ -1014,7 +1001,10 @@ func splitTrajectories(algo, split string, limit int) ([]*clrs.Trajectory, error
 }
 
 // batchTrajectories batches samples, at most batch at a time, all padded
-// to the longest one's number of steps.
+// to the longest one's number of steps, as the reference's split batches
+// (the model drops the steps past a batch's own longest). For the
+// validation split, evaluated again and again; a split evaluated once goes
+// through nn.Model.EvaluateTrajectories, which batches as it goes.
 func batchTrajectories(trajs []*clrs.Trajectory, batch int) ([]*clrs.Feedback, error) {
 	steps := 0
 	for _, t := range trajs {
@@ -1044,9 +1034,9 @@ func Evaluate(checkpoint, split, backend string, limit int) (map[string]float64,
 		return nil, err
 	}
 	defer m.Close()
-	batches, err := splitBatches(m.Config().Algorithm, split, limit, 32)
+	trajs, err := splitTrajectories(m.Config().Algorithm, split, limit)
 	if err != nil {
 		return nil, err
 	}
-	return m.Evaluate(batches)
+	return m.EvaluateTrajectories(trajs, 32)
 }

@@ -322,7 +322,9 @@ func BenchmarkStepCall(b *testing.B) {
 //   - first_step_s: building the model and its first training step on the
 //     train split (n=16), i.e. the compilation of the training programs;
 //   - protocol_s: that, a second training step, then the whole val split
-//     (n=16) and the whole test split (n=64) evaluated in batches of 32;
+//     (n=16) and the whole test split (n=64) evaluated in batches of 32
+//     (the test split's built as the evaluation goes, batching included
+//     in the time, as experiments/clrs30 tests a trained model);
 //   - val_s, test_s: the two evaluations;
 //   - steps/s: steady-state training, over NARLAB_BENCH_STEPS (default 5)
 //     steps after one pass over the eight batches the steps cycle through
@@ -367,7 +369,19 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 			return out
 		}
-		train, val, test := split("train"), split("val"), split("test")
+		train, val := split("train"), split("val")
+		// The test split as experiments/clrs30 evaluates it once training
+		// is done: its samples, batched as the evaluation goes
+		// (EvaluateTrajectories), not a padded copy held whole.
+		ts, err := clrs.NewSplitSampler(algo, "test")
+		if err != nil {
+			b.Fatal(err)
+		}
+		testSamples := ts.Trajectories()
+		test := make([][]*clrs.Trajectory, 0, (len(testSamples)+31)/32) // batches of 32
+		for lo := 0; lo < len(testSamples); lo += 32 {
+			test = append(test, testSamples[lo:min(lo+32, len(testSamples))])
+		}
 		for i := 0; i < b.N; i++ {
 			t0 := time.Now()
 			// Progress on stderr as each phase ends, so that a row
@@ -405,7 +419,7 @@ func BenchmarkProtocol(b *testing.B) {
 			rssMB := func() float64 { syscall.Getrusage(syscall.RUSAGE_SELF, &ru); return float64(ru.Maxrss) / 1024 }
 			tt, saved := time.Now(), time.Now()
 			for k := prog.Batches; k < len(test); k++ { // batch by batch, for the progress file
-				if _, err := m.Evaluate(test[k : k+1]); err != nil {
+				if _, err := m.EvaluateTrajectories(test[k], 32); err != nil {
 					b.Fatal(err)
 				}
 				if time.Since(saved) < progressEvery && k+1 < len(test) {

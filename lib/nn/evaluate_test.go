@@ -1,0 +1,85 @@
+package nn
+
+import (
+	"math"
+	"testing"
+
+	"github.com/narlab/narlab/lib/clrs"
+)
+
+// TestEvaluateTrajectories checks that scoring samples batched as they go,
+// each batch padded to its own longest trajectory, gives Evaluate's scores
+// on the same samples batched beforehand and padded to the longest of all
+// (the reference's split batches), for algorithms with trajectories of
+// varying length and each kind of output.
+func TestEvaluateTrajectories(t *testing.T) {
+	for name, be := range testBackends(t) {
+		for _, tc := range []struct{ algo, proc string }{
+			{"quicksort", "mpnn"},         // permutation pointer fused with its mask
+			{"heapsort", "triplet_gmpnn"}, // triplet messages
+			{"minimum", "mpnn"},           // mask_one
+			{"bellman_ford", "gatv2"},     // varying lengths on graphs
+		} {
+			t.Run(name+"/"+tc.algo+"/"+tc.proc, func(t *testing.T) {
+				s, err := clrs.NewSampler(tc.algo, clrs.Length(6), clrs.Seed(5), clrs.NumSamples(7))
+				if err != nil {
+					t.Fatal(err)
+				}
+				trajs := s.Trajectories()
+				longest, shortest := 0, math.MaxInt
+				for _, tr := range trajs {
+					longest, shortest = max(longest, tr.Length), min(shortest, tr.Length)
+				}
+				if tc.algo != "minimum" && longest == shortest {
+					t.Fatalf("%s: every sample has %d steps; the test wants varying lengths", tc.algo, longest)
+				}
+				var padded []*clrs.Feedback // batches of 3, all padded to the longest sample
+				for lo := 0; lo < len(trajs); lo += 3 {
+					fb, err := clrs.Batch(trajs[lo:min(lo+3, len(trajs))], longest)
+					if err != nil {
+						t.Fatal(err)
+					}
+					padded = append(padded, fb)
+				}
+				cfg := DefaultConfig(tc.algo, tc.proc)
+				cfg.Hidden = 8
+				m, err := New(be, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer m.Close()
+				if _, err := m.TrainStep(padded[0]); err != nil { // away from the initial parameters
+					t.Fatal(err)
+				}
+				want, err := m.Evaluate(padded)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := m.EvaluateTrajectories(trajs, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) || len(got) < 2 {
+					t.Fatalf("scores %v, want %v", got, want)
+				}
+				for k, w := range want {
+					if got[k] != w {
+						t.Errorf("%s: %v batched as it goes, %v batched beforehand", k, got[k], w)
+					}
+				}
+			})
+		}
+	}
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(be, DefaultConfig("bfs", "mpnn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.EvaluateTrajectories(nil, 0); err == nil {
+		t.Error("batch size 0: no error")
+	}
+}
