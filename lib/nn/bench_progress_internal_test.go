@@ -25,8 +25,8 @@ func TestProtocolProgress(t *testing.T) {
 	if err := p.save(5, 20, 700); err != nil { // the peak so far is kept
 		t.Fatal(err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "sub", ".progress-*")); len(left) > 0 {
-		t.Errorf("temporary files left behind: %v", left)
+	if files, _ := os.ReadDir(filepath.Join(dir, "sub")); len(files) != 1 || files[0].Name() != filepath.Base(path) {
+		t.Errorf("files written: %v, want only %s", files, path)
 	}
 
 	tests := []struct {

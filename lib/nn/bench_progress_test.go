@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // progressEvery is how often BenchmarkProtocol writes its progress file
@@ -77,27 +78,7 @@ func (p *protocolProgress) save(batches int, testS, rssMB float64) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(p.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".progress-")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p.path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return fsutil.WriteFile(p.path, data, fsutil.DataMode)
 }
 
 // runs is how many runs the test split of total batches took, this one
