@@ -110,7 +110,12 @@ def main():
             return probing.DataPoint(d.name, d.location, d.type_, x)
 
         parts = []
+        t_parts = shown = time.time()
         for lo in range(0, B, part):
+            if time.time() - shown >= 60:  # progress on long test splits (kmp_matcher: 2,048 samples)
+                print(f"test: {lo} of {B} samples predicted ({time.time() - t_parts:.0f}s)", file=sys.stderr,
+                      flush=True)
+                shown = time.time()
             s = slice(lo, min(lo + part, B))
             fs = f._replace(inputs=[with_data(d, d.data[s]) for d in f.inputs],
                             hints=[with_data(d, d.data[:, s]) for d in f.hints],
