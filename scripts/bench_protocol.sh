@@ -18,6 +18,8 @@
 # same machine goes on from there (committed with the rows, so a fresh clone on
 # a machine of the same description does too); the file goes once the row is
 # recorded.
+# Each side's progress (its phases, the test split's batches) goes to
+# data/bench/ref_protocol.err and data/bench/narlab_protocol.err.
 # The table goes to data/bench/protocol.md (docs/performance.md records it).
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
@@ -61,7 +63,7 @@ for row in $rows; do
   r=$(NARLAB_BENCH_PROGRESS="$progress-ref.json" "$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
   echo "== $row: narlab ($(date +%T))" >&2
   n=$(cd lib/nn && NARLAB_BENCH_PROGRESS="$progress-narlab.json" NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
-      -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>&1 | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
+      -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>"$out/narlab_protocol.err" | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
   echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"machine\": \"$machine\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
   rm -f "$progress-ref.json" "$progress-narlab.json"
 done

@@ -205,6 +205,7 @@ def main():
         if time.time() - saved >= PROGRESS_EVERY or i + 1 == len(test):
             progress.save(i + 1, progress.test_s + time.time() - tt, rss_mb())
             saved = time.time()
+            phase(f"test split: {i + 1} of {len(test)} batches")
     evaluate(test, progress.batches, after)
     here = time.time() - tt
     test_s = progress.test_s + here  # this run's batches and the earlier runs'

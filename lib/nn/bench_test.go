@@ -429,6 +429,7 @@ func BenchmarkProtocol(b *testing.B) {
 					b.Fatal(err)
 				}
 				saved = time.Now()
+				phase(fmt.Sprintf("test split: %d of %d batches", k+1, len(test)))
 			}
 			here := time.Since(tt)
 			testS := prog.TestS + here.Seconds() // this run's batches and the earlier runs'
