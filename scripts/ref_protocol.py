@@ -23,12 +23,13 @@ Usage: ref_protocol.py REF_DIR ALGO PROCESSOR [STEPS]   → one JSON line.
 
 The test split of some rows (quickselect: 2,048 samples of up to 479 steps)
 takes longer than a working session. With NARLAB_BENCH_PROGRESS=FILE the
-test split resumes: every 30 s and after the last batch, the batches done, their summed time and
-the peak memory so far go to FILE (written whole, then renamed), and a later
-run on the same machine (NARLAB_BENCH_MACHINE, compared as a string) redoes
-the model, the two steps and the val split, skips the batches done and adds
-their time to its own; the row's "test_processes" says how many runs the test
-split took. lib/nn's BenchmarkProtocol reads the same variables.
+test split resumes: every 30 s and after the last batch, the batches done,
+their summed time and the peak memory so far go to FILE (written whole, then
+renamed), and a later run on the same machine (NARLAB_BENCH_MACHINE, compared
+as a string) redoes the model, the two steps and the val split, skips the
+batches done and adds their time to its own; the row's "test_processes" says
+how many runs the test split took. lib/nn's BenchmarkProtocol reads the same
+variables.
 """
 import json
 import os
