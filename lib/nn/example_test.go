@@ -37,3 +37,32 @@ func ExampleNew() {
 	// steps: 3 outputs scored: 1
 	// true
 }
+
+// Score a model on a split's samples batched as the evaluation goes: here
+// a model just created, on ten bellman_ford graphs of 8 nodes in batches
+// of 4 (the last one of 2), without a padded copy of the whole set.
+func ExampleModel_EvaluateTrajectories() {
+	be, err := nn.Backend("go")
+	if err != nil {
+		panic(err)
+	}
+	cfg := nn.DefaultConfig("bellman_ford", "mpnn")
+	cfg.Hidden = 8
+	m, err := nn.New(be, cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer m.Close()
+	s, err := clrs.NewSampler("bellman_ford", clrs.Length(8), clrs.Seed(2), clrs.NumSamples(10))
+	if err != nil {
+		panic(err)
+	}
+	scores, err := m.EvaluateTrajectories(s.Trajectories(), 4)
+	if err != nil {
+		panic(err)
+	}
+	_, scored := scores["pi"]
+	fmt.Println("pi scored:", scored, "score in [0, 1]:", scores["score"] >= 0 && scores["score"] <= 1)
+	// Output:
+	// pi scored: true score in [0, 1]: true
+}
