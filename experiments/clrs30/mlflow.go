@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"iter"
 	"math"
 	"path/filepath"
 	"slices"
@@ -41,37 +42,68 @@ func runNote(cfg Config, start int) string {
 	return b.String()
 }
 
-// digestTrajectories is a digest of samples' contents: SHA-256 over every
-// probe's name, dtype, shape and values (float64 bits) and every length,
-// the first 32 hex digits. The same samples give the same digest whatever
-// the batch size or machine.
-func digestTrajectories(trajs []*clrs.Trajectory) string {
-	h := sha256.New()
-	var buf [8]byte
-	num := func(v uint64) {
-		binary.LittleEndian.PutUint64(buf[:], v)
-		h.Write(buf[:])
-	}
+// A sampleDigest digests samples' contents as they pass: SHA-256 over
+// every probe's name, dtype, shape and values (float64 bits) and every
+// length, the first 32 hex digits. The same samples give the same digest
+// whatever the batch size or machine. It also counts the samples and
+// their longest trajectory (a dataset's profile).
+type sampleDigest struct {
+	h              hash.Hash
+	buf            [8]byte
+	samples, steps int
+}
+
+func newSampleDigest() *sampleDigest { return &sampleDigest{h: sha256.New()} }
+
+// digestOf digests a slice of samples.
+func digestOf(trajs []*clrs.Trajectory) *sampleDigest {
+	d := newSampleDigest()
 	for _, t := range trajs {
-		num(uint64(t.Length))
-		for _, list := range [][]clrs.DataPoint{t.Inputs, t.Hints, t.Outputs} {
-			for _, d := range list {
-				hashDataPoint(h, d, num)
+		d.add(t)
+	}
+	return d
+}
+
+// digestTrajectories is digestOf's digest.
+func digestTrajectories(trajs []*clrs.Trajectory) string { return digestOf(trajs).sum() }
+
+func (d *sampleDigest) add(t *clrs.Trajectory) {
+	d.samples++
+	d.steps = max(d.steps, t.Length)
+	d.num(uint64(t.Length))
+	for _, list := range [][]clrs.DataPoint{t.Inputs, t.Hints, t.Outputs} {
+		for _, p := range list {
+			d.h.Write([]byte(p.Name))
+			d.h.Write([]byte{0, byte(p.Stage), byte(p.Location), byte(p.Type), byte(p.DType)})
+			d.num(uint64(len(p.Shape)))
+			for _, s := range p.Shape {
+				d.num(uint64(s))
+			}
+			for _, v := range p.Data {
+				d.num(math.Float64bits(v))
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-func hashDataPoint(h hash.Hash, d clrs.DataPoint, num func(uint64)) {
-	h.Write([]byte(d.Name))
-	h.Write([]byte{0, byte(d.Stage), byte(d.Location), byte(d.Type), byte(d.DType)})
-	num(uint64(len(d.Shape)))
-	for _, s := range d.Shape {
-		num(uint64(s))
-	}
-	for _, v := range d.Data {
-		num(math.Float64bits(v))
+func (d *sampleDigest) num(v uint64) {
+	binary.LittleEndian.PutUint64(d.buf[:], v)
+	d.h.Write(d.buf[:])
+}
+
+func (d *sampleDigest) sum() string { return hex.EncodeToString(d.h.Sum(nil))[:32] }
+
+// observe yields a stream's samples, digesting each on its way.
+func (d *sampleDigest) observe(trajs iter.Seq2[*clrs.Trajectory, error]) iter.Seq2[*clrs.Trajectory, error] {
+	return func(yield func(*clrs.Trajectory, error) bool) {
+		for t, err := range trajs {
+			if err == nil {
+				d.add(t)
+			}
+			if !yield(t, err) {
+				return
+			}
+		}
 	}
 }
 
@@ -133,19 +165,15 @@ func Signature(mc nn.Config) (mlflow.Signature, error) {
 // when the run capped it) as a run input: its name, the contents' digest,
 // the generator's settings as its source, the tensors as its schema and
 // the sizes as its profile.
-func splitDataset(mc nn.Config, set clrs.Split, trajs []*clrs.Trajectory, context string) (mlflow.DatasetInput, error) {
-	steps := 0
-	for _, t := range trajs {
-		steps = max(steps, t.Length)
-	}
+func splitDataset(mc nn.Config, set clrs.Split, samples *sampleDigest, context string) (mlflow.DatasetInput, error) {
 	source, _ := json.Marshal(map[string]any{"generator": "narlab lib/clrs (the CLRS-30 splits)", "algorithm": mc.Algorithm,
-		"split": set.Name, "length": set.Length, "seed": set.Seed, "split_samples": set.NumSamples, "samples": len(trajs)})
-	profile, _ := json.Marshal(map[string]any{"samples": len(trajs), "length": set.Length, "hint_steps": steps})
+		"split": set.Name, "length": set.Length, "seed": set.Seed, "split_samples": set.NumSamples, "samples": samples.samples})
+	profile, _ := json.Marshal(map[string]any{"samples": samples.samples, "length": set.Length, "hint_steps": samples.steps})
 	schema, err := datasetSchema(mc)
 	if err != nil {
 		return mlflow.DatasetInput{}, err
 	}
-	return tracking.Dataset(fmt.Sprintf("clrs30/%s/%s", mc.Algorithm, set.Name), digestTrajectories(trajs), "code",
+	return tracking.Dataset(fmt.Sprintf("clrs30/%s/%s", mc.Algorithm, set.Name), samples.sum(), "code",
 		string(source), schema, string(profile), context), nil
 }
 
@@ -167,7 +195,7 @@ func trainDataset(cfg Config, d *trainData) (mlflow.DatasetInput, error) {
 		if cfg.TrainData == "fixed" {
 			set = clrs.Split{Name: "train-fixed-n" + strconv.Itoa(cfg.TrainLength), NumSamples: 1000, Length: cfg.TrainLength, Seed: 1}
 		}
-		return splitDataset(mc, set, d.fixed.Trajectories(), "train")
+		return splitDataset(mc, set, digestOf(d.fixed.Trajectories()), "train")
 	}
 	settings := map[string]any{"generator": "narlab lib/clrs samplers, fresh samples every step", "algorithm": cfg.Algo,
 		"lengths": cfg.TrainLengths, "seed": cfg.Seed, "batch": cfg.Batch, "random_pos": !cfg.FixedPos,
@@ -194,7 +222,7 @@ func logDataInputs(run *tracking.Run, cfg Config, d *trainData, val []*clrs.Traj
 	if err != nil {
 		return err
 	}
-	valDS, err := splitDataset(cfg.modelConfig(), valSet, val, "val")
+	valDS, err := splitDataset(cfg.modelConfig(), valSet, digestOf(val), "val")
 	if err != nil {
 		return err
 	}
@@ -287,17 +315,14 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	trajs, err := splitTrajectories(mc.Algorithm, c.Split, c.Limit)
-	if err != nil {
-		return nil, err
-	}
-	scores, err := m.EvaluateTrajectories(trajs, 32)
+	samples := newSampleDigest() // the split is drawn as it is scored, never held whole
+	scores, err := m.EvaluateTrajectories(samples.observe(clrs.SplitTrajectories(mc.Algorithm, c.Split, c.Limit)), 32)
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(c.Checkpoint)
-	res := &EvalResult{Scores: scores, Config: mc, Split: c.Split, Samples: len(trajs), Length: set.Length, Format: format,
-		CheckpointPath: abs, DatasetDigest: digestTrajectories(trajs)}
+	res := &EvalResult{Scores: scores, Config: mc, Split: c.Split, Samples: samples.samples, Length: set.Length, Format: format,
+		CheckpointPath: abs, DatasetDigest: samples.sum()}
 	if c.NoMLflow {
 		return res, nil
 	}
@@ -313,7 +338,7 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	}
 	note := fmt.Sprintf("`narlab eval`: the %s `%s` (%s on %s, hidden %d) scored on the first %d samples of the "+
 		"CLRS-30 **%s** split. Result: the metric `%s/score` (a fraction) and each output's score in `tables/%s_outputs.json`.",
-		format, abs, mc.Processor, mc.Algorithm, mc.Hidden, len(trajs), c.Split, c.Split, c.Split)
+		format, abs, mc.Processor, mc.Algorithm, mc.Hidden, samples.samples, c.Split, c.Split, c.Split)
 	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", mc.Algorithm+"/"+mc.Processor, c.Split)),
 		tracking.Note(note), tracking.Source("narlab eval"),
 		tracking.Tags(map[string]string{"clrs.algorithm": mc.Algorithm, "benchmark": "CLRS-30"})}
@@ -325,7 +350,7 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 		return res, err
 	}
 	logErr := func() error {
-		ds, err := splitDataset(mc, set, trajs, c.Split)
+		ds, err := splitDataset(mc, set, samples, c.Split)
 		if err != nil {
 			return err
 		}

@@ -101,6 +101,20 @@ func TestDigestTrajectories(t *testing.T) {
 	if da == dc || da == dd {
 		t.Errorf("other samples give the same digest %s (7 samples %s, dfs %s)", da, dc, dd)
 	}
+	// The same samples digested as they stream past (a split scored once).
+	streamed := newSampleDigest()
+	for _, err := range streamed.observe(clrs.SplitTrajectories("bfs", "val", 8)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := 0
+	for _, tr := range a {
+		steps = max(steps, tr.Length)
+	}
+	if streamed.sum() != da || streamed.samples != 8 || streamed.steps != steps {
+		t.Errorf("streamed: digest %s, %d samples, longest %d steps; want %s, 8, %d", streamed.sum(), streamed.samples, streamed.steps, da, steps)
+	}
 }
 
 // feedbackOfLength is a small batch of samples of length n, transformed as

@@ -1,6 +1,7 @@
 package clrs30
 
 import (
+	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
 )
 
@@ -19,11 +20,7 @@ func EvaluateReference(path, split, backend string, limit int, opts nn.Reference
 		return nil, nn.Config{}, err
 	}
 	defer m.Close()
-	trajs, err := splitTrajectories(m.Config().Algorithm, split, limit)
-	if err != nil {
-		return nil, m.Config(), err
-	}
-	sc, err := m.EvaluateTrajectories(trajs, 32)
+	sc, err := m.EvaluateTrajectories(clrs.SplitTrajectories(m.Config().Algorithm, split, limit), 32)
 	return sc, m.Config(), err
 }
 

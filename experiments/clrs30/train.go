@@ -645,13 +645,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	defer best.Close()
-	testTrajs, err := splitTrajectories(cfg.Algo, "test", cfg.TestSamples)
-	if err != nil {
-		return res, err
-	}
-	// Batched as it goes: the whole test split padded is gigabytes for
-	// the long algorithms (quickselect's 3 GB).
-	if res.Test, err = best.EvaluateTrajectories(testTrajs, cfg.Batch); err != nil {
+	// Drawn and batched as it goes: the whole test split is gigabytes for
+	// the long algorithms (quickselect's 2,048 trajectories at n=64).
+	testSamples := newSampleDigest()
+	if res.Test, err = best.EvaluateTrajectories(testSamples.observe(clrs.SplitTrajectories(cfg.Algo, "test", cfg.TestSamples)), cfg.Batch); err != nil {
 		return res, err
 	}
 	if err := writeResult(cfg, res, time.Since(t0)); err != nil {
@@ -659,7 +656,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	if run != nil {
 		testSet, _ := clrs.CLRS30Split(cfg.Algo, "test")
-		testDS, err := splitDataset(cfg.modelConfig(), testSet, testTrajs, "test")
+		testDS, err := splitDataset(cfg.modelConfig(), testSet, testSamples, "test")
 		if err == nil {
 			err = run.LogInputs(testDS)
 		}
@@ -1034,9 +1031,5 @@ func Evaluate(checkpoint, split, backend string, limit int) (map[string]float64,
 		return nil, err
 	}
 	defer m.Close()
-	trajs, err := splitTrajectories(m.Config().Algorithm, split, limit)
-	if err != nil {
-		return nil, err
-	}
-	return m.EvaluateTrajectories(trajs, 32)
+	return m.EvaluateTrajectories(clrs.SplitTrajectories(m.Config().Algorithm, split, limit), 32)
 }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -323,8 +324,9 @@ func BenchmarkStepCall(b *testing.B) {
 //     train split (n=16), i.e. the compilation of the training programs;
 //   - protocol_s: that, a second training step, then the whole val split
 //     (n=16) and the whole test split (n=64) evaluated in batches of 32
-//     (the test split's built as the evaluation goes, batching included
-//     in the time, as experiments/clrs30 tests a trained model);
+//     (the test split drawn and batched as the evaluation consumes it,
+//     drawing and batching included in the time, as experiments/clrs30
+//     tests a trained model);
 //   - val_s, test_s: the two evaluations;
 //   - steps/s: steady-state training, over NARLAB_BENCH_STEPS (default 5)
 //     steps after one pass over the eight batches the steps cycle through
@@ -371,17 +373,15 @@ func BenchmarkProtocol(b *testing.B) {
 		}
 		train, val := split("train"), split("val")
 		// The test split as experiments/clrs30 evaluates it once training
-		// is done: its samples, batched as the evaluation goes
-		// (EvaluateTrajectories), not a padded copy held whole.
-		ts, err := clrs.NewSplitSampler(algo, "test")
+		// is done: drawn as the evaluation consumes it
+		// (clrs.SplitTrajectories), batched as it goes
+		// (EvaluateTrajectories), never held whole; here a batch at a
+		// time, for the progress file.
+		testSet, err := clrs.CLRS30Split(algo, "test")
 		if err != nil {
 			b.Fatal(err)
 		}
-		testSamples := ts.Trajectories()
-		test := make([][]*clrs.Trajectory, 0, (len(testSamples)+31)/32) // batches of 32
-		for lo := 0; lo < len(testSamples); lo += 32 {
-			test = append(test, testSamples[lo:min(lo+32, len(testSamples))])
-		}
+		numTest := (testSet.NumSamples + 31) / 32 // batches of 32
 		for i := 0; i < b.N; i++ {
 			t0 := time.Now()
 			// Progress on stderr as each phase ends, so that a row
@@ -417,20 +417,39 @@ func BenchmarkProtocol(b *testing.B) {
 			}
 			var ru syscall.Rusage
 			rssMB := func() float64 { syscall.Getrusage(syscall.RUSAGE_SELF, &ru); return float64(ru.Maxrss) / 1024 }
+			next, stop := iter.Pull2(clrs.SplitTrajectories(algo, "test", 0))
+			take := func() []*clrs.Trajectory { // the stream's next batch of up to 32
+				var batch []*clrs.Trajectory
+				for len(batch) < 32 {
+					t, err, ok := next()
+					if !ok {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					batch = append(batch, t)
+				}
+				return batch
+			}
+			for range prog.Batches { // the batches earlier runs evaluated: drawn, not timed
+				take()
+			}
 			tt, saved := time.Now(), time.Now()
-			for k := prog.Batches; k < len(test); k++ { // batch by batch, for the progress file
-				if _, err := m.EvaluateTrajectories(test[k], 32); err != nil {
+			for k := prog.Batches; k < numTest; k++ {
+				if _, err := m.EvaluateTrajectories(clrs.Each(take()), 32); err != nil {
 					b.Fatal(err)
 				}
-				if time.Since(saved) < progressEvery && k+1 < len(test) {
+				if time.Since(saved) < progressEvery && k+1 < numTest {
 					continue
 				}
 				if err := prog.save(k+1, prog.TestS+time.Since(tt).Seconds(), rssMB()); err != nil {
 					b.Fatal(err)
 				}
 				saved = time.Now()
-				phase(fmt.Sprintf("test split: %d of %d batches", k+1, len(test)))
+				phase(fmt.Sprintf("test split: %d of %d batches", k+1, numTest))
 			}
+			stop()
 			here := time.Since(tt)
 			testS := prog.TestS + here.Seconds() // this run's batches and the earlier runs'
 			protocol := (time.Since(t0) - here).Seconds() + testS
@@ -460,7 +479,7 @@ func BenchmarkProtocol(b *testing.B) {
 			b.ReportMetric(hostMS, "host_ms/step")
 			b.ReportMetric(protocolRSS, "peak_rss_mb")
 			b.ReportMetric(max(rssMB(), prog.PeakRSSMB), "peak_rss_all_mb")
-			if runs := prog.runs(len(test)); runs > 1 {
+			if runs := prog.runs(numTest); runs > 1 {
 				b.ReportMetric(float64(runs), "test_processes")
 			}
 		}

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/narlab/narlab/lib/clrs"
@@ -55,7 +56,7 @@ func TestEvaluateTrajectories(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := m.EvaluateTrajectories(trajs, 3)
+				got, err := m.EvaluateTrajectories(clrs.Each(trajs), 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -79,7 +80,11 @@ func TestEvaluateTrajectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, err := m.EvaluateTrajectories(nil, 0); err == nil {
+	if _, err := m.EvaluateTrajectories(clrs.Each(nil), 0); err == nil {
 		t.Error("batch size 0: no error")
+	}
+	// A stream's error ends the evaluation and is returned.
+	if _, err := m.EvaluateTrajectories(clrs.SplitTrajectories("bfs", "validation", 0), 32); err == nil || !strings.Contains(err.Error(), "validation") {
+		t.Errorf("a stream yielding an error: got %v, want the stream's error", err)
 	}
 }

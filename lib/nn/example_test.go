@@ -38,9 +38,11 @@ func ExampleNew() {
 	// true
 }
 
-// Score a model on a split's samples batched as the evaluation goes: here
-// a model just created, on ten bellman_ford graphs of 8 nodes in batches
-// of 4 (the last one of 2), without a padded copy of the whole set.
+// Score a model on a split's samples batched as the evaluation goes, the
+// split drawn as it is consumed: here a model just created, on the first
+// ten samples of bellman_ford's CLRS-30 validation split (graphs of 16
+// nodes) in batches of 4 (the last one of 2), never holding more than one
+// batch.
 func ExampleModel_EvaluateTrajectories() {
 	be, err := nn.Backend("go")
 	if err != nil {
@@ -53,11 +55,7 @@ func ExampleModel_EvaluateTrajectories() {
 		panic(err)
 	}
 	defer m.Close()
-	s, err := clrs.NewSampler("bellman_ford", clrs.Length(8), clrs.Seed(2), clrs.NumSamples(10))
-	if err != nil {
-		panic(err)
-	}
-	scores, err := m.EvaluateTrajectories(s.Trajectories(), 4)
+	scores, err := m.EvaluateTrajectories(clrs.SplitTrajectories("bellman_ford", "val", 10), 4)
 	if err != nil {
 		panic(err)
 	}

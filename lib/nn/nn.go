@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -896,23 +897,42 @@ func (m *Model) Evaluate(batches []*clrs.Feedback) (map[string]float64, error) {
 	return ev.scores()
 }
 
-// EvaluateTrajectories is [Model.Evaluate] on samples batched batchSize at
-// a time as it goes, each batch padded to its own longest trajectory and
-// dropped once predicted: the same scores as Evaluate on any batching of
-// them, without holding a padded copy of the whole split (quickselect's
-// n=64 test split, 2,048 trajectories of up to 479 steps, is 2.2 GB of
-// batches padded per batch, 3 GB padded to the split's length).
-func (m *Model) EvaluateTrajectories(trajs []*clrs.Trajectory, batchSize int) (map[string]float64, error) {
+// EvaluateTrajectories is [Model.Evaluate] on a stream of samples,
+// batched batchSize at a time as they come, each batch padded to its own
+// longest trajectory and dropped once predicted: the same scores as
+// Evaluate on any batching of them, holding one batch at a time. With
+// [clrs.SplitTrajectories] as the stream, no split is ever held whole
+// (quickselect's n=64 test split, 2,048 trajectories of up to 479 steps,
+// is 2.2 GB of batches padded per batch, and its trajectories as much
+// again); a slice s goes in as clrs.Each(s). The first error the stream
+// yields ends the evaluation and is returned.
+func (m *Model) EvaluateTrajectories(trajs iter.Seq2[*clrs.Trajectory, error], batchSize int) (map[string]float64, error) {
 	if batchSize < 1 {
 		return nil, fmt.Errorf("nn: batch size %d: want at least 1", batchSize)
 	}
 	ev := m.newEvaluation()
-	for lo := 0; lo < len(trajs); lo += batchSize {
-		fb, err := clrs.Batch(trajs[lo:min(lo+batchSize, len(trajs))], 0)
+	batch := make([]*clrs.Trajectory, 0, batchSize)
+	flush := func() error {
+		fb, err := clrs.Batch(batch, 0)
+		if err != nil {
+			return err
+		}
+		clear(batch) // the trajectories go as soon as they are batched
+		batch = batch[:0]
+		return ev.add(fb)
+	}
+	for t, err := range trajs {
 		if err != nil {
 			return nil, err
 		}
-		if err := ev.add(fb); err != nil {
+		if batch = append(batch, t); len(batch) == batchSize {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(batch) > 0 {
+		if err := flush(); err != nil {
 			return nil, err
 		}
 	}
