@@ -13,11 +13,13 @@
 # resumes too; ROWS_FILE names another file) are skipped, so an interrupted
 # run resumes where it stopped (FRESH=1 starts over). Within a row, the test
 # split resumes too (quickselect's takes longer than a working session): each
-# side records its progress (every 30 s) in results/protocol_progress/ROW-SIDE.json
-# (NARLAB_BENCH_PROGRESS; see scripts/ref_protocol.py), and a rerun on the
-# same machine goes on from there (committed with the rows, so a fresh clone on
-# a machine of the same description does too); the file goes once the row is
-# recorded.
+# side records its progress (every 30 s) in
+# results/protocol_progress/ROW-SIDE-MACHINE.json (NARLAB_BENCH_PROGRESS; see
+# scripts/ref_protocol.py; MACHINE is the machine's description as a file
+# name), and a rerun on the same machine goes on from there (committed with
+# the rows, so a fresh clone on a machine of the same description does too;
+# each machine keeps its own, so a session on another machine loses nothing);
+# a row's files go once the row is recorded.
 # Each side's progress (its phases, the test split's batches) goes to
 # data/bench/ref_protocol.err and data/bench/narlab_protocol.err.
 # The table goes to data/bench/protocol.md (docs/performance.md records it).
@@ -50,6 +52,7 @@ ref=$(scripts/ref-harness.sh)
 refpy=$(scripts/ref-harness.sh --jax)
 CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
 machine="$(uname -m) Linux, $(nproc) CPUs ($(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'))"
+machine_slug=$(echo "$machine" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9_' '-' | sed 's/^-//; s/-$//')
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib || echo "+changes")  # what nn.test was built from
 for row in $rows; do
   if grep -q "\"row\": \"$row\"" "$rows_file"; then
@@ -60,12 +63,12 @@ for row in $rows; do
   progress="$(dirname "$rows_file")/protocol_progress/$algo-$proc"
   export NARLAB_BENCH_MACHINE="$machine"
   echo "== $row: reference ($(date +%T))" >&2
-  r=$(NARLAB_BENCH_PROGRESS="$progress-ref.json" "$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
+  r=$(NARLAB_BENCH_PROGRESS="$progress-ref-$machine_slug.json" "$refpy" scripts/ref_protocol.py "$ref" "$algo" "$proc" "$steps" 2>"$out/ref_protocol.err" | tail -1 | grep '^{' || echo null)
   echo "== $row: narlab ($(date +%T))" >&2
-  n=$(cd lib/nn && NARLAB_BENCH_PROGRESS="$progress-narlab.json" NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
+  n=$(cd lib/nn && NARLAB_BENCH_PROGRESS="$progress-narlab-$machine_slug.json" NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
       -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>"$out/narlab_protocol.err" | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
   echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"machine\": \"$machine\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
-  rm -f "$progress-ref.json" "$progress-narlab.json"
+  rm -f "$progress"-ref-*.json "$progress"-narlab-*.json  # every machine's: the row is recorded
 done
 backend=$(bin/narlab backends --format json 2>/dev/null | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
 .venv/bin/python scripts/bench_protocol_table.py "$rows_file" "$backend" | tee "$out/protocol.md"
