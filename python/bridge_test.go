@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -131,32 +132,104 @@ func makeTestData() testData {
 		return testData{err: err}
 	}
 	// The reference's arrays for the same splits.
-	harness := func(args ...string) (string, error) {
-		cmd := exec.Command(filepath.Join(root, "scripts", "ref-harness.sh"), args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return "", fmt.Errorf("scripts/ref-harness.sh %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 4000))
-		}
-		return strings.TrimSpace(string(out)), nil
-	}
-	refDir, err := harness()
+	refDir, err := refHarness(root)
 	if err != nil {
 		return testData{err: err}
 	}
-	refPy, err := harness("--numpy")
+	refPy, err := refHarness(root, "--numpy")
 	if err != nil {
 		return testData{err: err}
 	}
 	script := filepath.Join(root, "scripts", "time_reference.py")
-	if err := run("dm-clrs samplers: val split", exec.Command(refPy, script, "--ref", refDir, "--splits", "val", "--write", filepath.Join(td.ref, "val"))); err != nil {
+	if err := run("dm-clrs samplers: val split", exec.Command(refPy, script, "--ref", refDir, "--svml", "--splits", "val", "--write", filepath.Join(td.ref, "val"))); err != nil {
 		return testData{err: err}
 	}
-	if err := run("dm-clrs samplers: train, val, test of "+docAlgos, exec.Command(refPy, script, "--ref", refDir, "--splits", "train,val,test", "--algos", docAlgos, "--write", filepath.Join(td.ref, "clrs30"))); err != nil {
+	if err := run("dm-clrs samplers: train, val, test of "+docAlgos, exec.Command(refPy, script, "--ref", refDir, "--svml", "--splits", "train,val,test", "--algos", docAlgos, "--write", filepath.Join(td.ref, "clrs30"))); err != nil {
 		return testData{err: err}
 	}
 	return td
+}
+
+// refHarness runs scripts/ref-harness.sh with args and returns what it
+// prints: the prepared reference's folder, or with --numpy the python of
+// its numpy 1.24.4 environment.
+func refHarness(root string, args ...string) (string, error) {
+	cmd := exec.Command(filepath.Join(root, "scripts", "ref-harness.sh"), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("scripts/ref-harness.sh %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 4000))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// TestSVMLEmulation: scripts/numpy_svml.py, which the reference's arrays
+// above are written with (time_reference.py --svml), gives the shared
+// fixtures' convex-hull points bit for bit on this machine's CPU (the
+// fixtures were made with numpy 1.24 on AVX-512; elsewhere numpy rounds
+// np.cos/np.sin differently in the last bit).
+func TestSVMLEmulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sets up the reference samplers' environment (scripts/ref-harness.sh); run without -short")
+	}
+	root, err := project.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := os.Getenv("NARLAB_SHARED")
+	if shared == "" {
+		shared = filepath.Join(filepath.Dir(root), "shared")
+	}
+	refDir, err := refHarness(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refPy, err := refHarness(root, "--numpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ algo, length, seed string }{
+		{"graham_scan", "16", "1"}, {"graham_scan", "5", "0"},
+		{"jarvis_march", "16", "1"}, {"jarvis_march", "5", "0"},
+	} {
+		name := fmt.Sprintf("%s_n%s_s%s", tc.algo, tc.length, tc.seed)
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(shared, "fixtures", "clrs", name+".json"))
+			if err != nil {
+				t.Fatalf("%v (the shared fixtures beside the checkout; set NARLAB_SHARED)", err)
+			}
+			var want struct {
+				NumSamples  int             `json:"num_samples"`
+				SampledArgs json.RawMessage `json:"sampled_args"`
+			}
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(refPy, filepath.Join(root, "scripts", "numpy_svml.py"), filepath.Join(refDir, "dump.py"),
+				tc.algo, tc.length, tc.seed, "--num-samples", fmt.Sprint(want.NumSamples))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v: %v", cmd.Args, err)
+			}
+			var got struct {
+				SampledArgs json.RawMessage `json:"sampled_args"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got.SampledArgs, &g); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(want.SampledArgs, &w); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("dump.py under numpy_svml.py: sampled_args differ from the fixture's\ngot  %.300s\nwant %.300s", got.SampledArgs, want.SampledArgs)
+			}
+		})
+	}
 }
 
 var (

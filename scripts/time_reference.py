@@ -14,6 +14,10 @@ With --write DIR it also saves each sampler's batched arrays with
 numpy.savez_compressed as DIR/ALGO_SPLIT.npz, named as `narlab clrs generate`
 names them (input/NAME, hint/NAME, output/NAME, lengths), and prints the time
 that takes on separate lines starting with "write" (not counted in the totals).
+With --svml it evaluates np.cos/np.sin as the project's fixtures' platform did
+(scripts/numpy_svml.py: numpy 1.24 on AVX-512), so that the convex-hull
+samplers' arrays are the fixtures' bit for bit on any x86-64 CPU; the
+emulation is slow, so its times are not the reference's.
 
 `make bench-dataset` runs it beside `narlab clrs generate --split all`.
 """
@@ -30,7 +34,13 @@ def main():
     ap.add_argument('--splits', default='train,val,test')
     ap.add_argument('--algos', default='')
     ap.add_argument('--write', default='', help='folder for the arrays as .npz (numpy.savez_compressed)')
+    ap.add_argument('--svml', action='store_true',
+                    help="np.cos/np.sin as the fixtures' numpy 1.24 on AVX-512 (exact emulation; not for timing)")
     a = ap.parse_args()
+    if a.svml:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import numpy_svml
+        numpy_svml.install()
     sys.path.insert(0, os.path.join(a.ref, 'stubs'))
     sys.path.insert(1, a.ref)
     pkg = types.ModuleType('clrs')

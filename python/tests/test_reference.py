@@ -1,7 +1,7 @@
 """The arrays narlab's files hold, read by narlab's loader, are those of
 dm-clrs's own samplers for the same split: the reference's arrays come
 from dm-clrs 2.0.3's samplers run on numpy 1.24.4 (scripts/ref-harness.sh,
-scripts/time_reference.py --write: each sampler's batched inputs, hints,
+scripts/time_reference.py --write --svml: each sampler's batched inputs, hints,
 outputs and lengths), compared name by name, dtype, shape and value,
 exactly (for all 30 algorithms' val split and every split of bfs and
 insertion_sort)."""

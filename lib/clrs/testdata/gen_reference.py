@@ -12,10 +12,8 @@ stored whole (gzipped) so that a failing test can say where it differs.
 The shared fixtures were produced on a CPU with AVX-512, where numpy 1.24
 computes float64 np.cos/np.sin with Intel SVML (__svml_cos8/__svml_sin8, low
 accuracy variants). This script reproduces that machine: it evaluates np.cos
-and np.sin with an exact emulation of those routines (the same sequence of
-IEEE operations, checked against the shared graham_scan/jarvis_march
-fixtures) so that the convex-hull samplers match the fixtures' platform on
-any x86-64. math.atan2 is the machine's glibc.
+and np.sin with scripts/numpy_svml.py, an exact emulation of those routines,
+so that the convex-hull samplers match the fixtures' platform on any x86-64. math.atan2 is the machine's glibc.
 
 Usage: gen_reference.py --ref /tmp/clrs-ref [--out DIR] [--quick | --splits-only]
 """
@@ -24,86 +22,10 @@ import gzip
 import hashlib
 import json
 import os
-import struct
 import subprocess
 import sys
-from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _bits(x):
-    return struct.unpack('<Q', struct.pack('<d', x))[0]
-
-
-def _f(h):
-    return struct.unpack('<d', struct.pack('<Q', h))[0]
-
-
-def _fma(a, b, c):
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
-
-
-def _fma_rz(a, b, c):
-    import math
-    v = Fraction(a) * Fraction(b) + Fraction(c)
-    r = float(v)
-    if abs(Fraction(r)) > abs(v):
-        r = math.nextafter(r, 0.0)
-    return r
-
-
-COS = {k: _f(v) for k, v in {
-    'invpi': 0x3fd45f306dc9c883, 'shift': 0x4330000000000000, 'half': 0x432fffffffffffff,
-    'pi1': 0x400921fb54442d18, 'pi2': 0x3ca1a62633145c06, 'pi3': 0x395c1cd129024e09,
-    'c1': 0xbfc55555555554a7, 'c2': 0x3f8111111110a4a8, 'c3': 0xbf2a01a019a5b87b,
-    'c4': 0x3ec71de38030fea0, 'c5': 0xbe5ae63546002231, 'c6': 0x3de60e6857a2f220,
-    'c7': 0xbd69f0d60811aac8, 'tiny': 0x3e40000000000000}.items()}
-SIN = {k: _f(v) for k, v in {
-    'invpi': 0x3fd45f306dc9c883, 'shift': 0x4338000000000000,
-    'pi1': 0x400921fb54442d18, 'pi2': 0x3ca1a62633145c06, 'pi3': 0x395c1cd129024e09,
-    'c1': 0xbfc55555555554a8, 'c2': 0x3f8111111110a573, 'c3': 0xbf2a01a019a659dd,
-    'c4': 0x3ec71de3806add1a, 'c5': 0xbe5ae6355aaa4a53, 'c6': 0x3de60e6bee01d83e,
-    'c7': 0xbd69f1517e9f65f0}.items()}
-
-
-def svml_cos(x):
-    a = abs(x)
-    if a < COS['tiny']:
-        return 1.0
-    z5 = _fma_rz(a, COS['invpi'], COS['shift'])
-    sgn = (_bits(z5) & 1) << 63
-    nh = z5 - COS['half']
-    r = _fma(nh, COS['pi1'], -a)
-    r = _fma(COS['pi2'], nh, r)
-    r2 = r * r
-    rf = _fma(COS['pi3'], nh, r)
-    p = _fma(COS['c7'], r2, COS['c6'])
-    for c in ('c5', 'c4', 'c3'):
-        p = _fma(r2, p, COS[c])
-    rs = _f(_bits(rf) ^ sgn)
-    p = _fma(r2, p, COS['c2'])
-    r3 = rs * r2
-    p = _fma(r2, p, COS['c1'])
-    return _fma(r3, p, rs)
-
-
-def svml_sin(x):
-    sh = _fma(x, SIN['invpi'], SIN['shift'])
-    sgn = (_bits(sh) & 1) << 63
-    if x == 0:
-        sgn ^= _bits(x)
-    n = sh - SIN['shift']
-    r = _fma(-n, SIN['pi1'], x)
-    r = _fma(-SIN['pi2'], n, r)
-    r2 = r * r
-    rf = _fma(-SIN['pi3'], n, r)
-    p = _fma(SIN['c7'], r2, SIN['c6'])
-    r3 = r2 * rf
-    for c in ('c5', 'c4', 'c3', 'c2', 'c1'):
-        p = _fma(r2, p, SIN[c])
-    res = _fma(r3, p, rf)
-    return _f(_bits(res) ^ sgn)
 
 
 CLRS30 = ['articulation_points', 'activity_selector', 'bellman_ford', 'bfs', 'binary_search', 'bridges',
@@ -183,23 +105,6 @@ def case_name(c):
     return '_'.join(parts)
 
 
-WRAPPER = r'''
-import sys, runpy, numpy as np
-sys.path.insert(0, %(here)r)
-import gen_reference as g
-_cos, _sin = np.cos, np.sin
-def cos(x, *a, **k):
-    x = np.asarray(x, dtype=float)
-    return np.vectorize(g.svml_cos, otypes=[float])(x) if x.ndim else g.svml_cos(float(x))
-def sin(x, *a, **k):
-    x = np.asarray(x, dtype=float)
-    return np.vectorize(g.svml_sin, otypes=[float])(x) if x.ndim else g.svml_sin(float(x))
-np.cos, np.sin = cos, sin
-sys.argv = [%(dump)r] + sys.argv[1:]
-runpy.run_path(%(dump)r, run_name='__main__')
-'''
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--ref', required=True, help='prepared copy of shared/tools/clrs-ref')
@@ -209,9 +114,7 @@ def main():
                     help='only the full train/test splits, merged into an existing manifest')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    wrapper = os.path.join(a.out, '.dump_svml.py')
-    with open(wrapper, 'w') as f:
-        f.write(WRAPPER % {'here': HERE, 'dump': os.path.join(a.ref, 'dump.py')})
+    dump = [sys.executable, os.path.join(HERE, '..', '..', '..', 'scripts', 'numpy_svml.py'), os.path.join(a.ref, 'dump.py')]
     manifest = []
     path = os.path.join(a.out, 'manifest.json')
     if a.splits_only and os.path.exists(path):
@@ -219,7 +122,7 @@ def main():
             manifest = [m for m in json.load(f) if m.get('split') not in ('train', 'test')]
     for c in cases(a.quick, a.splits_only):
         name = case_name(c)
-        proc = subprocess.run([sys.executable, wrapper] + dump_args(c), capture_output=True)
+        proc = subprocess.run(dump + dump_args(c), capture_output=True)
         if proc.returncode != 0:
             # The reference rejects this setting (e.g. no room for a needle):
             # narlab must reject it too.
@@ -237,7 +140,6 @@ def main():
             entry['file'] = name + '.json.gz'
         manifest.append(entry)
         print(name, entry['bytes'], entry['sha256'][:12], flush=True)
-    os.remove(wrapper)
     with open(path, 'w') as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write('\n')
