@@ -74,7 +74,8 @@ func TestSpecsJSON(t *testing.T) {
 // binary: DATA/val (narlab clrs generate --split val: all 30 algorithms),
 // DATA/clrs30 (--split all for bfs and insertion_sort), and the same
 // splits written by dm-clrs's own samplers in REF (scripts/ref-harness.sh:
-// dm-clrs 2.0.3 on numpy 1.24.4, the numpy of the project's fixtures).
+// dm-clrs 2.0.3 on numpy 1.24.4, np.cos/np.sin as on the fixtures' AVX-512
+// machine: time_reference.py --svml).
 type testData struct {
 	data, ref string
 	err       error

@@ -13,7 +13,8 @@ The shared fixtures were produced on a CPU with AVX-512, where numpy 1.24
 computes float64 np.cos/np.sin with Intel SVML (__svml_cos8/__svml_sin8, low
 accuracy variants). This script reproduces that machine: it evaluates np.cos
 and np.sin with scripts/numpy_svml.py, an exact emulation of those routines,
-so that the convex-hull samplers match the fixtures' platform on any x86-64. math.atan2 is the machine's glibc.
+so that the convex-hull samplers match the fixtures' platform on any x86-64.
+math.atan2 is the machine's glibc.
 
 Usage: gen_reference.py --ref /tmp/clrs-ref [--out DIR] [--quick | --splits-only]
 """
