@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-predict bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-predict bench-demo docs bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -98,9 +98,18 @@ bench-train: setup
 
 ## The CLRS-30 protocol on all 30 algorithms (MPNN, Triplet-GMPNN), narlab
 ## beside the JAX reference: compilation, steps/s, the n=64 test split, peak
-## memory (hours; resumes; table in data/bench/protocol.md, docs/performance.md).
+## memory (hours; resumes; rows in results/protocol_rows.jsonl, rendered into docs/performance.md).
 bench-protocol: setup
 	scripts/bench_protocol.sh
+
+## The main job, recorded: its summary into results/demo.jsonl, rendered into
+## the README's transcript and table (scripts/bench_demo.sh).
+bench-demo: setup
+	scripts/bench_demo.sh
+
+## Renders docs/performance.md, docs/results.md and the README's table from results/*.jsonl.
+docs:
+	$(GO) generate ./results
 
 ## Evaluation alone (one test batch of 32 at n=64), narlab beside the JAX reference.
 bench-predict: setup

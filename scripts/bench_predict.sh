@@ -19,25 +19,24 @@ refpy=$(scripts/ref-harness.sh --jax)
 out="$root/data/bench"
 mkdir -p "$out"
 CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
-echo "Measured $(date -I) on $(uname -m) Linux, $(nproc) CPUs, narlab at $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib || echo "+changes"), by scripts/bench_predict.sh ($repeats timed batches per side)"
-echo
-echo "| algorithm | processor | reference s/batch | narlab s/batch | reference ms/step | narlab ms/step | speed-up |"
-echo "|---|---|---:|---:|---:|---:|---:|"
 for row in ${rows//,/ }; do
   algo=${row%/*} proc=${row#*/}
   r=$(cd scripts && "$refpy" ref_predict.py "$ref" "$algo" "$proc" "$repeats" 2>/dev/null | tail -1)
   n=$(cd lib/nn && NARLAB_BENCH_ROWS="$row" "$out/nn.test" -test.run '^$' -test.bench '^BenchmarkPredict$' \
       -test.benchtime "${repeats}x" 2>&1 | grep -E "^BenchmarkPredict/" || true)
-  .venv/bin/python - "$r" "$n" "$algo" "$proc" <<'PY'
+  .venv/bin/python - "$r" "$n" "$algo" "$proc" "$repeats" <<'PY'
 import json, sys
-r, n, algo, proc = sys.argv[1:]
+sys.path.insert(0, "scripts")
+import results_rows as rr
+r, n, algo, proc, repeats = sys.argv[1:]
 ref = json.loads(r) if r.startswith("{") else None
-f = n.split()
-ns = float(f[2]) / 1e9 if len(f) > 4 else None
-ms = float(f[4]) if len(f) > 4 else None
-cell = lambda x, p: f"{x:.{p}f}" if x is not None else "—"
-up = f"{ref['s_per_batch'] / ns:.2f}×" if ref and ns else "—"
-print(f"| {algo} | {proc} | {cell(ref and ref['s_per_batch'], 2)} | {cell(ns, 2)} | "
-      f"{cell(ref and ref['ms_per_step'], 1)} | {cell(ms, 1)} | {up} |")
+parsed = rr.bench_line(n)
+nl = None
+if parsed:  # BenchmarkPredict: ns/op is one batch, its metric ms/step
+    nl = {"s_per_batch": parsed[2] / 1e9, "ms_per_step": parsed[3]["ms/step"] if "ms/step" in parsed[3] else float(n.split()[4])}
+rr.append("predict.jsonl", [{**rr.provenance(f"scripts/bench_predict.sh {algo}/{proc} {repeats}"), "device": "cpu", "backend": "xla-cpu",
+    "eval_loop": "host", "batches": int(repeats), "algo": algo, "processor": proc,
+    "reference": {k: ref[k] for k in ("s_per_batch", "ms_per_step")} if ref else None, "narlab": nl}])
 PY
 done
+go run ./cmd/docgen

@@ -22,7 +22,10 @@
 # a row's files go once the row is recorded.
 # Each side's progress (its phases, the test split's batches) goes to
 # data/bench/ref_protocol.err and data/bench/narlab_protocol.err.
-# The table goes to data/bench/protocol.md (docs/performance.md records it).
+# Each row is appended to results/protocol_rows.jsonl in its schema
+# (results/schema.go, by scripts/results_rows.py), and the pages are rendered
+# from the rows at the end (go run ./cmd/docgen: docs/performance.md, the
+# README's table).
 #
 # Usage: scripts/bench_protocol.sh [ROWS] [STEPS]
 #   ROWS  like bfs/mpnn,heapsort/triplet_gmpnn (default: each of the 30
@@ -55,7 +58,7 @@ machine="$(uname -m) Linux, $(nproc) CPUs ($(grep -m1 '^model name' /proc/cpuinf
 machine_slug=$(echo "$machine" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9_' '-' | sed 's/^-//; s/-$//')
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib || echo "+changes")  # what nn.test was built from
 for row in $rows; do
-  if grep -q "\"row\": \"$row\"" "$rows_file"; then
+  if grep -q "\"algo\": \"${row%/*}\", \"processor\": \"${row#*/}\"" "$rows_file"; then
     echo "== $row: done before, skipped" >&2
     continue
   fi
@@ -67,8 +70,7 @@ for row in $rows; do
   echo "== $row: narlab ($(date +%T))" >&2
   n=$(cd lib/nn && NARLAB_BENCH_PROGRESS="$progress-narlab-$machine_slug.json" NARLAB_BENCH_ROWS="$row" NARLAB_BENCH_STEPS="$steps" "$out/nn.test" -test.run '^$' \
       -test.bench '^BenchmarkProtocol$' -test.benchtime 1x 2>"$out/narlab_protocol.err" | grep -E "^BenchmarkProtocol/" | tr -s "\t " " " || true)
-  echo "{\"row\": \"$row\", \"date\": \"$(date -I)\", \"commit\": \"$commit\", \"machine\": \"$machine\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$rows_file" >&2
+  .venv/bin/python scripts/results_rows.py protocol "$row" "$r" "$n" "$commit"
   rm -f "$progress"-ref-*.json "$progress"-narlab-*.json  # every machine's: the row is recorded
 done
-backend=$(bin/narlab backends --format json 2>/dev/null | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
-.venv/bin/python scripts/bench_protocol_table.py "$rows_file" "$backend" | tee "$out/protocol.md"
+go run ./cmd/docgen

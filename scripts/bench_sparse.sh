@@ -27,22 +27,22 @@ for n in $sizes; do
     echo "{\"n\": $n, \"path\": \"$p\", \"commit\": \"$commit\", \"date\": \"$(date -I)\", \"result\": \"$r\"}" | tee -a "$rows" >&2
   done
 done
-.venv/bin/python - "$rows" <<'PY' | tee "$out/sparse.md"
-import json, os, platform, re, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '')
-print(f"Measured {rows[0]['date']} on {platform.machine()} Linux, {os.cpu_count()} CPUs ({cpu}), narlab at {rows[0]['commit']}, "
-      "XLA CPU, by scripts/bench_sparse.sh: bfs on 4 Erdős–Rényi graphs of n nodes (lib/salsa's er_n), hidden 64.\n")
-print('| n | sparse: first (s) | sparse: again (s) | sparse: peak memory (MB) | dense: first (s) | dense: again (s) | dense: peak memory (MB) |')
-print('|---:|---:|---:|---:|---:|---:|---:|')
-by = {}
-for r in rows:
+# The rows, typed (results/schema.go's SparseRow), into results/sparse.jsonl;
+# then the pages.
+.venv/bin/python - "$rows" <<'PY'
+import json, re, sys
+sys.path.insert(0, "scripts")
+import results_rows as rr
+out = []
+for r in (json.loads(l) for l in open(sys.argv[1])):
     m = dict((k, float(v)) for v, k in re.findall(r'([\d.eE+-]+) (first_s|eval_s|peak_rss_mb)', r['result']))
-    by.setdefault(r['n'], {})[r['path']] = m
-for n in sorted(by):
-    cells = []
-    for p in ('sparse', 'dense'):
-        m = by[n].get(p)
-        cells += [f"{m['first_s']:.2f}", f"{m['eval_s']:.3f}", f"{m['peak_rss_mb']:.0f}"] if m else ['failed'] * 3
-    print(f"| {n} | " + ' | '.join(cells) + ' |')
+    if len(m) < 3:
+        print(f"bench_sparse: {r['path']} n={r['n']} failed: {r['result']}", file=sys.stderr)
+        continue
+    p = rr.provenance("scripts/bench_sparse.sh")
+    p["commit"] = r["commit"]
+    out.append({**p, "device": "cpu", "backend": "xla-cpu", "algo": "bfs", "graphs": 4, "hidden": 64, "n": r["n"], "path": r["path"],
+                "first_s": m["first_s"], "again_s": m["eval_s"], "peak_mb": m["peak_rss_mb"]})
+rr.append("sparse.jsonl", out)
 PY
+go run ./cmd/docgen

@@ -6,7 +6,8 @@
 # (scripts/ref_trainbench.py: dm-clrs 2.0.3 on jax 0.4.38 CPU, in a throwaway
 # venv) and then narlab (BenchmarkTrainStep in lib/nn, on narlab's backend
 # pick: XLA CPU after make setup): steady-state steps/s and the time of the
-# first step (compilation). The report goes to data/bench/train.md.
+# first step (compilation). The rows go to results/train_bench.jsonl (typed:
+# results/schema.go), rendered into docs/performance.md and the README.
 #
 # Usage: scripts/bench_train.sh [STEPS] [ROWS]   (default 20 steps per row;
 # ROWS like bfs/mpnn,floyd_warshall/pgn; the reference harness is prepared in
@@ -32,28 +33,27 @@ for row in ${rows//,/ }; do
   echo "{\"row\": \"$row\", \"ref\": $r, \"narlab\": \"$n\"}" | tee -a "$out/train_rows.jsonl" >&2
 done
 backend=$(bin/narlab backends --format json 2>/dev/null | "$root/.venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["choice"]["kind"])' || echo "?")
-"$root/.venv/bin/python" - "$out" "$steps" "$backend" <<'PY' | tee "$out/train.md"
-import json, os, re, sys, platform, datetime
-out, steps, backend = sys.argv[1], sys.argv[2], sys.argv[3]
-cpu = ''
-for line in open('/proc/cpuinfo'):
-    if line.startswith('model name'):
-        cpu = line.split(':', 1)[1].strip(); break
-print(f'Measured {datetime.date.today()} on {platform.machine()} Linux, {os.cpu_count()} CPUs ({cpu}), by scripts/bench_train.sh '
-      f'({steps} steady-state steps per row; narlab backend: {backend}; reference: dm-clrs 2.0.3, jax 0.4.38 CPU)\n')
-print('| algorithm | processor | reference steps/s | narlab steps/s | speed-up | reference first step (s) | narlab first step (s) | narlab warm-up (s) | narlab host (ms/step) |')
-print('|---|---|---:|---:|---:|---:|---:|---:|---:|')
+# The rows, typed (results/schema.go's TrainRow), into results/train_bench.jsonl;
+# then the pages (docs/performance.md's training table, the README's row).
+"$root/.venv/bin/python" - "$out" "$steps" "$backend" <<'PY'
+import json, os, sys
+sys.path.insert(0, "scripts")
+import results_rows as rr
+out, steps, backend = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = []
 for line in open(os.path.join(out, 'train_rows.jsonl')):
     r = json.loads(line)
-    ref = r['ref'] or {'steps_per_s': float('nan'), 'first_step_s': float('nan')}
-    got = {unit: float(v) for v, unit in re.findall(r'([\d.]+) (\S+)', r['narlab'])}
     algo, proc = r['row'].split('/')
-    if 'steps/s' not in got:
-        print(f'| {algo} | {proc} | {ref["steps_per_s"]:.2f} | failed | | {ref["first_step_s"]:.1f} | | | |'); continue
-    rate, first, warm = got['steps/s'], got['first_step_s'], got.get('warmup_s', 0)
-    host = f"{got['host_ms/step']:.1f}" if 'host_ms/step' in got else ''
-    print(f'| {algo} | {proc} | {ref["steps_per_s"]:.2f} | {rate:.2f} | {rate/ref["steps_per_s"]:.1f}× | {ref["first_step_s"]:.1f} | {first:.1f} | {warm:.1f} | {host} |')
-print('\nwarm-up: the training steps (in the step loop, while the unrolled programs compile in the background) '
-      'until the default step-loop mode trains every batch unrolled; steps/s is measured after it. '
-      'host: the part of a steady-state step spent preparing the batch on the host (BenchmarkBatchPrep times it alone).')
+    parsed = rr.bench_line(r['narlab'])
+    nl = None
+    if parsed and 'steps_per_s' in parsed[3]:
+        m = parsed[3]
+        nl = {'steps_per_s': m['steps_per_s'], 'first_step_s': m['first_step_s'], 'warmup_s': m.get('warmup_s', 0.0)}
+        if 'host_ms_per_step' in m:
+            nl['host_ms_per_step'] = m['host_ms_per_step']
+    ref = {k: r['ref'][k] for k in ('steps_per_s', 'first_step_s')} if r['ref'] else None
+    rows.append({**rr.provenance(f'scripts/bench_train.sh {steps}'), 'backend': backend, 'steps': steps,
+                 'algo': algo, 'processor': proc, 'reference': ref, 'narlab': nl})
+rr.append('train_bench.jsonl', rows)
 PY
+go run ./cmd/docgen

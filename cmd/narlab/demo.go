@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/results"
 	"github.com/narlab/narlab/tracking"
 )
 
@@ -85,13 +87,16 @@ func demo(args []string) error {
 	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), data, m.Seconds)
 
 	choice := nn.Choose(*backend)
-	fmt.Fprintf(stdout, "\n== 2/3 training an MPNN on %s (%d steps, hidden 128, batch 32, CLRS-30 train split at n=16) on %s\n",
-		demoAlgo, *steps, choice.Kind)
+	sum := results.Demo{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps, Hidden: 128, Batch: 32, TrainNodes: 16,
+		TestNodes: demoTestNodes, Backend: choice.Kind, DataFiles: len(m.Files), DataS: m.Seconds}
+	fmt.Fprintln(stdout)
+	sum.TrainingHeader(stdout)
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	res, err := clrs30.Run(ctx, clrs30.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps,
-		Batch: 32, Hidden: 128, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
+	trainStart := time.Now()
+	res, err := clrs30.Run(ctx, clrs30.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: sum.Steps,
+		Batch: sum.Batch, Hidden: sum.Hidden, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
 		Dir: runDir, Experiment: tracking.DefaultExperiment("narlab-demo"), NoMLflow: *noMLflow, TrackingURI: *trackingURI, Progress: os.Stderr})
 	if err != nil {
 		return err
@@ -105,21 +110,32 @@ func demo(args []string) error {
 		return err
 	}
 
-	fmt.Fprintf(stdout, "\n== 3/3 summary (%s in all)\n", time.Since(start).Round(time.Second))
-	fmt.Fprintf(stdout, "  %-34s %6.1f%%  (best validation %.1f%% at step %d, n=16)\n",
-		fmt.Sprintf("narlab MPNN, test at n=%d:", demoTestNodes), 100*res.Test["score"], 100*res.BestVal, res.BestStep)
+	sum.TrainS = time.Since(trainStart).Seconds()
+	sum.Backend, sum.StepsPerS, sum.FirstStepS = res.Backend, res.StepsPerS, res.FirstStep.Seconds()
+	sum.Test, sum.BestVal, sum.BestStep = res.Test["score"], res.BestVal, res.BestStep
 	if s, ok := paper.Test[demoAlgo]["MPNN"]; ok {
-		fmt.Fprintf(stdout, "  %-34s %6.1f%%  (± %.1f, 10,000 steps, CLRS paper Table 2)\n", "paper's MPNN, test at n=64:", s.Mean, s.Std)
+		sum.PaperTest, sum.PaperStd = s.Mean, s.Std
 	}
-	fmt.Fprintf(stdout, "  %-34s %6.1f%%  (a uniformly random parent pointer among %d nodes)\n", "chance:", 100.0/demoTestNodes, demoTestNodes)
-	fmt.Fprintf(stdout, "  %-34s %.2f steps/s steady state on %s (first step, with compilation: %.1fs)\n", "speed:",
-		res.StepsPerS, res.Backend, res.FirstStep.Seconds())
+	sum.TotalS = time.Since(start).Seconds()
+	// The summary's figures, for scripts/bench_demo.sh (results/demo.jsonl,
+	// from which the README's transcript is rendered by the same code).
+	summaryPath := filepath.Join(runDir, "summary.json")
+	raw, err := json.Marshal(sum)
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFile(summaryPath, append(raw, '\n'), fsutil.DataMode); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	sum.Summary(stdout)
 	fmt.Fprintf(stdout, "\n  validation curve:  %s\n", plot)
 	fmt.Fprintf(stdout, "  checkpoint:        %s\n", res.Checkpoint)
 	if res.RunURL != "" {
 		fmt.Fprintf(stdout, "  MLflow run:        %s\n", res.RunURL)
 	}
 	fmt.Fprintf(stdout, "  data (numpy):      numpy.load(%q)\n", filepath.Join(data, "bfs_val.npz"))
+	fmt.Fprintf(stdout, "  summary (JSON):    %s\n", summaryPath)
 	fmt.Fprintf(stdout, "  notebooks:         make jupyter   (Jupyter on notebooks/, kernel \"Go (narlab)\")\n")
 	return nil
 }
