@@ -116,7 +116,7 @@ bench-predict: setup
 	scripts/bench_predict.sh
 
 ## Evaluation time and peak memory against n (16 to 1,600), the sparse model
-## beside the dense one (table in data/bench/sparse.md, docs/performance.md).
+## beside the dense one (rows in results/sparse.jsonl, rendered into docs/performance.md).
 bench-sparse: setup
 	scripts/bench_sparse.sh
 

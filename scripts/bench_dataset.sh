@@ -87,7 +87,9 @@ rm -rf "$tmp"
 echo "== reference: whole CLRS-30 dataset (val and test splits; train above)" >&2
 "$refpy" scripts/time_reference.py --ref "$ref" --splits val,test | tee "$out/ref_valtest.txt" >&2
 
-RUNS="$runs" REFPY="$refpy" "$py" - "$out" <<'PY' | tee "$out/dataset.md"
+# The figures, typed (results/schema.go's DatasetRow), into results/dataset.jsonl;
+# then the pages. The numpy comparisons are printed above and in data/bench.
+RUNS="$runs" REFPY="$refpy" "$py" - "$out" <<'PY'
 import re, sys, os, platform
 out = sys.argv[1]
 go = {}
@@ -140,37 +142,32 @@ runs = int(os.environ['RUNS'])
 cpu = os.cpu_count()
 import subprocess
 refnp = subprocess.run([os.environ['REFPY'], '-c', 'import numpy; print(numpy.__version__)'], capture_output=True, text=True).stdout.strip()
-print(f'Measured on {platform.machine()} Linux, {cpu} CPUs, by scripts/bench_dataset.sh; reference samplers on numpy {refnp}\n')
-print('| algorithm | reference (s / 1,000 at n=16) | narlab 1 CPU (s) | speed-up |')
-print('|---|---:|---:|---:|')
-for a in sorted(ref):
-    if a in go:
-        print(f'| {a} | {ref[a]:.3f} | {go[a]:.4f} | {ref[a]/go[a]:.0f}× |')
-rt, gt = sum(ref.values()), sum(go.get(a, 0) for a in ref)
-print(f'| **train split, 30 algorithms** | **{rt:.1f}** | **{gt:.2f}** | **{rt/gt:.0f}×** |')
-print()
-print('| train split, 30 algorithms, end to end (sampling + writing) | time | speed-up over the reference samplers | size | peak memory |')
-print('|---|---:|---:|---:|---:|')
-print(f'| reference samplers (sampling only, 1 CPU) | {rt:.1f} s | | | |')
+sys.path.insert(0, "scripts")
+import results_rows as rr
+p = {**rr.provenance(f"RUNS={runs} scripts/bench_dataset.sh"), "note": f"reference samplers on numpy {refnp}"}
+rows = [{**p, "split": "train", "algo": a, "reference_s": ref[a], "narlab_s": go[a]} for a in sorted(ref) if a in go]
+rt = sum(ref.values())
+def end(split, what, secs, **kw):
+    rows.append({**p, "split": split, "what": what, "seconds": secs, **{k: v for k, v in kw.items() if v is not None}})
+end("train", "reference samplers (sampling only, 1 CPU)", rt, baseline=True)
 if refwrite is not None:
-    print(f'| reference samplers + `numpy.savez_compressed` of their arrays (1 CPU; for comparison only) | {rt + refwrite:.1f} s | (the default below: {(rt + refwrite)/trz:.0f}× this) | {size("ref_train_size.txt")} | |')
+    end("train", "reference samplers + `numpy.savez_compressed` of their arrays (1 CPU; for comparison only)", rt + refwrite,
+        size=size("ref_train_size.txt"))
 if samplers is not None:
-    print(f'| narlab samplers alone, nothing written ({cpu} CPUs, fresh process; BenchmarkTrainSplit/trajectories) | {samplers:.2f} s | {rt/samplers:.0f}× | | |')
-print(f'| `narlab clrs generate --split train` (deflated .npz, the default; median of {runs} runs, range) | {trz:.2f} s ({trzmin:.2f}–{trzmax:.2f}) | {rt/trz:.0f}× ({rt/trzmax:.0f}–{rt/trzmin:.0f}×) | {size("narlab_trainz_size.txt")} | {trzrss:.0f} MiB |')
+    end("train", f"narlab samplers alone, nothing written ({cpu} CPUs, fresh process; BenchmarkTrainSplit/trajectories)", samplers)
+end("train", f"`narlab clrs generate --split train` (deflated .npz, the default; median of {runs} runs, range)", trz,
+    min_s=trzmin, max_s=trzmax, size=size("narlab_trainz_size.txt"), peak_mib=trzrss, key="default")
 if os.path.exists(os.path.join(out, 'narlab_train1_time.1.txt')):
     t1, t1min, t1max, t1rss = timed_runs('narlab_train1_time')
-    print(f'| the default, held to 1 CPU (`taskset -c 0`; median of {runs} runs, range; {cpu} CPUs are {t1/trz:.2f}× faster) | {t1:.2f} s ({t1min:.2f}–{t1max:.2f}) | {rt/t1:.0f}× ({rt/t1max:.0f}–{rt/t1min:.0f}×) | | {t1rss:.0f} MiB |')
-print(f'| `narlab clrs generate --split train --compress=false` (stored .npz; median of {runs} runs, range) | {trs:.2f} s ({trsmin:.2f}–{trsmax:.2f}) | {rt/trs:.0f}× ({rt/trsmax:.0f}–{rt/trsmin:.0f}×) | {size("narlab_train_size.txt")} | {trrss:.0f} MiB |')
-print()
-print('numpy, deflated vs stored train split: ' + open(os.path.join(out, 'compare_train.txt')).read().strip())
-print()
-print("numpy, narlab's train split vs the reference's arrays: " + open(os.path.join(out, 'compare_ref.txt')).read().strip())
+    end("train", f"the default, held to 1 CPU (`taskset -c 0`; median of {runs} runs, range; {cpu} CPUs are {t1/trz:.2f}× faster)", t1,
+        min_s=t1min, max_s=t1max, peak_mib=t1rss)
+end("train", f"`narlab clrs generate --split train --compress=false` (stored .npz; median of {runs} runs, range)", trs,
+    min_s=trsmin, max_s=trsmax, size=size("narlab_train_size.txt"), peak_mib=trrss)
 allref = sum(reftot.values())
-print()
-print('| whole CLRS-30 dataset (train + val + test) | time | peak memory |')
-print('|---|---:|---:|')
-print(f'| reference samplers: trajectories batched into padded arrays, in memory (1 CPU) | {allref:.1f} s | |')
-print(f'| narlab samplers: every trajectory, in memory ({cpu} CPUs; BenchmarkFullDataset/trajectories) | {full["trajectories"]:.2f} s ({allref/full["trajectories"]:.0f}×) | |')
-print(f'| narlab samplers, then batched into padded arrays like the reference (BenchmarkFullDataset/batched) | {full["batched"]:.2f} s ({allref/full["batched"]:.0f}×) | |')
-print(f'| `narlab clrs generate --split all`: generated and written as deflated .npz, streamed | {secs:.1f} s ({allref/secs:.0f}×) | {rss:.0f} MiB |')
+end("all", "reference samplers: trajectories batched into padded arrays, in memory (1 CPU)", allref, baseline=True)
+end("all", f"narlab samplers: every trajectory, in memory ({cpu} CPUs; BenchmarkFullDataset/trajectories)", full["trajectories"])
+end("all", "narlab samplers, then batched into padded arrays like the reference (BenchmarkFullDataset/batched)", full["batched"])
+end("all", "`narlab clrs generate --split all`: generated and written as deflated .npz, streamed", secs, peak_mib=rss, key="all")
+rr.append("dataset.jsonl", rows)
 PY
+go run ./cmd/docgen

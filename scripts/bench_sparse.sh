@@ -3,8 +3,8 @@
 # the dense one (every pair of nodes), on lib/salsa's Erdős–Rényi test
 # graphs of 16 to 1,600 nodes (bfs, hidden 64, 4 graphs per batch):
 # BenchmarkSparseVsDense in lib/nn, one process per row so that its peak
-# resident memory is the row's. The table goes to data/bench/sparse.md
-# (docs/salsa.md and docs/performance.md record it).
+# resident memory is the row's. The rows go to results/sparse.jsonl (typed:
+# results/schema.go), rendered into docs/performance.md and the README.
 #
 # Usage: scripts/bench_sparse.sh [SIZES] [PATHS]
 #   SIZES default "16 80 160 800 1600"; PATHS default "sparse dense"

@@ -23,7 +23,10 @@
 #                                    process took; writes
 #                                    $OUT/gpu_bench.jsonl, gpu.txt, log.txt
 #   scripts/gpu_bench_table.py F...  here: the Markdown tables of one or
-#                                    more runs' gpu_bench.jsonl
+#                                    more runs' gpu_bench.jsonl; with
+#                                    --append --commit C --machine M, their
+#                                    rows typed into results/*.jsonl and the
+#                                    pages rendered (docs/performance.md)
 #
 # With the device tool: `run(command="bash .gpu/run.sh", carry=[".gpu"],
 # timeout_s=560)`; .gpu/ is listed in .git/info/exclude by prepare. ROWS,

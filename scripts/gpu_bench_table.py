@@ -1,6 +1,12 @@
 """The tables of the GPU benchmark (scripts/gpu_bench.sh) from its rows.
 
 Usage: gpu_bench_table.py GPU_BENCH.jsonl [MORE.jsonl ...]   → Markdown on stdout
+       gpu_bench_table.py --append --commit C --machine M [--date D] GPU_BENCH.jsonl ...
+           → the same rows, typed, appended to results/ (gpu_protocol.jsonl,
+             predict.jsonl, step_calls.jsonl, sparse.jsonl; schemas in
+             results/schema.go), then the pages rendered (go run ./cmd/docgen).
+             C: the commit the carried binaries were built from; M: the
+             card's machine, e.g. "one NVIDIA H100 80GB HBM3 (driver …), 16 CPU cores".
 
 Each file is one `bash .gpu/run.sh` run's $OUT/gpu_bench.jsonl; a row that
 appears in several files is taken from the last. Four tables: the CLRS-30
@@ -44,13 +50,7 @@ def fmt(x, digits=1):
 
 
 def main(paths):
-    rows = {}
-    for p in paths:
-        for line in open(p):
-            line = line.strip()
-            if line:
-                r = json.loads(line)
-                rows[r["row"]] = r
+    rows = read(paths)
     dnf = "did not finish"
     print("| algorithm / processor | side | first step (s) | protocol (s) | val (s) | test (s) | steps/s | "
           "host peak (MB) | GPU memory (MB) |")
@@ -131,7 +131,94 @@ def main(paths):
         print(f"| {size} | " + " | ".join(cells) + " |")
 
 
+def read(paths):
+    rows = {}
+    for p in paths:
+        for line in open(p):
+            line = line.strip()
+            if line:
+                r = json.loads(line)
+                rows[r["row"]] = r
+    return rows
+
+
+def append(paths, commit, machine, date):
+    """The lease's rows, typed, into results/ (then the pages rendered)."""
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import results_rows as rr
+    rows = read(paths)
+    prov = {"date": date, "commit": commit, "machine": machine, "command": "bash .gpu/run.sh"}
+    out = {"gpu_protocol.jsonl": [], "predict.jsonl": [], "step_calls.jsonl": [], "sparse.jsonl": []}
+    for name, r in rows.items():
+        n = metrics(r.get("narlab"))
+        head = name.split("/")[0]
+        if head in ("sparse", "dense"):
+            if "eval_s" in n:
+                out["sparse.jsonl"].append({**prov, "device": "H100", "backend": "xla-cuda", "algo": "bfs", "graphs": 4,
+                                            "hidden": 64, "n": int(name.split("/")[1]), "path": head,
+                                            "first_s": n["first_s"], "again_s": n["eval_s"], "gpu_mb": r.get("narlab_gpu_mb")})
+            continue
+        if name.startswith("calls:"):
+            if "call_us" in n:
+                a, p = name[len("calls:"):].split("/")
+                out["step_calls.jsonl"].append({**prov, "device": "H100", "algo": a, "processor": p, "steps": int(n.get("steps", 0)),
+                                                "step_call_us": n["call_us"], "empty_call_us": n["null_us"]})
+            continue
+        if name.startswith("predict:"):
+            base, desc = options(name)
+            f = r.get("ref") or (rows.get(base) or {}).get("ref")
+            ns = n.get("ns/op", 0) / 1e9
+            if f and ns:
+                a, p = base[len("predict:"):].split("/")
+                out["predict.jsonl"].append({**prov, "device": "H100", "backend": "xla-cuda",
+                                             "eval_loop": "host" if "host" in desc else "device", "batches": 5, "algo": a, "processor": p,
+                                             "reference": {"s_per_batch": f["s_per_batch"], "ms_per_step": f["ms_per_step"]},
+                                             "narlab": {"s_per_batch": ns, "ms_per_step": n["ms/step"]}})
+            continue
+        base, desc = options(name) if "@" in name else (name, "")
+        a, p = base.split("/")
+        side = {**prov, "algo": a, "processor": p, "side": "narlab"}
+        if desc:
+            side["variant"] = desc
+        if "protocol_s" in n:
+            side.update({"first_step_s": n["first_step_s"], "protocol_s": n["protocol_s"], "val_s": n["val_s"],
+                         "test_s": n["test_s"], "steps_per_s": n["steps/s"], "host_peak_mb": n["peak_rss_mb"]})
+        else:
+            side.update({"unfinished": "did not finish", "gpu_mb_seen": True})
+        side["gpu_mb"] = r.get("narlab_gpu_mb") or 0.0
+        out["gpu_protocol.jsonl"].append(side)
+        if desc:
+            continue  # narlab alone: the reference's side is the plain row's
+        ref = {**prov, "algo": a, "processor": p, "side": "reference", "gpu_mb": r.get("ref_gpu_mb") or 0.0}
+        f = r.get("ref")
+        if f:
+            ref.update({"first_step_s": f["first_step_s"], "protocol_s": f["protocol_s"], "val_s": f["val_s"],
+                        "test_s": f["test_s"], "steps_per_s": f["steps_per_s"], "host_peak_mb": f["peak_rss_mb"]})
+            if "device_peak_mb" in f:
+                ref["jax_gpu_mb"] = f["device_peak_mb"]
+        else:
+            ref.update({"unfinished": "did not finish", "gpu_mb_seen": True})
+        out["gpu_protocol.jsonl"].append(ref)
+    for file, new in out.items():
+        rr.append(file, new)
+        print(f"results/{file}: {len(new)} rows", file=sys.stderr)
+    rr.render()
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    if sys.argv[1] == "--append":
+        import argparse
+        import datetime
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--append", action="store_true")
+        ap.add_argument("--commit", required=True)
+        ap.add_argument("--machine", required=True)
+        ap.add_argument("--date", default=datetime.date.today().isoformat())
+        ap.add_argument("files", nargs="+")
+        a = ap.parse_args()
+        append(a.files, a.commit, a.machine, a.date)
+    else:
+        main(sys.argv[1:])
