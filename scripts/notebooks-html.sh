@@ -8,6 +8,9 @@
 # server (http://127.0.0.1:PORT/…, dead there) become their plain text, and
 # the script fails if a page still shows this checkout's path, a temporary
 # file's path, a local server's address or a relative link to nothing.
+# What every page repeats (nbconvert's stylesheets, its module script) goes
+# to docs/notebooks/gallery.css and gallery.js, which the pages link
+# (scripts/gallery_clean.py; notebooks' TestGalleryShared checks it).
 #
 #   scripts/notebooks-html.sh [NAME ...]     (or: make notebooks-html)
 #
