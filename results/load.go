@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/project"
 )
 
 // Set is every committed file of this folder, read.
@@ -91,6 +92,17 @@ func Load(dir string) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// Committed reads the checkout's results/ (the checkout as narlab finds
+// it: $NARLAB_ROOT, or the one around the working directory), as notebooks
+// do.
+func Committed() (*Set, error) {
+	root, err := project.Root()
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return Load(filepath.Join(root, "results"))
 }
 
 // checker is a row that can say what is wrong with it.
