@@ -72,13 +72,26 @@ func demo(args []string) error {
 	if err := checkOutputDir("out", *out); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	return runDemo(demoRun{out: *out, steps: *steps, backend: *backend, tracking: *trackingURI, noMLflow: *noMLflow})
+}
+
+// demoRun is what `narlab demo` was asked for, checked.
+type demoRun struct {
+	out, backend, tracking string
+	steps                  int
+	noMLflow               bool
+}
+
+// runDemo generates the validation split and trains, then finishDemo
+// writes the plot and the summary.
+func runDemo(o demoRun) error {
 	// A new run directory every time: a second `make run` trains again
 	// (a new MLflow run) instead of resuming the finished one.
-	runDir := filepath.Join(*out, "runs", time.Now().UTC().Format("20060102-150405"))
+	runDir := filepath.Join(o.out, "runs", time.Now().UTC().Format("20060102-150405"))
 	// clrs30.Run locks the run directory while it trains.
 	ctx := commandContext()
 	start := time.Now()
-	data := filepath.Join(*out, "clrs30-val")
+	data := filepath.Join(o.out, "clrs30-val")
 	fmt.Fprintf(stdout, "== 1/3 generating the CLRS-30 validation split (30 algorithms) into %s\n", data)
 	m, err := clrs.WriteDataset(ctx, data, clrs.DatasetOptions{Splits: []string{"val"}})
 	if err != nil {
@@ -86,8 +99,8 @@ func demo(args []string) error {
 	}
 	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), data, m.Seconds)
 
-	choice := nn.Choose(*backend)
-	sum := results.Demo{Algo: demoAlgo, Processor: demoProcessor, Steps: *steps, Hidden: 128, Batch: 32, TrainNodes: 16,
+	choice := nn.Choose(o.backend)
+	sum := results.Demo{Algo: demoAlgo, Processor: demoProcessor, Steps: o.steps, Hidden: 128, Batch: 32, TrainNodes: 16,
 		TestNodes: demoTestNodes, Backend: choice.Kind, DataFiles: len(m.Files), DataS: m.Seconds}
 	fmt.Fprintln(stdout)
 	sum.TrainingHeader(stdout)
@@ -96,11 +109,19 @@ func demo(args []string) error {
 	}
 	trainStart := time.Now()
 	res, err := clrs30.Run(ctx, clrs30.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: sum.Steps,
-		Batch: sum.Batch, Hidden: sum.Hidden, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, *steps), Backend: *backend,
-		Dir: runDir, Experiment: tracking.DefaultExperiment("narlab-demo"), NoMLflow: *noMLflow, TrackingURI: *trackingURI, Progress: os.Stderr})
+		Batch: sum.Batch, Hidden: sum.Hidden, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, o.steps), Backend: o.backend,
+		Dir: runDir, Experiment: tracking.DefaultExperiment("narlab-demo"), NoMLflow: o.noMLflow, TrackingURI: o.tracking, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}
+	sum.TrainS = time.Since(trainStart).Seconds()
+	return finishDemo(&sum, res, runDir, data, start)
+}
+
+// finishDemo saves the validation curve and the summary (summary.json, for
+// scripts/bench_demo.sh: results/demo.jsonl, from which the README's
+// transcript is rendered by the same code), and prints the summary.
+func finishDemo(sum *results.Demo, res *clrs30.Result, runDir, data string, start time.Time) error {
 	png, err := clrs30.CurvePNG(demoAlgo, "MPNN (narlab)", res.History)
 	if err != nil {
 		return err
@@ -110,15 +131,12 @@ func demo(args []string) error {
 		return err
 	}
 
-	sum.TrainS = time.Since(trainStart).Seconds()
 	sum.Backend, sum.StepsPerS, sum.FirstStepS = res.Backend, res.StepsPerS, res.FirstStep.Seconds()
 	sum.Test, sum.BestVal, sum.BestStep = res.Test["score"], res.BestVal, res.BestStep
 	if s, ok := paper.Test[demoAlgo]["MPNN"]; ok {
 		sum.PaperTest, sum.PaperStd = s.Mean, s.Std
 	}
 	sum.TotalS = time.Since(start).Seconds()
-	// The summary's figures, for scripts/bench_demo.sh (results/demo.jsonl,
-	// from which the README's transcript is rendered by the same code).
 	summaryPath := filepath.Join(runDir, "summary.json")
 	raw, err := json.Marshal(sum)
 	if err != nil {
