@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nprand"
@@ -21,7 +23,7 @@ func init() {
 	register(command{group: "clrs", name: "algos", summary: "list the CLRS algorithms, their specs and sampler parameters", run: clrsAlgos})
 	register(command{group: "clrs", name: "sample", summary: "sample trajectories (reference-JSON layout)", run: clrsSample})
 	register(command{group: "clrs", name: "run", summary: "run an algorithm on given inputs and print its trajectory", run: clrsRun})
-	register(command{group: "clrs", name: "generate", summary: "write CLRS-30 splits as numpy .npz files", run: clrsGenerate})
+	register(command{group: "clrs", name: "generate", summary: "write CLRS-30 splits, or samples of any length, seed and count, as numpy .npz files", run: clrsGenerate})
 }
 
 func clrsAlgos(args []string) error {
@@ -101,7 +103,8 @@ func clrsSample(args []string) error {
 	num := fs.Int("count", 1, "number of samples generated (the whole set is printed)")
 	alias(fs, "num-samples", "count")
 	split := fs.String("split", "", "use the official CLRS-30 split settings instead (train, val or test)")
-	format := fs.String("format", "reference-json", "output format: reference-json (the reference's dump layout) or text")
+	format := fs.String("format", "reference-json", "output format: reference-json (the reference's dump layout), text, or npz (the layout of clrs generate's files, into --out)")
+	out := fs.String("out", "", "write to this file instead of standard output (required with --format npz; written whole or not at all)")
 	kwargs := fs.String("kwargs", "", `sampler parameters as JSON, e.g. '{"p": [0.5]}'`)
 	batch := fs.Int("batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set (0: the whole set)")
 	randomPos := fs.Int64("random-pos", -1, "randomise pos with a RandomState of this seed (run.py's process_random_pos)")
@@ -115,8 +118,16 @@ func clrsSample(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--algo is required")
 	}
-	if *format != "reference-json" && *format != "text" {
-		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json or text)", *format)
+	if *format != "reference-json" && *format != "text" && *format != "npz" {
+		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json, text or npz)", *format)
+	}
+	if *format == "npz" {
+		if *out == "" || *out == "-" {
+			return fmt.Errorf("clrs sample: --format npz writes a file: give it with --out FILE.npz")
+		}
+		if *randomPos >= 0 || *predAsInput || *perms {
+			return fmt.Errorf("clrs sample: --format npz writes the spec's probes, as clrs generate's files hold them; --random-pos, --pred-as-input and --permutations change them (narlab's and dm-clrs's training apply them to batches)")
+		}
 	}
 	params, err := clrs.ParseParams(*kwargs)
 	if err != nil {
@@ -190,23 +201,32 @@ func clrsSample(args []string) error {
 			return err
 		}
 	}
-	switch *format {
-	case "reference-json":
-		return clrs.WriteReferenceJSON(stdout, h, fb)
-	case "text":
-		for b := 0; b < fb.BatchSize(); b++ {
-			t, err := fb.Trajectory(b)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "# sample %d\n", b)
-			if err := clrs.WriteText(stdout, t); err != nil {
-				return err
-			}
-		}
-		return nil
+	if *format == "npz" {
+		return clrs.SaveNPZ(*out, fb, clrs.Compressed())
 	}
-	return fmt.Errorf("unknown --format %q (want reference-json or text)", *format)
+	write := func(w io.Writer) error {
+		switch *format {
+		case "reference-json":
+			return clrs.WriteReferenceJSON(w, h, fb)
+		case "text":
+			for b := 0; b < fb.BatchSize(); b++ {
+				t, err := fb.Trajectory(b)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "# sample %d\n", b)
+				if err := clrs.WriteText(w, t); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return fmt.Errorf("unknown --format %q (want reference-json, text or npz)", *format)
+	}
+	if *out == "" || *out == "-" {
+		return write(stdout)
+	}
+	return fsutil.Write(*out, fsutil.DataMode, write)
 }
 
 func clrsRun(args []string) error {
@@ -281,6 +301,11 @@ func clrsGenerate(args []string) error {
 	workers := fs.Int("workers", 0, "goroutines running the algorithms (0: all CPUs)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	compress := fs.Bool("compress", true, "deflate the arrays (zip method 8, read by numpy.load like numpy.savez_compressed's files: the train split is 14x smaller and written faster than stored); --compress=false stores them as numpy.savez does")
+	lengths := fs.String("lengths", "", "instead of the official splits: comma-separated sampler lengths, one file per algorithm, length and seed, ALGO_nLENGTH_sSEED.npz (dm-clrs's build_sampler(algo, num_samples, length, seed, **kwargs); default 16 when --seeds, --count, --kwargs or --name is given)")
+	seeds := fs.String("seeds", "", "with settings of one's own: comma-separated RandomState seeds 0..2³²−1 (default 0)")
+	count := fs.Int("count", 0, "with settings of one's own: samples per file (default 1000)")
+	kwargs := fs.String("kwargs", "", `with settings of one's own: sampler parameters as JSON, given to every sampler, e.g. '{"p": [0.5]}'`)
+	name := fs.String("name", "", "with one length and one seed: the file's name is ALGO_NAME.npz (and NAME its split in the manifest) instead of ALGO_nLENGTH_sSEED.npz")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -288,12 +313,46 @@ func clrsGenerate(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--out is required")
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := clrs.DatasetOptions{Workers: *workers, Uncompressed: !*compress}
-	if *split != "all" {
-		opts.Splits = []string{*split}
-	}
 	if *algos != "all" {
 		opts.Algorithms = strings.Split(*algos, ",")
+	}
+	if set["lengths"] || set["seeds"] || set["count"] || set["kwargs"] || set["name"] {
+		if set["split"] {
+			return fmt.Errorf("clrs generate: --split writes the official CLRS-30 splits; --lengths, --seeds, --count, --kwargs and --name write settings of one's own: give one or the other")
+		}
+		settings, err := generateSettings(*lengths, *seeds, *count, *name)
+		if err != nil {
+			return fmt.Errorf("clrs generate: %w", err)
+		}
+		if opts.Kwargs, err = clrs.ParseParams(*kwargs); err != nil {
+			return fmt.Errorf("--kwargs %w", err)
+		}
+		var kw []clrs.Option
+		for _, p := range opts.Kwargs {
+			kw = append(kw, clrs.Kwarg(p.Name, p.Value))
+		}
+		names := opts.Algorithms
+		if len(names) == 0 {
+			names = clrs.CLRS30()
+		}
+		// Each file is held in memory while it is written: one file at a
+		// time must fit the budget.
+		for _, s := range settings {
+			for _, a := range names {
+				if _, _, err := clrs.SamplerParams(a); err != nil {
+					return err
+				}
+				if err := checkSamples(a, s.Length, s.Seed, s.NumSamples, "--count or --lengths", kw...); err != nil {
+					return fmt.Errorf("clrs generate: %w", err)
+				}
+			}
+		}
+		opts.Settings = settings
+	} else if *split != "all" {
+		opts.Splits = []string{*split}
 	}
 	var bar *progress.Bar // nil (silent) with --quiet
 	if !*quiet {
@@ -312,4 +371,51 @@ func clrsGenerate(args []string) error {
 	bar.Done()
 	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), *out, m.Seconds)
 	return nil
+}
+
+// generateSettings turns clrs generate's --lengths, --seeds, --count and
+// --name into the settings of one file each (every length with every
+// seed).
+func generateSettings(lengths, seeds string, count int, name string) ([]clrs.Split, error) {
+	if lengths == "" {
+		lengths = "16"
+	}
+	if seeds == "" {
+		seeds = "0"
+	}
+	if count == 0 {
+		count = 1000
+	}
+	var ls []int
+	for _, f := range strings.Split(lengths, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxLength {
+			return nil, fmt.Errorf("--lengths %q: want comma-separated lengths 1..%d (%s)", lengths, maxLength, lengthWhy)
+		}
+		if slices.Contains(ls, n) {
+			return nil, fmt.Errorf("--lengths %q: %d is listed twice", lengths, n)
+		}
+		ls = append(ls, n)
+	}
+	var ss []int64
+	for _, f := range strings.Split(seeds, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || n < 0 || n > maxSeed32 {
+			return nil, fmt.Errorf("--seeds %q: want comma-separated seeds 0..%d (numpy's RandomState takes 32-bit seeds)", seeds, int64(maxSeed32))
+		}
+		if slices.Contains(ss, n) {
+			return nil, fmt.Errorf("--seeds %q: %d is listed twice", seeds, n)
+		}
+		ss = append(ss, n)
+	}
+	if name != "" && len(ls)*len(ss) > 1 {
+		return nil, fmt.Errorf("--name %q names one file; --lengths and --seeds give %d per algorithm", name, len(ls)*len(ss))
+	}
+	var out []clrs.Split
+	for _, l := range ls {
+		for _, s := range ss {
+			out = append(out, clrs.Split{Name: name, Length: l, Seed: s, NumSamples: count})
+		}
+	}
+	return out, nil
 }

@@ -64,6 +64,7 @@ var flagBounds = map[string]bound{
 	"clrs sample --random-pos":        {min: -1, max: maxSeed32, why: "-1 is off; otherwise a RandomState seed 0..2³²−1"},
 	"clrs sample --truncate-decimals": {min: 1, max: 15, zero: "off", why: "a float64 has about 15 significant decimals"},
 	"clrs generate --workers":         workers,
+	"clrs generate --count":           {min: 1, max: maxCount, zero: "1000", why: "samples per file, held in memory while it is written; their measured size is also checked against the memory budget"},
 	"clrstext sample --length":        {min: 1, max: maxLength, why: lengthWhy},
 	"clrstext sample --seed":          seed32,
 	"clrstext sample --count":         {min: 1, max: maxCount, why: "rows stream one at a time; a million take minutes, and one row is checked against the memory budget"},
@@ -506,6 +507,9 @@ const (
 var fileFlags = map[string]fileKind{
 	"clrs run --input":                   inFileStdin,
 	"clrs generate --out":                outDir,
+	"clrs sample --out":                  outFile,
+	"eval --data":                        inFile,
+	"eval --predictions":                 outFile,
 	"salsa generate --out":               outDir,
 	"clrstext generate --out":            outFile,
 	"clrstext score --data":              inFile,

@@ -187,6 +187,8 @@ func evalCmd(args []string) error {
 	fs := newFlags("eval")
 	ckpt := fs.String("checkpoint", "", "checkpoint (required): the directory train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best, or a dm-clrs checkpoint file (BaselineModel.save_model's pickle)")
 	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
+	data := fs.String("data", "", "score an .npz file instead of a split: a file of `narlab clrs generate` or `clrs sample --format npz` of the model's algorithm (any length, seed, count), or a model's inputs alone (input/NAME arrays and lengths: predicted, not scored)")
+	preds := fs.String("predictions", "", "with --data: write the model's predictions to this .npz file (output/NAME arrays [B, …], float64: node indices for pointers, probabilities for masks, class scores for categorical outputs, values for scalars)")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	alias(fs, "samples", "count")
 	backend := fs.String("backend", "", backendUsage)
@@ -202,8 +204,14 @@ func evalCmd(args []string) error {
 	if err := tf.check("eval"); err != nil {
 		return err
 	}
+	if *preds != "" && *data == "" {
+		return fmt.Errorf("eval: --predictions writes the predictions on a --data file; give one")
+	}
+	if *data != "" && *limit != 0 {
+		return fmt.Errorf("eval: --count takes the first samples of a split; a --data file is evaluated whole")
+	}
 	cfg := clrs30.EvalConfig{Checkpoint: *ckpt, Split: *split, Limit: *limit, Backend: *backend,
-		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()}
+		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off(), Data: *data, Predictions: *preds}
 	if st, err := os.Stat(*ckpt); err == nil && !st.IsDir() {
 		cfg.Reference = ref // a dm-clrs checkpoint file
 	} else if ref.Algorithm != "" || ref.Processor != "" {
@@ -219,10 +227,24 @@ func evalCmd(args []string) error {
 	// What was scored; the checkpoint's path goes to standard error, so
 	// that the scores of a checkpoint and of its export print the same.
 	fmt.Fprintf(os.Stderr, "eval: %s %s\n", res.Format, res.CheckpointPath)
-	fmt.Fprintf(stdout, "%s/%s (hidden %d) on the CLRS-30 %s split: %d samples at n=%d\n",
-		res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
-	fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
-	printScores(res.Scores)
+	switch {
+	case *data != "" && !res.Scored:
+		fmt.Fprintf(stdout, "%s/%s (hidden %d) on the features in %s: %d samples at n=%d (not scored: the file has no outputs)\n",
+			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
+	case *data != "":
+		fmt.Fprintf(stdout, "%s/%s (hidden %d) on %s: %d samples at n=%d\n",
+			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
+		fmt.Fprintf(stdout, "data score %.4f\n", res.Scores["score"])
+		printScores(res.Scores)
+	default:
+		fmt.Fprintf(stdout, "%s/%s (hidden %d) on the CLRS-30 %s split: %d samples at n=%d\n",
+			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
+		fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
+		printScores(res.Scores)
+	}
+	if *preds != "" {
+		fmt.Fprintf(stdout, "predictions: %s\n", *preds)
+	}
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}

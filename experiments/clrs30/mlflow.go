@@ -148,17 +148,43 @@ func sampleFeedback(mc nn.Config) (*clrs.Feedback, error) {
 	return mc.Transform(fb)
 }
 
-// Signature is the MLflow signature of a model of configuration mc: the
-// inputs a batch gives it (the algorithm's input probes after the model's
-// transforms, in the reference's dtypes, and the number of steps of each
-// sample, "lengths") and the predictions Model.Predict returns per output.
+// Signature is the MLflow signature of a model of configuration mc: what
+// its python_function flavor's predict takes, a batch's features as
+// dm-clrs's BaselineModel.predict takes them (FeatureNames: the
+// algorithm's inputs [B, …] and hints [T, B, …] named as in a dataset
+// file, in the reference's dtypes, and lengths), and the predictions it
+// returns per output (output/NAME, float64, Model.Predict's encoding).
 func Signature(mc nn.Config) (mlflow.Signature, error) {
+	s, err := clrs.NewSampler(mc.Algorithm, clrs.Length(5), clrs.Seed(0), clrs.NumSamples(2))
+	if err != nil {
+		return mlflow.Signature{}, err
+	}
+	raw, err := s.Next(2)
+	if err != nil {
+		return mlflow.Signature{}, err
+	}
+	in := prefixed("input/", tensorSpecs(raw.Inputs, false))
+	var hints []mlflow.TensorSpec
+	for _, d := range raw.Hints { // [T, B, …]: time, batch and node dimensions of any size
+		shape := slices.Clone(d.Shape)
+		for i := 0; i < 2+locationDims(d.Location) && i < len(shape); i++ {
+			shape[i] = -1
+		}
+		hints = append(hints, mlflow.TensorSpec{Name: "hint/" + d.Name, DType: d.DType.String(), Shape: shape})
+	}
+	in = append(append(in, hints...), mlflow.TensorSpec{Name: "lengths", DType: "float64", Shape: []int{-1}})
 	fb, err := sampleFeedback(mc)
 	if err != nil {
 		return mlflow.Signature{}, err
 	}
-	in := append(tensorSpecs(fb.Inputs, false), mlflow.TensorSpec{Name: "lengths", DType: "int64", Shape: []int{-1}})
-	return mlflow.Signature{Inputs: in, Outputs: tensorSpecs(fb.Outputs, true)}, nil
+	return mlflow.Signature{Inputs: in, Outputs: prefixed("output/", tensorSpecs(fb.Outputs, true))}, nil
+}
+
+func prefixed(p string, specs []mlflow.TensorSpec) []mlflow.TensorSpec {
+	for i := range specs {
+		specs[i].Name = p + specs[i].Name
+	}
+	return specs
 }
 
 // splitDataset describes samples of a CLRS-30 split (the first n of it
@@ -268,6 +294,14 @@ type EvalConfig struct {
 	// (BaselineModel.save_model's pickle, nn.LoadReference) with these
 	// options.
 	Reference *nn.ReferenceOptions
+	// Data, when set, is an .npz file evaluated instead of Split (see
+	// ReadData): a dataset file of the model's algorithm is scored (and
+	// logged as the run's dataset, "data/score" its metric); a model's
+	// inputs alone are only predicted, and no run is logged.
+	Data string
+	// Predictions, when set, is where the predictions on Data are written
+	// (PredictionArrays: output/NAME arrays in an .npz file).
+	Predictions string
 	// Experiment, TrackingURI and NoMLflow say where the evaluation run
 	// is logged (default experiment "clrs-eval").
 	Experiment  string
@@ -279,7 +313,8 @@ type EvalConfig struct {
 type EvalResult struct {
 	Scores         map[string]float64 // per output, and their mean under "score"
 	Config         nn.Config          // the checkpoint's model
-	Split          string             // the split scored
+	Split          string             // the split scored ("data" for Data)
+	Scored         bool               // false for a model's inputs alone (Data): predicted, not scored
 	Samples        int                // the samples scored
 	Length         int                // the split's sample length n (nodes for most algorithms)
 	Format         string             // "narlab checkpoint" or "dm-clrs checkpoint"
@@ -311,6 +346,12 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	}
 	defer m.Close()
 	mc := m.Config()
+	if c.Predictions != "" && c.Data == "" {
+		return nil, fmt.Errorf("eval: predictions are written for a data file (--data), not for a split")
+	}
+	if c.Data != "" {
+		return evalData(ctx, c, m, format)
+	}
 	set, err := clrs.CLRS30Split(mc.Algorithm, c.Split)
 	if err != nil {
 		return nil, err
@@ -322,24 +363,96 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	}
 	abs, _ := filepath.Abs(c.Checkpoint)
 	res := &EvalResult{Scores: scores, Config: mc, Split: c.Split, Samples: samples.samples, Length: set.Length, Format: format,
-		CheckpointPath: abs, DatasetDigest: samples.sum()}
+		CheckpointPath: abs, DatasetDigest: samples.sum(), Scored: true}
 	if c.NoMLflow {
 		return res, nil
 	}
+	ds, err := splitDataset(mc, set, samples, c.Split)
+	if err != nil {
+		return res, err
+	}
+	return res, logEval(ctx, c, res, ds, capName(c.Limit))
+}
+
+// evalData is Eval on a data file (c.Data).
+func evalData(ctx context.Context, c EvalConfig, m *nn.Model, format string) (*EvalResult, error) {
+	mc := m.Config()
+	fb, scored, err := ReadData(c.Data, mc)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(c.Checkpoint)
+	res := &EvalResult{Config: mc, Split: "data", Samples: fb.BatchSize(), Format: format, CheckpointPath: abs, Scored: scored}
+	if pos, ok := fb.Probe("pos"); ok && len(pos.Shape) == 2 {
+		res.Length = pos.Shape[1]
+	}
+	if c.Predictions != "" {
+		p, err := m.Predict(fb)
+		if err != nil {
+			return nil, err
+		}
+		arrays, err := PredictionArrays(mc, fb, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := clrs.SaveArraysNPZ(c.Predictions, arrays); err != nil {
+			return nil, err
+		}
+	}
+	if !scored {
+		return res, nil
+	}
+	if res.Scores, err = m.Evaluate([]*clrs.Feedback{fb}); err != nil {
+		return nil, err
+	}
+	trajs, err := fb.Trajectories()
+	if err != nil {
+		return nil, err
+	}
+	digest := digestOf(trajs)
+	res.DatasetDigest = digest.sum()
+	if c.NoMLflow {
+		return res, nil
+	}
+	dataAbs, _ := filepath.Abs(c.Data)
+	source, _ := json.Marshal(map[string]any{"file": dataAbs, "algorithm": mc.Algorithm, "samples": digest.samples})
+	profile, _ := json.Marshal(map[string]any{"samples": digest.samples, "nodes": res.Length, "hint_steps": digest.steps})
+	schema, err := datasetSchema(mc)
+	if err != nil {
+		return res, err
+	}
+	ds := tracking.Dataset(fmt.Sprintf("file/%s/%s", mc.Algorithm, filepath.Base(c.Data)), digest.sum(), "local",
+		string(source), schema, string(profile), "data")
+	return res, logEval(ctx, c, res, ds, "all")
+}
+
+// logEval logs an evaluation as an MLflow run (unless c.NoMLflow): its
+// params, the dataset scored as the run's input, <split>/score and each
+// output's score in tables/<split>_outputs.json.
+func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds mlflow.DatasetInput, samplesParam string) error {
+	if c.NoMLflow {
+		return nil
+	}
+	mc, abs, format, scores, split := res.Config, res.CheckpointPath, res.Format, res.Scores, res.Split
 	exp := c.Experiment
 	if exp == "" {
 		exp = tracking.DefaultExperiment("clrs-eval")
 	}
-	params := map[string]string{"checkpoint": abs, "split": c.Split, "samples": capName(c.Limit),
+	params := map[string]string{"checkpoint": abs, "split": split, "samples": samplesParam,
 		"algorithm": mc.Algorithm, "processor": mc.Processor, "hidden_size": strconv.Itoa(mc.Hidden),
 		"hint_mode": mc.HintMode, "seed": strconv.FormatInt(mc.Seed, 10), "backend": c.Backend, "checkpoint_format": format}
 	if params["backend"] == "" {
 		params["backend"] = "default"
 	}
-	note := fmt.Sprintf("`narlab eval`: the %s `%s` (%s on %s, hidden %d) scored on the first %d samples of the "+
-		"CLRS-30 **%s** split. Result: the metric `%s/score` (a fraction) and each output's score in `tables/%s_outputs.json`.",
-		format, abs, mc.Processor, mc.Algorithm, mc.Hidden, samples.samples, c.Split, c.Split, c.Split)
-	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", mc.Algorithm+"/"+mc.Processor, c.Split)),
+	what := fmt.Sprintf("the first %d samples of the CLRS-30 **%s** split", res.Samples, split)
+	if c.Data != "" {
+		params["data"], _ = filepath.Abs(c.Data)
+		what = fmt.Sprintf("the %d samples of the file `%s`", res.Samples, params["data"])
+	}
+	note := fmt.Sprintf("`narlab eval`: the %s `%s` (%s on %s, hidden %d) scored on %s. "+
+		"Result: the metric `%s/score` (a fraction) and each output's score in `tables/%s_outputs.json`.",
+		format, abs, mc.Processor, mc.Algorithm, mc.Hidden, what, split, split)
+	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", mc.Algorithm+"/"+mc.Processor, split)),
 		tracking.Note(note), tracking.Source("narlab eval"),
 		tracking.Tags(map[string]string{"clrs.algorithm": mc.Algorithm, "benchmark": "CLRS-30"})}
 	if c.TrackingURI != "" {
@@ -347,30 +460,26 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	}
 	run, err := tracking.Start(ctx, exp, params, opts...)
 	if err != nil {
-		return res, err
+		return err
 	}
 	logErr := func() error {
-		ds, err := splitDataset(mc, set, samples, c.Split)
-		if err != nil {
-			return err
-		}
 		if err := run.LogInputs(ds); err != nil {
 			return err
 		}
-		if err := run.LogMetric(c.Split+"/score", 0, scores["score"]); err != nil {
+		if err := run.LogMetric(split+"/score", 0, scores["score"]); err != nil {
 			return err
 		}
 		var rows [][]any
 		for _, k := range sortedOutputs(scores) {
 			rows = append(rows, []any{k, scores[k]})
 		}
-		return run.LogTable("tables/"+c.Split+"_outputs.json", []string{"output", "score"}, rows)
+		return run.LogTable("tables/"+split+"_outputs.json", []string{"output", "score"}, rows)
 	}()
 	res.RunID, res.RunURL = run.ID(), run.URL()
 	if err := run.EndWith(ctx, logErr); err != nil && logErr == nil {
 		logErr = fmt.Errorf("eval: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
 	}
-	return res, logErr
+	return logErr
 }
 
 func sortedOutputs(scores map[string]float64) []string {

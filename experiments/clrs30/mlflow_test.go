@@ -11,9 +11,10 @@ import (
 
 // TestSignatureEveryAlgorithm builds the MLflow signature of a model of
 // each CLRS-30 algorithm (with and without the reference's transforms):
-// its inputs are the transformed batch's input probes and lengths, its
-// outputs the probes Model.Predict returns, every batch and node dimension
-// -1 and every other dimension a size.
+// its inputs are a batch's features as a dataset file names them
+// (FeatureNames: input/NAME, hint/NAME, lengths), its outputs the probes
+// Model.Predict returns (output/NAME, after the transforms), every time,
+// batch and node dimension -1 and every other dimension a size.
 func TestSignatureEveryAlgorithm(t *testing.T) {
 	if n := len(clrs.CLRS30()); n != 30 {
 		t.Fatalf("%d CLRS-30 algorithms", n)
@@ -31,12 +32,13 @@ func TestSignatureEveryAlgorithm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var in, out []string
-			for _, d := range fb.Inputs {
-				in = append(in, d.Name)
-			}
+			var out []string
 			for _, d := range fb.Outputs {
-				out = append(out, d.Name)
+				out = append(out, "output/"+d.Name)
+			}
+			in, err := FeatureNames(algo)
+			if err != nil {
+				t.Fatal(err)
 			}
 			var gotIn, gotOut []string
 			for _, s := range sig.Inputs {
@@ -45,26 +47,41 @@ func TestSignatureEveryAlgorithm(t *testing.T) {
 			for _, s := range sig.Outputs {
 				gotOut = append(gotOut, s.Name)
 			}
-			if !slices.Equal(gotIn, append(in, "lengths")) || !slices.Equal(gotOut, out) {
-				t.Errorf("%s (transforms %v): signature inputs %v outputs %v; want %v + lengths, %v", algo, transforms, gotIn, gotOut, in, out)
+			if !slices.Equal(gotIn, in) || !slices.Equal(gotOut, out) {
+				t.Errorf("%s (transforms %v): signature inputs %v outputs %v; want %v, %v", algo, transforms, gotIn, gotOut, in, out)
 			}
-			// Every dimension that changes with the sample's size is -1.
-			other, err := feedbackOfLength(mc, 9)
-			if err != nil {
-				t.Fatal(err)
+			// Every dimension that changes with the sample's size or the
+			// trajectory's length is -1; the others are the arrays'.
+			shapes := func(n int) map[string][]int {
+				s, err := clrs.NewSampler(algo, clrs.Length(n), clrs.Seed(0), clrs.NumSamples(2))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fb, err := s.Next(2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := map[string][]int{"lengths": {2}}
+				for _, d := range append(slices.Clone(fb.Inputs), fb.Hints...) {
+					m[d.Stage.String()+"/"+d.Name] = d.Shape
+				}
+				return m
 			}
-			sizes := map[string][2][]int{}
-			for i, d := range fb.Inputs {
-				sizes[d.Name] = [2][]int{d.Shape, other.Inputs[i].Shape}
-			}
+			a, b := shapes(5), shapes(9)
 			for _, s := range sig.Inputs {
 				if len(s.Shape) == 0 || s.Shape[0] != -1 || s.DType == "" {
-					t.Errorf("%s: input %s: shape %v dtype %q; want the batch dimension first, -1", algo, s.Name, s.Shape, s.DType)
+					t.Errorf("%s: input %s: shape %v dtype %q; want the first dimension -1", algo, s.Name, s.Shape, s.DType)
 				}
-				sh, ok := sizes[s.Name]
-				for i := 1; ok && i < len(s.Shape); i++ {
-					if sh[0][i] != sh[1][i] && s.Shape[i] != -1 {
-						t.Errorf("%s: input %s: shape %v; dimension %d is %d or %d with the sample's size, want -1", algo, s.Name, s.Shape, i, sh[0][i], sh[1][i])
+				if len(s.Shape) != len(a[s.Name]) {
+					t.Errorf("%s: input %s: shape %v; the arrays have %v", algo, s.Name, s.Shape, a[s.Name])
+					continue
+				}
+				for i := 1; i < len(s.Shape); i++ {
+					switch {
+					case a[s.Name][i] != b[s.Name][i] && s.Shape[i] != -1:
+						t.Errorf("%s: input %s: shape %v; dimension %d is %d or %d with the sample's size, want -1", algo, s.Name, s.Shape, i, a[s.Name][i], b[s.Name][i])
+					case a[s.Name][i] == b[s.Name][i] && s.Shape[i] != -1 && s.Shape[i] != a[s.Name][i]:
+						t.Errorf("%s: input %s: shape %v; dimension %d is %d", algo, s.Name, s.Shape, i, a[s.Name][i])
 					}
 				}
 			}

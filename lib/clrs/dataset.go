@@ -36,6 +36,19 @@ type DatasetOptions struct {
 	// by default they are deflated, as numpy.savez_compressed's files are
 	// (method 8: the train split is 14× smaller, and written faster).
 	Uncompressed bool
+	// Settings, when set, replace the official splits (Splits must then
+	// be empty): each algorithm is sampled at each setting, with its
+	// Length, Seed and NumSamples, as dm-clrs's build_sampler(algo,
+	// num_samples, length=…, seed=…) samples, into ALGO_NAME.npz where
+	// NAME is the setting's Name (SettingName's "nLENGTH_sSEED" when
+	// empty; a name is letters, digits, '-' and '_'). The files have the
+	// layout of the splits' and the manifest lists them the same way, with
+	// the setting's name as their split.
+	Settings []Split
+	// Kwargs are sampler parameters (dm-clrs's **kwargs, e.g. p for the
+	// graph samplers) given to every sampler of Settings, and recorded in
+	// the manifest.
+	Kwargs []Param
 	// Progress, when set, is called as samples are drawn: done of total
 	// samples over every file, label the file being sampled
 	// ("bfs/train"). It is called from one goroutine at a time.
@@ -66,13 +79,42 @@ const DatasetGenerator = "narlab clrs generate"
 // order or on Workers.
 func WriteDataset(ctx context.Context, dir string, opts DatasetOptions) (*Manifest, error) {
 	splits := opts.Splits
-	if len(splits) == 0 {
+	if len(splits) == 0 && len(opts.Settings) == 0 {
 		splits = SplitNames
+	}
+	if len(splits) > 0 && len(opts.Settings) > 0 {
+		return nil, errors.New("clrs: WriteDataset: both official splits and settings of one's own; give one or the other")
+	}
+	if len(opts.Kwargs) > 0 && len(opts.Settings) == 0 {
+		return nil, errors.New("clrs: WriteDataset: sampler kwargs apply to settings of one's own, not to the official splits")
 	}
 	for _, sp := range splits {
 		if !slices.Contains(SplitNames, sp) {
 			return nil, fmt.Errorf("unknown split %q (want train, val, test or all)", sp)
 		}
+	}
+	settings := make([]Split, len(opts.Settings))
+	seenName := map[string]bool{}
+	for i, set := range opts.Settings {
+		if set.Name == "" {
+			set.Name = SettingName(set.Length, set.Seed)
+		}
+		if err := checkSettingName(set.Name); err != nil {
+			return nil, err
+		}
+		if seenName[set.Name] {
+			return nil, fmt.Errorf("clrs: two settings named %q: each file needs its own name", set.Name)
+		}
+		seenName[set.Name] = true
+		if set.NumSamples < 1 || set.Length < 1 || set.Seed < 0 || set.Seed > 1<<32-1 {
+			return nil, fmt.Errorf("clrs: setting %s: %d samples of length %d from seed %d; want at least 1 sample, length at least 1, seed in [0, 2**32-1]",
+				set.Name, set.NumSamples, set.Length, set.Seed)
+		}
+		settings[i] = set
+	}
+	var kwOpts []Option
+	for _, p := range opts.Kwargs {
+		kwOpts = append(kwOpts, Kwarg(p.Name, p.Value))
 	}
 	names := opts.Algorithms
 	if len(names) == 0 {
@@ -114,20 +156,33 @@ func WriteDataset(ctx context.Context, dir string, opts DatasetOptions) (*Manife
 	if !opts.Uncompressed {
 		npzOpts = append(npzOpts, Compressed())
 	}
-	type file struct{ name, split string }
+	type file struct {
+		name string
+		set  Split
+	}
 	var files []file
 	totalSamples := 0 // one report for the whole dataset: samples over every file
 	for _, sp := range splits {
 		for _, name := range names {
-			files = append(files, file{name, sp})
-			if set, err := CLRS30Split(name, sp); err == nil {
-				totalSamples += set.NumSamples
+			set, err := CLRS30Split(name, sp)
+			if err != nil {
+				return fail(err)
 			}
+			files = append(files, file{name, set})
+			totalSamples += set.NumSamples
+		}
+	}
+	for _, set := range settings {
+		for _, name := range names {
+			files = append(files, file{name, set})
+			totalSamples += set.NumSamples
 		}
 	}
 	m := &Manifest{Generator: DatasetGenerator, Compressed: !opts.Uncompressed, Files: []ManifestFile{}}
 	start := time.Now()
-	order, err := largestFirst(len(files), func(i int) (int64, error) { return estimateSplitBytes(files[i].name, files[i].split) })
+	order, err := largestFirst(len(files), func(i int) (int64, error) {
+		return estimateFileBytes(files[i].name, files[i].set, kwOpts)
+	})
 	if err != nil {
 		return fail(err)
 	}
@@ -146,13 +201,13 @@ func WriteDataset(ctx context.Context, dir string, opts DatasetOptions) (*Manife
 			f := files[i]
 			var sopts []Option
 			if opts.Progress != nil {
-				label, base := f.name+"/"+f.split, sampled
+				label, base := f.name+"/"+f.set.Name, sampled
 				sopts = append(sopts, Progress(func(done, total int) { opts.Progress(base+done, totalSamples, label) }))
 			}
 			if opts.Workers > 0 {
 				sopts = append(sopts, Workers(opts.Workers))
 			}
-			sf, err := SampleSplitFile(f.name, f.split, sopts...)
+			sf, err := SampleFile(f.name, f.set, append(slices.Clone(kwOpts), sopts...)...)
 			if err != nil {
 				sampleErr = err
 				return
@@ -175,14 +230,14 @@ func WriteDataset(ctx context.Context, dir string, opts DatasetOptions) (*Manife
 				if !ok || ctx.Err() != nil {
 					return
 				}
-				name := fmt.Sprintf("%s_%s.npz", files[i].name, files[i].split)
+				name := fmt.Sprintf("%s_%s.npz", files[i].name, files[i].set.Name)
 				if err := sf.SaveNPZ(filepath.Join(dir, name), npzOpts...); err != nil {
 					errs[w] = err
 					q.fail()
 					return
 				}
 				written[i] = &ManifestFile{File: name, Algorithm: sf.Algorithm, Split: sf.Split.Name, NumSamples: sf.Split.NumSamples,
-					Length: sf.Split.Length, Seed: sf.Split.Seed, MaxSteps: sf.MaxSteps()}
+					Length: sf.Split.Length, Seed: sf.Split.Seed, MaxSteps: sf.MaxSteps(), Kwargs: paramsMap(opts.Kwargs)}
 			}
 		}()
 	}
@@ -252,7 +307,8 @@ func lockDatasetDir(dir string) (unlock func(), err error) {
 }
 
 // RemoveStaleTemps removes from dir the temporary files of WriteDataset
-// (.ALGO_SPLIT.npz.tmp-* and .manifest.json.tmp-*), which a run killed
+// (.ALGO_SPLIT.npz.tmp-* or .ALGO_NAME.npz.tmp-* for a setting's NAME, and
+// .manifest.json.tmp-*), which a run killed
 // before it could clean up (SIGKILL, a power cut) leaves behind. It must
 // not run while a WriteDataset writes into dir; WriteDataset calls it
 // when it knows none does.
@@ -289,10 +345,13 @@ func isDatasetTemp(name string) bool {
 	if !ok {
 		return false
 	}
-	for _, sp := range SplitNames {
-		if algo, ok := strings.CutSuffix(stem, "_"+sp); ok {
-			_, known := Specs[algo]
-			return known
+	// ALGO_NAME: a known algorithm, then an official split or a setting's
+	// name (checkSettingName's alphabet).
+	for algo := range Specs {
+		if name, ok := strings.CutPrefix(stem, algo+"_"); ok {
+			if slices.Contains(SplitNames, name) || checkSettingName(name) == nil {
+				return true
+			}
 		}
 	}
 	return false
@@ -330,16 +389,51 @@ func largestFirst(n int, size func(i int) (int64, error)) ([]int, error) {
 	return order, nil
 }
 
-// estimateSplitBytes guesses the size of an algorithm's split file from
-// four samples drawn apart from it (another seed), the longest standing
-// for every sample: the files are sampled largest first, so that the
-// last ones to be written are small and every CPU stays busy to the end.
-func estimateSplitBytes(algo, split string) (int64, error) {
-	set, err := CLRS30Split(algo, split)
-	if err != nil {
-		return 0, err
+// SettingName is the name WriteDataset gives a setting of one's own that
+// has none: "n16_s1" for length 16, seed 1.
+func SettingName(length int, seed int64) string { return fmt.Sprintf("n%d_s%d", length, seed) }
+
+// checkSettingName accepts names that make a plain file name ALGO_NAME.npz
+// and cannot be mistaken for an official split.
+func checkSettingName(name string) error {
+	ok := name != "" && len(name) <= 64
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			ok = false
+		}
 	}
-	s, err := NewSampler(algo, Length(set.Length), Seed(set.Seed+1000), NumSamples(4), Workers(1))
+	if !ok {
+		return fmt.Errorf("clrs: setting name %q: want 1 to 64 letters, digits, '-' or '_'", name)
+	}
+	if slices.Contains(SplitNames, name) {
+		return fmt.Errorf("clrs: setting name %q is an official split's; a file of another setting needs another name", name)
+	}
+	return nil
+}
+
+// paramsMap is kwargs as the manifest records them (nil when none).
+func paramsMap(kw []Param) map[string]any {
+	if len(kw) == 0 {
+		return nil
+	}
+	m := make(map[string]any, len(kw))
+	for _, p := range kw {
+		m[p.Name] = p.Value
+	}
+	return m
+}
+
+// estimateFileBytes guesses the size of an algorithm's file at a setting
+// from four samples drawn apart from it (another seed), the longest
+// standing for every sample: the files are sampled largest first, so that
+// the last ones to be written are small and every CPU stays busy to the
+// end.
+func estimateFileBytes(algo string, set Split, kw []Option) (int64, error) {
+	seed := set.Seed + 1000
+	if seed > 1<<32-1 {
+		seed = set.Seed - 1000
+	}
+	s, err := NewSampler(algo, append(slices.Clone(kw), Length(set.Length), Seed(seed), NumSamples(4), Workers(1))...)
 	if err != nil {
 		return 0, err
 	}

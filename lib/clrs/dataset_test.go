@@ -21,12 +21,15 @@ func TestIsDatasetTemp(t *testing.T) {
 		{".bfs_train.npz.tmp-123456", true},
 		{".floyd_warshall_test.npz.tmp-1", true},
 		{".manifest.json.tmp-99", true},
-		{"bfs_train.npz.tmp-1", false},    // not fsutil's hidden name
-		{".bfs_train.npz", false},         // no .tmp- suffix
-		{".bfs_nosplit.npz.tmp-1", false}, // not a split
-		{".nosuch_val.npz.tmp-1", false},  // not an algorithm
-		{".notes.txt.tmp-1", false},       // another file's temporary
-		{".results.md.tmp-7", false},      // another command's
+		{"bfs_train.npz.tmp-1", false},     // not fsutil's hidden name
+		{".bfs_train.npz", false},          // no .tmp- suffix
+		{".bfs_n32_s7.npz.tmp-1", true},    // a setting of one's own (DatasetOptions.Settings)
+		{".bfs_my-set.npz.tmp-1", true},    // a named setting
+		{".bfs_no.split.npz.tmp-1", false}, // not a split nor a setting's name
+		{".bfs_.npz.tmp-1", false},         // no name
+		{".nosuch_val.npz.tmp-1", false},   // not an algorithm
+		{".notes.txt.tmp-1", false},        // another file's temporary
+		{".results.md.tmp-7", false},       // another command's
 		{"bfs_train.npz", false},
 		{"manifest.json", false},
 	} {

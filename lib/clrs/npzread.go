@@ -199,7 +199,8 @@ type Manifest struct {
 	Files      []ManifestFile `json:"files"`
 }
 
-// ManifestFile is one file of a Manifest: the split it holds and the
+// ManifestFile is one file of a Manifest: the split (or the name of the
+// setting, DatasetOptions.Settings) it holds, how it was sampled and the
 // number of hint steps of its longest sample.
 type ManifestFile struct {
 	File       string `json:"file"`
@@ -209,6 +210,9 @@ type ManifestFile struct {
 	Length     int    `json:"length"`
 	Seed       int64  `json:"seed"`
 	MaxSteps   int    `json:"max_steps"`
+	// Kwargs are the sampler parameters the file was drawn with beside
+	// the defaults (DatasetOptions.Kwargs); absent for the official splits.
+	Kwargs map[string]any `json:"kwargs,omitempty"`
 }
 
 // ReadManifest reads DIR/manifest.json.
@@ -583,4 +587,32 @@ func pyString(s string) (str, rest string, ok bool) {
 		return "", s, false
 	}
 	return s[1 : 1+end], s[2+end:], true
+}
+
+// ReadArraysNPZ reads every array of an .npz archive, whatever it holds,
+// keyed by member name without ".npy" ("input/A", "lengths"): the arrays
+// of a file that is not one algorithm's whole feedback, such as a model's
+// inputs alone. Dtypes, checks and errors are ReadNPZ's: float64, int64
+// and float32 members, each checked against its header and its CRC.
+func ReadArraysNPZ(r io.ReaderAt, size int64) (map[string]Array, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("clrs: not a readable .npz archive (%w); a torn or partial file? Write it again", err)
+	}
+	out := make(map[string]Array, len(zr.File))
+	for _, f := range zr.File {
+		name, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok {
+			return nil, fmt.Errorf("clrs: archive member %q is not a .npy array", f.Name)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("clrs: archive holds %s twice", f.Name)
+		}
+		a, err := readNPYMember(f, size)
+		if err != nil {
+			return nil, fmt.Errorf("clrs: %s: %w", name, err)
+		}
+		out[name] = a.Array
+	}
+	return out, nil
 }

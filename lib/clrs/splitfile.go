@@ -32,6 +32,20 @@ func SampleSplitFile(algo, split string, opts ...Option) (*SplitFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return SampleFile(algo, set, opts...)
+}
+
+// SampleFile samples one algorithm at any setting for writing, as
+// SampleSplitFile samples an official split: the sampler of
+// NewSampler(algo, Length(set.Length), Seed(set.Seed),
+// NumSamples(set.NumSamples), opts...), which is dm-clrs's
+// build_sampler(algo, num_samples, length=…, seed=…, **kwargs) when opts
+// carry the kwargs (Kwarg, P). set.Name labels the file (the split of
+// Split, the name WriteDataset gives it).
+func SampleFile(algo string, set Split, opts ...Option) (*SplitFile, error) {
+	if set.NumSamples < 1 {
+		return nil, fmt.Errorf("clrs: %s: %d samples; want at least 1", algo, set.NumSamples)
+	}
 	base := []Option{Length(set.Length), Seed(set.Seed), NumSamples(set.NumSamples)}
 	s, err := newSampler(algo, append(base, opts...))
 	if err != nil {
