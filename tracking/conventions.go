@@ -194,6 +194,15 @@ type ModelOptions struct {
 	// Dir is a directory whose regular files are the model's files,
 	// uploaded under DirPrefix/ (e.g. "checkpoint").
 	Dir, DirPrefix string
+	// Files are more files of the model (e.g. a checkpoint in another
+	// format under reference/).
+	Files []mlflow.ModelFile
+	// PythonFunction, when set, gives the model MLflow's python_function
+	// flavor (mlflow.pyfunc.load_model loads it).
+	PythonFunction *mlflow.PyFunc
+	// Metrics are the model's own metrics (search_logged_models filters
+	// on them), e.g. its test score.
+	Metrics map[string]float64
 	// Register, when set, registers the model in the model registry as a
 	// new version of this registered model (created if missing).
 	Register string
@@ -230,7 +239,11 @@ func (r *Run) LogModel(ctx context.Context, o ModelOptions) (*LoggedModel, error
 	if err := r.Flush(fctx); err != nil {
 		return nil, fmt.Errorf("tracking: logging model %s: %w", o.Name, err)
 	}
-	opts := mlflow.LogModelOptions{Step: o.Step, Flavor: o.Flavor, FlavorFields: o.FlavorFields, Signature: o.Signature}
+	opts := mlflow.LogModelOptions{Step: o.Step, Flavor: o.Flavor, FlavorFields: o.FlavorFields, Signature: o.Signature,
+		PythonFunction: o.PythonFunction}
+	for _, k := range sortedKeys(o.Metrics) {
+		opts.Metrics = append(opts.Metrics, mlflow.Metric{Key: k, Value: o.Metrics[k], Step: o.Step})
+	}
 	opts.ExperimentID, opts.Name, opts.ModelType, opts.SourceRunID = expID, o.Name, o.ModelType, runID
 	for _, k := range sortedKeys(o.Params) {
 		opts.Params = append(opts.Params, mlflow.Param{Key: k, Value: o.Params[k]})
@@ -256,6 +269,7 @@ func (r *Run) LogModel(ctx context.Context, o ModelOptions) (*LoggedModel, error
 			return nil, fmt.Errorf("tracking: logging model %s: %s holds no files", o.Name, o.Dir)
 		}
 	}
+	opts.Files = append(opts.Files, o.Files...)
 	c := r.logger.Client()
 	m, err := c.LogModel(ctx, opts)
 	if err != nil {
@@ -272,7 +286,7 @@ func (r *Run) LogModel(ctx context.Context, o ModelOptions) (*LoggedModel, error
 	return out, nil
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

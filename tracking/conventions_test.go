@@ -218,7 +218,11 @@ func TestMLflowConventions(t *testing.T) {
 			}
 			lm, err := r.LogModel(ctx, ModelOptions{Name: "tiny", ModelType: "test-model", Step: 7, Params: map[string]string{"hidden_size": "8"},
 				Tags: map[string]string{"algorithm": "bfs"}, Flavor: "narlab", FlavorFields: map[string]string{"loader": "nn.Load"},
-				Signature: sig, Dir: model, DirPrefix: "checkpoint", Register: "narlab-test-tiny", Description: "version " + string(rune('1'+i))})
+				Signature: sig, Dir: model, DirPrefix: "checkpoint", Register: "narlab-test-tiny", Description: "version " + string(rune('1'+i)),
+				Files:   []mlflow.ModelFile{{Name: "reference/model.pkl", Data: []byte("pickle")}},
+				Metrics: map[string]float64{"test/score": 0.25 + 0.5*float64(i), "val/best_score": 0.5},
+				PythonFunction: &mlflow.PyFunc{LoaderModule: "narlab_test.loader", Data: "checkpoint", Requirements: []string{"narlab==0.1.0"},
+					PythonVersion: "3.11.7", Fields: map[string]string{"predict_fn": "predict"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +256,10 @@ func TestMLflowConventions(t *testing.T) {
 				Inputs, Outputs                      [][3]any
 				Files                                map[string]string
 				Flavors                              map[string]map[string]string
+				Metrics                              map[string]float64
+				Env                                  map[string]string
 			}
+			Found    []string
 			Versions []struct{ Version, Source, RunID, Description string }
 		}
 		mlflowtest.Python(t, srv.URL, modelsPy, &m, append([]string{"narlab-test-tiny"}, models...)...)
@@ -272,6 +279,22 @@ func TestMLflowConventions(t *testing.T) {
 			if lm.Flavors["narlab"]["loader"] != "nn.Load" {
 				t.Errorf("logged model %d: flavors %v", i, lm.Flavors)
 			}
+			pf := lm.Flavors["python_function"]
+			if pf["loader_module"] != "narlab_test.loader" || pf["data"] != "checkpoint" || pf["python_version"] != "3.11.7" ||
+				pf["predict_fn"] != "predict" || pf["env"] != "{'conda': 'conda.yaml', 'virtualenv': 'python_env.yaml'}" {
+				t.Errorf("logged model %d: python_function flavor %v", i, pf)
+			}
+			if lm.Files["reference/model.pkl"] == "" || lm.Env["requirements.txt"] != "narlab==0.1.0\n" ||
+				!strings.Contains(lm.Env["conda.yaml"], "  - narlab==0.1.0\n") || !strings.Contains(lm.Env["python_env.yaml"], "python: 3.11.7\n") {
+				t.Errorf("logged model %d: files %v, environment %v", i, lm.Files, lm.Env)
+			}
+			if lm.Metrics["test/score"] != 0.25+0.5*float64(i) || lm.Metrics["val/best_score"] != 0.5 {
+				t.Errorf("logged model %d: metrics %v", i, lm.Metrics)
+			}
+		}
+		// search_logged_models finds the model by its metric.
+		if len(m.Found) != 1 || m.Found[0] != models[1] {
+			t.Errorf("search_logged_models(metrics.`test/score` > 0.5) found %v, want [%s]", m.Found, models[1])
 		}
 		if len(m.Versions) != 2 {
 			t.Fatalf("model versions %+v, want 2", m.Versions)
@@ -299,17 +322,23 @@ for mid in sys.argv[2:]:
     info = mlflow.models.get_model_info("models:/" + mid)
     sig = info.signature
     spec = lambda s: [[x.name, str(x.type), list(x.shape)] for x in s.inputs]
-    files = {}
+    files, env = {}, {}
     with tempfile.TemporaryDirectory() as d:
         local = mlflow.artifacts.download_artifacts(artifact_uri="models:/" + mid, dst_path=d)
         for root, _, names in os.walk(local):
             for n in names:
                 p = os.path.join(root, n)
                 files[os.path.relpath(p, local)] = hashlib.sha256(open(p, "rb").read()).hexdigest()
+                if n in ("requirements.txt", "conda.yaml", "python_env.yaml"):
+                    env[n] = open(p).read()
     out["Models"].append({"Status": str(m.status), "SourceRunID": m.source_run_id, "Name": m.name, "ModelType": m.model_type,
         "Params": m.params, "Tags": {k: v for k, v in m.tags.items() if not k.startswith("mlflow.")},
         "Inputs": spec(sig.inputs), "Outputs": spec(sig.outputs), "Files": files,
-        "Flavors": {k: {kk: str(vv) for kk, vv in v.items()} for k, v in info.flavors.items()}})
+        "Flavors": {k: {kk: str(vv) for kk, vv in v.items()} for k, v in info.flavors.items()},
+        "Metrics": {x.key: x.value for x in (m.metrics or [])}, "Env": env})
+exp = c.get_logged_model(sys.argv[2]).experiment_id
+out["Found"] = [x.model_id for x in mlflow.search_logged_models(experiment_ids=[exp],
+    filter_string="metrics.` + "`test/score`" + ` > 0.5", output_format="list")]
 for v in sorted(c.search_model_versions("name = '%s'" % sys.argv[1]), key=lambda v: int(v.version)):
     out["Versions"].append({"Version": v.version, "Source": v.source, "RunID": v.run_id, "Description": v.description})
 print(json.dumps(out))

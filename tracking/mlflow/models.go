@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -180,6 +181,56 @@ type LogModelOptions struct {
 	FlavorFields map[string]string
 	Signature    Signature
 	Files        []ModelFile
+	// PythonFunction, when set, adds MLflow's python_function flavor, so
+	// that mlflow.pyfunc.load_model loads the model in Python.
+	PythonFunction *PyFunc
+	// Metrics are the model's own metrics (MLflow 3 logged-model metrics,
+	// which search_logged_models filters on), logged with the source run
+	// once the model is READY.
+	Metrics []Metric
+}
+
+// PyFunc describes MLflow's python_function flavor of a model (a custom
+// flavor in MLflow's terms): mlflow.pyfunc.load_model imports
+// LoaderModule, calls its _load_pyfunc with the local path of the model's
+// file or folder Data, and calls predict(model_input) on what it returns.
+// LogModel writes the environment files that the flavor's env entry names
+// (requirements.txt, python_env.yaml, conda.yaml) from Requirements.
+type PyFunc struct {
+	LoaderModule string   // e.g. "narlab.pyfunc"
+	Data         string   // the artifact path inside the model given to _load_pyfunc, e.g. "checkpoint"
+	Requirements []string // pip requirements of the environment that loads it, e.g. "narlab==0.1.0"
+	// PythonVersion is the Python the model was made for (e.g. "3.11.7"),
+	// recorded as MLflow records it; empty when unknown.
+	PythonVersion string
+	// Fields are more entries of the flavor, written as strings.
+	Fields map[string]string
+}
+
+// pyFuncFiles are the environment files of a python_function flavor.
+func (p *PyFunc) files() []ModelFile {
+	var req bytes.Buffer
+	for _, r := range p.Requirements {
+		req.WriteString(r + "\n")
+	}
+	py := p.PythonVersion
+	var env bytes.Buffer
+	if py != "" {
+		fmt.Fprintf(&env, "python: %s\n", py)
+	}
+	env.WriteString("build_dependencies:\n- pip\ndependencies:\n- -r requirements.txt\n")
+	var conda bytes.Buffer
+	conda.WriteString("channels:\n- conda-forge\ndependencies:\n")
+	if py != "" {
+		fmt.Fprintf(&conda, "- python=%s\n", py)
+	}
+	conda.WriteString("- pip\n- pip:\n")
+	for _, r := range p.Requirements {
+		fmt.Fprintf(&conda, "  - %s\n", r)
+	}
+	conda.WriteString("name: mlflow-env\n")
+	return []ModelFile{{Name: "requirements.txt", Data: req.Bytes()}, {Name: "python_env.yaml", Data: env.Bytes()},
+		{Name: "conda.yaml", Data: conda.Bytes()}}
 }
 
 // LogModel logs a model as MLflow's Python client's log_model does: it
@@ -190,6 +241,25 @@ type LogModelOptions struct {
 func (c *Client) LogModel(ctx context.Context, o LogModelOptions) (*LoggedModel, error) {
 	if o.Flavor == "" {
 		return nil, &ValidationError{What: "model", Reason: "no flavor; name the format of the model's files"}
+	}
+	if o.Flavor == PyFuncFlavor {
+		return nil, &ValidationError{What: "model", Reason: "the python_function flavor is described by PythonFunction, beside the model's own flavor"}
+	}
+	if p := o.PythonFunction; p != nil {
+		if p.LoaderModule == "" {
+			return nil, &ValidationError{What: "python_function flavor", Reason: "no loader module"}
+		}
+		if p.Data != "" {
+			if err := ValidateArtifactPath(p.Data); err != nil {
+				return nil, err
+			}
+		}
+		o.Files = append(slices.Clone(o.Files), p.files()...)
+	}
+	for _, m := range o.Metrics {
+		if err := ValidateMetric(m); err != nil {
+			return nil, err
+		}
 	}
 	inputs, err := TensorSpecsJSON(o.Signature.Inputs)
 	if err != nil {
@@ -207,12 +277,19 @@ func (c *Client) LogModel(ctx context.Context, o LogModelOptions) (*LoggedModel,
 			return nil, &ValidationError{What: "model file " + f.Name, Reason: "LogModel writes the MLmodel file itself"}
 		}
 	}
+	seen := map[string]bool{}
+	for _, f := range o.Files {
+		if seen[f.Name] {
+			return nil, &ValidationError{What: "model file " + f.Name, Reason: "given twice (the python_function flavor writes requirements.txt, python_env.yaml and conda.yaml)"}
+		}
+		seen[f.Name] = true
+	}
 	m, err := c.CreateLoggedModel(ctx, o.CreateLoggedModelOptions)
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: creating the logged model: %w", err)
 	}
 	id := m.Info.ModelID
-	mlmodel := mlmodelYAML(m.Info, o.SourceRunID, o.Flavor, o.FlavorFields, inputs, outputs, time.Now().UTC())
+	mlmodel := mlmodelYAML(m.Info, o.SourceRunID, o.Flavor, o.FlavorFields, o.PythonFunction, inputs, outputs, time.Now().UTC())
 	upload := func() error {
 		for _, f := range o.Files {
 			var err error
@@ -237,6 +314,11 @@ func (c *Client) LogModel(ctx context.Context, o LogModelOptions) (*LoggedModel,
 	if m, err = c.FinalizeLoggedModel(ctx, id, ModelReady); err != nil {
 		return nil, fmt.Errorf("mlflow: finalizing logged model %s: %w", id, err)
 	}
+	for _, mt := range o.Metrics {
+		if err := c.LogModelMetric(ctx, o.SourceRunID, id, mt); err != nil {
+			return m, fmt.Errorf("mlflow: logged model %s: metric %s: %w", id, mt.Key, err)
+		}
+	}
 	if o.SourceRunID != "" {
 		if err := c.LogOutputs(ctx, o.SourceRunID, ModelOutput{ModelID: id, Step: Int64(o.Step)}); err != nil {
 			return m, fmt.Errorf("mlflow: recording logged model %s as an output of run %s: %w", id, o.SourceRunID, err)
@@ -245,12 +327,31 @@ func (c *Client) LogModel(ctx context.Context, o LogModelOptions) (*LoggedModel,
 	return m, nil
 }
 
+// LogModelMetric logs a metric of a logged model (MLflow 3: log-metric
+// with the model's id, the run it comes from as the run).
+func (c *Client) LogModelMetric(ctx context.Context, runID, modelID string, m Metric) error {
+	if err := ValidateMetric(m); err != nil {
+		return err
+	}
+	if m.Timestamp == 0 {
+		m.Timestamp = Millis(time.Now())
+	}
+	ids, _ := json.Marshal(map[string]string{"run_id": runID, "model_id": modelID})
+	// The metric in MLflow's encoding (NaN and ±Inf as strings), with the ids.
+	body := append(ids[:len(ids)-1:len(ids)-1], ',')
+	body = append(body, appendMetric(nil, m)[1:]...)
+	return c.call(ctx, request{method: http.MethodPost, endpoint: "mlflow/runs/log-metric", body: body}, nil)
+}
+
 // MLmodelFile is the name of the file that describes an MLflow model.
 const MLmodelFile = "MLmodel"
 
+// PyFuncFlavor is the name of MLflow's python_function flavor.
+const PyFuncFlavor = "python_function"
+
 // mlmodelYAML writes the MLmodel file of a logged model (YAML, every
 // string double-quoted).
-func mlmodelYAML(info LoggedModelInfo, runID, flavor string, fields map[string]string, inputs, outputs string, now time.Time) []byte {
+func mlmodelYAML(info LoggedModelInfo, runID, flavor string, fields map[string]string, pyfunc *PyFunc, inputs, outputs string, now time.Time) []byte {
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "artifact_path: %s\n", q(info.ArtifactURI))
@@ -266,6 +367,34 @@ func mlmodelYAML(info LoggedModelInfo, runID, flavor string, fields map[string]s
 	if len(keys) == 0 {
 		b.Truncate(b.Len() - 1)
 		b.WriteString(" {}\n")
+	}
+	if p := pyfunc; p != nil {
+		fmt.Fprintf(&b, "  %s:\n", PyFuncFlavor)
+		entries := map[string]string{"loader_module": p.LoaderModule}
+		if p.Data != "" {
+			entries["data"] = p.Data
+		}
+		if p.PythonVersion != "" {
+			entries["python_version"] = p.PythonVersion
+		}
+		for k, v := range p.Fields {
+			if _, taken := entries[k]; !taken && k != "env" {
+				entries[k] = v
+			}
+		}
+		entries["env"] = "" // a mapping, written below in its place
+		keys := make([]string, 0, len(entries))
+		for k := range entries {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k == "env" {
+				b.WriteString("    env:\n      conda: \"conda.yaml\"\n      virtualenv: \"python_env.yaml\"\n")
+				continue
+			}
+			fmt.Fprintf(&b, "    %s: %s\n", k, q(entries[k]))
+		}
 	}
 	fmt.Fprintf(&b, "model_id: %s\n", q(info.ModelID))
 	fmt.Fprintf(&b, "model_uuid: %s\n", q(info.ModelID))
