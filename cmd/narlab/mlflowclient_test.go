@@ -79,6 +79,14 @@ func TestRunsAsMLflowClientSeesThem(t *testing.T) {
 		"--experiment", "narlab-client/train", "--register", "narlab-client-bfs"}, tiny...)...)
 	trainRun := runIn(`mlflow run: \S+/runs/([0-9a-f]{32})`, out)
 	modelID := runIn(`mlflow model: models:/(m-[0-9a-f]+)`, out)
+	var result struct {
+		Test    float64 `json:"test"`
+		ModelID string  `json:"model_id"`
+	}
+	if raw, err := os.ReadFile(filepath.Join(trainDir, "result.json")); err != nil || json.Unmarshal(raw, &result) != nil || result.ModelID != modelID {
+		t.Fatalf("%s/result.json: %v, %+v; want the model %s", trainDir, err, result, modelID)
+	}
+	testScore := result.Test
 	if !strings.Contains(out, "registered: narlab-client-bfs version 1") {
 		t.Errorf("train did not say it registered the model:\n%s", out)
 	}
@@ -267,6 +275,8 @@ print(json.dumps({"ID": r.info.run_id}))
 			Inputs, Outputs                      [][3]any
 			Files                                []string
 			Versions                             []struct{ Version, Source, RunID string }
+			Metrics                              map[string]float64
+			Flavors                              map[string]map[string]string
 		}
 		mlflowtest.Python(t, srv.URL, `
 import json, sys
@@ -282,8 +292,11 @@ def walk(path=None):
         out += walk(f.path) if f.is_dir else [f.path]
     return out
 vs = [{"Version": v.version, "Source": v.source, "RunID": v.run_id} for v in c.search_model_versions("name = 'narlab-client-bfs'")]
+info = mlflow.models.get_model_info("models:/" + sys.argv[1])
 print(json.dumps({"Status": str(m.status), "SourceRunID": m.source_run_id, "Name": m.name, "ModelType": m.model_type,
-    "Inputs": spec(sig.inputs), "Outputs": spec(sig.outputs), "Files": walk(), "Versions": vs}))
+    "Inputs": spec(sig.inputs), "Outputs": spec(sig.outputs), "Files": walk(), "Versions": vs,
+    "Metrics": {x.key: x.value for x in (m.metrics or [])},
+    "Flavors": {k: {kk: str(vv) for kk, vv in v.items()} for k, v in info.flavors.items()}}))
 `, &m, modelID)
 		if m.Status != "READY" || m.SourceRunID != trainRun || m.Name != "bfs-mpnn" || m.ModelType != "clrs-baseline" {
 			t.Errorf("logged model %s: %+v", modelID, m)
@@ -292,11 +305,17 @@ print(json.dumps({"Status": str(m.status), "SourceRunID": m.source_run_id, "Name
 		for _, x := range m.Inputs {
 			in = append(in, x[0].(string))
 		}
-		if !slices.Equal(in, []string{"pos", "s", "A", "adj", "lengths"}) || len(m.Outputs) != 1 || m.Outputs[0][0] != "pi" {
-			t.Errorf("signature inputs %v outputs %v; want bfs's inputs pos, s, A, adj, lengths and its output pi", m.Inputs, m.Outputs)
+		if want := []string{"input/pos", "input/s", "input/A", "input/adj", "hint/reach_h", "hint/pi_h", "lengths"}; !slices.Equal(in, want) ||
+			len(m.Outputs) != 1 || m.Outputs[0][0] != "output/pi" {
+			t.Errorf("signature inputs %v outputs %v; want bfs's features %v and its output output/pi", m.Inputs, m.Outputs, want)
 		}
-		if !slices.Contains(m.Files, "MLmodel") || !slices.Contains(m.Files, "checkpoint/nn_config.json") {
-			t.Errorf("model files %v", m.Files)
+		for _, f := range []string{"MLmodel", "checkpoint/nn_config.json", "reference/model.pkl", "requirements.txt", "python_env.yaml", "conda.yaml"} {
+			if !slices.Contains(m.Files, f) {
+				t.Errorf("model files %v: no %s", m.Files, f)
+			}
+		}
+		if m.Metrics["test/score"] != testScore || len(m.Flavors["python_function"]) == 0 {
+			t.Errorf("the model's metrics %v (want test/score %v) and flavors %v (want python_function)", m.Metrics, testScore, m.Flavors)
 		}
 		if len(m.Versions) != 1 || m.Versions[0].Source != "models:/"+modelID || m.Versions[0].RunID != trainRun {
 			t.Errorf("registered versions %+v", m.Versions)

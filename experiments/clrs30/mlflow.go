@@ -10,11 +10,13 @@ import (
 	"hash"
 	"iter"
 	"math"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/tracking"
@@ -258,26 +260,75 @@ func logDataInputs(run *tracking.Run, cfg Config, d *trainData, val []*clrs.Traj
 // ModelType is the model_type of the logged models of CLRS baselines.
 const ModelType = "clrs-baseline"
 
+// PythonPackage is the Python package whose module PyFuncLoader loads
+// the logged models in Python (python/ in the repository, the wheel of
+// `make wheel`), at the version these models are made for.
+const (
+	PythonPackage        = "narlab"
+	PythonPackageVersion = "0.1.0"
+	// PyFuncLoader is the loader module of the models' python_function
+	// flavor: its _load_pyfunc(path) is given the checkpoint folder and
+	// predicts through the package's narlab binary (narlab eval --data
+	// FEATURES --predictions OUT).
+	PyFuncLoader = "narlab.pyfunc"
+	// ReferenceArtifact is where a logged model keeps its checkpoint in
+	// dm-clrs's format (BaselineModel.restore_model reads it).
+	ReferenceArtifact = "reference/model.pkl"
+)
+
+// pythonVersion is the version of the project's Python (NARLAB_PYTHON,
+// which the Python package's narlab command sets to its own), or "".
+func pythonVersion() string {
+	py, err := project.Python()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command(py, "-c", "import platform; print(platform.python_version())").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // logModel logs the best checkpoint as the run's MLflow model (registered
-// as cfg.Register when set).
-func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, params map[string]string) (*tracking.LoggedModel, error) {
+// as cfg.Register when set): narlab's checkpoint under checkpoint/, the
+// same weights as a dm-clrs checkpoint (reference, the file
+// nn.Model.ExportReference wrote, "" when it could not be) under
+// reference/, the python_function flavor, and the test and best
+// validation scores as the model's metrics.
+func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, params map[string]string, reference string, refErr error) (*tracking.LoggedModel, error) {
 	sig, err := Signature(cfg.modelConfig())
 	if err != nil {
 		return nil, err
 	}
+	fields := map[string]string{
+		"format":    "narlab lib/nn checkpoint (GoMLX variables and nn_config.json) in checkpoint/",
+		"loader":    "nn.Load(backend, DIR/checkpoint) in github.com/narlab/narlab/lib/nn; or narlab eval --checkpoint DIR/checkpoint",
+		"algorithm": cfg.Algo,
+		"processor": cfg.Processor,
+		"best_step": strconv.Itoa(res.BestStep),
+		"predictions": "Model.Predict: per output probe, node indices for pointers, probabilities for masks, " +
+			"class scores for mask_one and categorical, values for scalars",
+	}
+	tags := map[string]string{"algorithm": cfg.Algo, "processor": cfg.Processor, "settings_id": cfg.settings().ID(),
+		"val_score": strconv.FormatFloat(res.BestVal, 'g', -1, 64), "test_score": strconv.FormatFloat(res.Test["score"], 'g', -1, 64)}
+	var files []mlflow.ModelFile
+	if reference != "" {
+		files = append(files, mlflow.ModelFile{Name: ReferenceArtifact, Path: reference})
+		fields["reference"] = ReferenceArtifact + ": the same weights as a dm-clrs 2.0.3 checkpoint (BaselineModel.restore_model; " +
+			"build the BaselineModel with the settings of checkpoint/nn_config.json, docs/baselines.md), or narlab eval --checkpoint DIR/" + ReferenceArtifact
+	} else if refErr != nil {
+		tags["reference_checkpoint"] = "not exported: " + refErr.Error()
+	}
 	o := tracking.ModelOptions{Name: fmt.Sprintf("%s-%s", cfg.Algo, cfg.Processor), ModelType: ModelType,
-		Step: int64(res.BestStep), Params: params, Dir: res.Checkpoint, DirPrefix: "checkpoint",
-		Tags: map[string]string{"algorithm": cfg.Algo, "processor": cfg.Processor, "settings_id": cfg.settings().ID(),
-			"val_score": strconv.FormatFloat(res.BestVal, 'g', -1, 64), "test_score": strconv.FormatFloat(res.Test["score"], 'g', -1, 64)},
-		Flavor: "narlab", FlavorFields: map[string]string{
-			"format":    "narlab lib/nn checkpoint (GoMLX variables and nn_config.json) in checkpoint/",
-			"loader":    "nn.Load(backend, DIR/checkpoint) in github.com/narlab/narlab/lib/nn; or narlab eval --checkpoint DIR/checkpoint",
-			"algorithm": cfg.Algo,
-			"processor": cfg.Processor,
-			"best_step": strconv.Itoa(res.BestStep),
-			"predictions": "Model.Predict: per output probe, node indices for pointers, probabilities for masks, " +
-				"class scores for mask_one and categorical, values for scalars",
-		},
+		Step: int64(res.BestStep), Params: params, Dir: res.Checkpoint, DirPrefix: "checkpoint", Files: files,
+		Tags: tags, Flavor: "narlab", FlavorFields: fields,
+		PythonFunction: &mlflow.PyFunc{LoaderModule: PyFuncLoader, Data: "checkpoint", PythonVersion: pythonVersion(),
+			Requirements: []string{PythonPackage + "==" + PythonPackageVersion},
+			Fields: map[string]string{"predict": "a batch's features as a dict of NumPy arrays named as a dataset file names them " +
+				"(input/NAME, hint/NAME, lengths; narlab.pyfunc.features(dataset)) -> the predictions, output/NAME arrays, " +
+				"computed by the narlab binary of the Python package (narlab eval --data --predictions)"}},
+		Metrics:   map[string]float64{MetricTestScore: res.Test["score"], MetricBestVal: res.BestVal},
 		Signature: sig, Register: cfg.Register,
 		Description: fmt.Sprintf("%s/%s, best validation %.4f at step %d, test %.4f (run %s)", cfg.Algo, cfg.Processor,
 			res.BestVal, res.BestStep, res.Test["score"], run.ID())}

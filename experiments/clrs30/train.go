@@ -665,11 +665,23 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		logRun(run, cfg, res)
 		// The best checkpoint as the run's MLflow model (registered on
-		// request). Without a server it goes to the run's artifacts
-		// (checkpoint/), delivered with the run's spool.
-		lm, merr := logModel(ctx, run, cfg, res, params)
+		// request), with its weights in dm-clrs's format beside. Without
+		// a server it goes to the run's artifacts (checkpoint/), delivered
+		// with the run's spool.
+		reference := filepath.Join(cfg.Dir, "reference", "model.pkl")
+		refErr := os.MkdirAll(filepath.Dir(reference), fsutil.DirMode)
+		if refErr == nil {
+			refErr = best.ExportReference(reference)
+		}
+		if refErr != nil {
+			reference = ""
+		}
+		lm, merr := logModel(ctx, run, cfg, res, params, reference, refErr)
 		if lm != nil {
 			res.ModelID, res.RegisteredModel, res.ModelVersion = lm.ID, lm.Registered, lm.Version
+			if err := writeResult(cfg, res, time.Since(t0)); err != nil {
+				return res, err
+			}
 		}
 		if merr != nil {
 			if lm == nil {
@@ -761,13 +773,22 @@ func RunName(c Config, resumedAt int) string {
 }
 
 // writeResult writes Dir/result.json: the settings, the best validation
-// and the test scores (scripts/parity_train.sh reads it).
+// and the test scores, the best checkpoint and, once logged, the MLflow
+// model and its registry entry (scripts/parity_train.sh and the Python
+// package's narlab.train read it).
 func writeResult(c Config, res *Result, took time.Duration) error {
 	out := map[string]any{
 		"algorithm": c.Algo, "processor": c.Processor, "steps": c.Steps, "hidden": c.Hidden, "batch": c.Batch,
 		"seed": c.Seed, "train_data": c.TrainData, "best_val": res.BestVal, "best_step": res.BestStep,
 		"test": res.Test["score"], "test_outputs": res.Test, "backend": res.Backend, "seconds": took.Seconds(),
 		"steps_per_s": res.StepsPerS, "settings_id": c.settings().ID(), "run_id": res.RunID,
+		"checkpoint": res.Checkpoint,
+	}
+	if res.ModelID != "" {
+		out["model_id"], out["model_uri"] = res.ModelID, "models:/"+res.ModelID
+	}
+	if res.RegisteredModel != "" {
+		out["registered_model"], out["model_version"] = res.RegisteredModel, res.ModelVersion
 	}
 	if n := len(res.Losses); n > 0 {
 		out["final_loss"] = res.Losses[n-1]
