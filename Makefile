@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run jupyter test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-predict bench-demo docs bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter wheel test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-predict bench-demo docs bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -32,6 +32,11 @@ run: setup
 ## e.g. make jupyter JUPYTER_ARGS='--no-browser --ip 0.0.0.0 --port 8888'.
 jupyter:
 	scripts/jupyter.sh $(JUPYTER_ARGS)
+
+## narlab's platform wheel: the Python package with the narlab binary, into
+## dist/ (docs/python.md). It installs where no Go toolchain is.
+wheel:
+	scripts/build-wheel.sh dist
 
 ## Every test (CI runs this through .ci/run).
 ## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the

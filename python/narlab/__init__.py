@@ -1,9 +1,10 @@
-"""Load the CLRS-30 datasets that narlab writes.
+"""narlab's CLRS-30 data, models and command from Python.
 
 ``narlab clrs generate --out DIR`` writes each CLRS-30 split of each
 algorithm as ``DIR/ALGO_SPLIT.npz`` (one array per probe: ``input/NAME``,
-``hint/NAME``, ``output/NAME``, and ``lengths``) beside a ``manifest.json``.
-This package reads them back:
+``hint/NAME``, ``output/NAME``, and ``lengths``) beside a ``manifest.json``;
+with ``--lengths``, ``--seeds``, ``--count`` it writes samples of any size
+(``DIR/ALGO_nLENGTH_sSEED.npz``). This package reads them back:
 
 * as NumPy arrays (:func:`load`, :func:`load_split` → :class:`Dataset`),
   needing nothing but numpy;
@@ -11,6 +12,11 @@ This package reads them back:
   :meth:`Dataset.feedback_batches`; dm-clrs is imported only then);
 * as PyTorch Geometric ``Data`` graphs (:meth:`Dataset.pyg`,
   :mod:`narlab.pyg`; torch and torch_geometric are imported only then).
+
+With the narlab binary (the wheel of ``make wheel`` carries it;
+:mod:`narlab.cli`) it also makes them and trains: :func:`generate`,
+:func:`sample`, :func:`train`, :func:`evaluate`, :func:`predict`; and
+MLflow loads the models narlab logs (:mod:`narlab.pyfunc`).
 
 The arrays are those of dm-clrs's own samplers for the same split (narlab's
 samplers are an exact port): inputs and outputs ``[B, ...]``, hints
@@ -42,7 +48,47 @@ __all__ = [
     'load',
     'load_split',
     'read_manifest',
+    'generate',
+    'sample',
+    'train',
+    'evaluate',
+    'predict',
 ]
+
+
+def generate(out, algorithms=None, **kwargs):
+    """Writes datasets with the narlab binary (see :func:`narlab.cli.generate`)."""
+    from narlab import cli  # pylint: disable=import-outside-toplevel
+
+    return cli.generate(out, algorithms, **kwargs)
+
+
+def sample(algorithm, length=16, seed=0, count=1, kwargs=None):
+    """Samples of any length, seed and count as a :class:`Dataset` (see :func:`narlab.cli.sample`)."""
+    from narlab import cli  # pylint: disable=import-outside-toplevel
+
+    return cli.sample(algorithm, length=length, seed=seed, count=count, kwargs=kwargs)
+
+
+def train(algorithm, **options):
+    """Trains a CLRS baseline (see :func:`narlab.cli.train`)."""
+    from narlab import cli  # pylint: disable=import-outside-toplevel
+
+    return cli.train(algorithm, **options)
+
+
+def evaluate(checkpoint, data=None, **options):
+    """Scores a checkpoint (see :func:`narlab.cli.evaluate`)."""
+    from narlab import cli  # pylint: disable=import-outside-toplevel
+
+    return cli.evaluate(checkpoint, data, **options)
+
+
+def predict(checkpoint, model_input):
+    """A checkpoint's predictions on a batch (see :func:`narlab.cli.predict`)."""
+    from narlab import cli  # pylint: disable=import-outside-toplevel
+
+    return cli.predict(checkpoint, model_input)
 
 Probe = collections.namedtuple('Probe', ['name', 'stage', 'location', 'type'])
 Probe.__doc__ = "One probe of an algorithm's spec, as dm-clrs names them ('input', 'node', 'mask_one', ...)."
@@ -152,6 +198,23 @@ class Dataset:
             'length': n,
         }
 
+    def features(self):
+        """The batch's features, what a model predicts from (dm-clrs's
+        ``BaselineModel.predict`` takes them; so does the predict of narlab's
+        MLflow models, :mod:`narlab.pyfunc`): ``{'input/NAME': [B, ...],
+        'hint/NAME': [T, B, ...], 'lengths': [B]}``, the file's arrays
+        without its outputs."""
+        out = {f'{p.stage}/{p.name}': a for p, a in self.probes() if p.stage != 'output'}
+        out['lengths'] = self.lengths
+        return out
+
+    def save(self, path):
+        """Writes the samples as an ``.npz`` file in narlab's layout (what
+        :func:`load` reads, and ``narlab eval --data`` scores)."""
+        arrays = {f'{p.stage}/{p.name}': a for p, a in self.probes()}
+        arrays['lengths'] = self.lengths
+        np.savez_compressed(path, **arrays)
+
     def feedback(self):
         """All samples as one dm-clrs ``clrs.Feedback`` (see :mod:`narlab.dmclrs`)."""
         from narlab import dmclrs  # pylint: disable=import-outside-toplevel
@@ -208,15 +271,20 @@ def read_manifest(directory):
 
 
 def parse_file_name(name):
-    """``('bfs', 'train')`` for ``'bfs_train.npz'``, as ``narlab clrs generate`` names files."""
+    """``('bfs', 'train')`` for ``'bfs_train.npz'``, ``('bfs', 'n32_s7')`` for
+    ``'bfs_n32_s7.npz'``, as ``narlab clrs generate`` names files (ALGO_SPLIT,
+    or ALGO_NAME for a setting of one's own)."""
     stem, ext = os.path.splitext(os.path.basename(name))
-    algo, _, split = stem.rpartition('_')
-    if ext != '.npz' or algo not in SPECS or split not in SPLITS:
-        raise DatasetError(
-            f'cannot tell the algorithm and split from the file name {os.path.basename(name)!r}: want '
-            'ALGO_SPLIT.npz as narlab clrs generate names its files, or pass algorithm='
-        )
-    return algo, split
+    if ext == '.npz':
+        # The longest algorithm name that starts the stem (dfs is a prefix of none, but be exact).
+        for algo in sorted(SPECS, key=len, reverse=True):
+            rest = stem[len(algo) + 1 :]
+            if stem.startswith(algo + '_') and rest and all(c.isalnum() or c in '-_' for c in rest):
+                return algo, rest
+    raise DatasetError(
+        f'cannot tell the algorithm and split from the file name {os.path.basename(name)!r}: want '
+        'ALGO_SPLIT.npz (or ALGO_NAME.npz) as narlab clrs generate names its files, or pass algorithm='
+    )
 
 
 def load(path, algorithm=None):
@@ -254,9 +322,13 @@ def load(path, algorithm=None):
 def load_split(directory, algorithm, split):
     """Reads ``DIRECTORY/ALGO_SPLIT.npz`` as written by ``narlab clrs generate``,
     checking it against the directory's ``manifest.json`` when there is one
-    (listed, same algorithm, split, number of samples and hint steps)."""
-    if split not in SPLITS:
-        raise ValueError(f'unknown split {split!r} (want train, val or test)')
+    (listed, same algorithm, split, number of samples and hint steps).
+    ``split`` is train, val or test, or the name of a setting of one's own
+    (``'n32_s7'``, or ``--name``), which must be listed in the manifest."""
+    if split not in SPLITS and not os.path.exists(os.path.join(directory, 'manifest.json')):
+        raise ValueError(
+            f'unknown split {split!r}: want train, val or test, or a setting named in {directory}/manifest.json'
+        )
     if algorithm not in SPECS:
         raise DatasetError(f'unknown algorithm {algorithm!r} (known: {", ".join(sorted(SPECS))})')
     name = f'{algorithm}_{split}.npz'

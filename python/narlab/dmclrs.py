@@ -20,7 +20,9 @@ def _clrs():
         import clrs  # pylint: disable=import-outside-toplevel
     except ImportError as e:
         raise ImportError(
-            'narlab.dmclrs needs dm-clrs: pip install dm-clrs==2.0.3 (or pip install "narlab[dmclrs]")'
+            'narlab.dmclrs needs dm-clrs: pip install dm-clrs==2.0.3 (what the extra of narlab\'s wheel, '
+            'pip install "narlab-VERSION-….whl[dmclrs]", or of a checkout, pip install "./python[dmclrs]", installs; '
+            'its download sizes are in docs/python.md)'
         ) from e
     return clrs
 

@@ -47,11 +47,19 @@ import numpy as np
 
 try:
     import torch
+except ImportError as e:
+    raise ImportError(
+        'narlab.pyg needs torch (then torch-geometric). On a machine without an NVIDIA card, PyTorch\'s CPU build '
+        ': pip install torch --index-url https://download.pytorch.org/whl/cpu ; '
+        'from PyPI alone: pip install torch (it brings NVIDIA\'s CUDA libraries, gigabytes). '
+        'Then: pip install torch-geometric==2.8.1 (docs/python.md, "Installing")'
+    ) from e
+try:
     from torch_geometric.data import Data
 except ImportError as e:
     raise ImportError(
-        'narlab.pyg needs torch and torch_geometric: pip install torch torch-geometric '
-        '(or pip install "narlab[pyg]")'
+        'narlab.pyg needs torch_geometric: pip install torch-geometric==2.8.1 (what the extra of narlab\'s wheel, '
+        'pip install "narlab-VERSION-….whl[pyg]", or of a checkout, pip install "./python[pyg]", installs)'
     ) from e
 
 import narlab  # pylint: disable=wrong-import-position
