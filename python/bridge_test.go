@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
 )
@@ -262,12 +263,18 @@ func pytest(t *testing.T, py string, env []string, args ...string) {
 			t.Log("prepared: " + s)
 		}
 	})
-	cmd := exec.Command(py, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "-rA", "--color=no"}, args...)...)
-	cmd.Dir = wd
-	cmd.Env = append(os.Environ(),
+	runPytest(t, py, wd, append(os.Environ(),
 		"PYTHONPATH="+strings.Join(append([]string{wd}, env...), string(os.PathListSeparator)),
-		"PYTHONDONTWRITEBYTECODE=1",
-		"NARLAB_TEST_DATA="+td.data, "NARLAB_TEST_REF="+td.ref)
+		"NARLAB_TEST_DATA="+td.data, "NARLAB_TEST_REF="+td.ref), args...)
+}
+
+// runPytest runs pytest with py in dir and environment env (PYTHONDONTWRITEBYTECODE
+// added), failing the test on a failure, an error, a skip or no test run.
+func runPytest(t *testing.T, py, dir string, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(py, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "-rA", "--color=no"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(env, "PYTHONDONTWRITEBYTECODE=1")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	text := string(out)
@@ -335,4 +342,26 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestPackageVersion: the Python package's version is the one narlab's
+// logged models require in their python_function environment
+// (clrs30.PythonPackageVersion).
+func TestPackageVersion(t *testing.T) {
+	raw, err := os.ReadFile("pyproject.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^version = "([^"]+)"$`).FindSubmatch(raw)
+	if m == nil {
+		t.Fatal("pyproject.toml has no version line")
+	}
+	init, err := os.ReadFile("narlab/__init__.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m[1]) != clrs30.PythonPackageVersion || !bytes.Contains(init, []byte("__version__ = '"+clrs30.PythonPackageVersion+"'")) {
+		t.Errorf("pyproject.toml says %s, narlab/__init__.py's __version__ must agree, and experiments/clrs30.PythonPackageVersion is %s: make them one",
+			m[1], clrs30.PythonPackageVersion)
+	}
 }
