@@ -88,7 +88,7 @@ func TestWheel(t *testing.T) {
 	data := filepath.Join(work, "data")
 	run(t, env, work, filepath.Join(a, "bin", "narlab"), "clrs", "generate", "--split", "all", "--algos", docAlgos, "--quiet",
 		"--out", filepath.Join(data, "clrs30"))
-	envA := append(env, "MLFLOW_TRACKING_URI="+srv.URL, "NARLAB_TEST_DATA="+data, "NARLAB_TEST_GO="+goDir)
+	envA := append(activated(env, a), "MLFLOW_TRACKING_URI="+srv.URL, "NARLAB_TEST_DATA="+data, "NARLAB_TEST_GO="+goDir)
 	wd, _ := os.Getwd()
 	runPytest(t, filepath.Join(a, "bin", "python"), work, envA,
 		filepath.Join(wd, "tests", "test_wheel.py"), filepath.Join(wd, "tests", "test_docs.py"), "--doc-tags=numpy,wheel")
@@ -96,7 +96,7 @@ func TestWheel(t *testing.T) {
 	// Environment B: the wheel over the bridge environment: the docs'
 	// Feedback and PyG example on the wheel's samples.
 	b := newWheelEnv(t, filepath.Join(work, "b"), bridgePy, wheel, env)
-	envB := append(env, "NARLAB_TEST_DATA="+data, "PYTHONPATH="+filepath.Join(wd, "tests", "standins"))
+	envB := append(activated(env, b), "NARLAB_TEST_DATA="+data, "PYTHONPATH="+filepath.Join(wd, "tests", "standins"))
 	runPytest(t, filepath.Join(b, "bin", "python"), work, envB, filepath.Join(wd, "tests", "test_docs.py"), "--doc-tags=wheel-bridges")
 }
 
@@ -123,6 +123,19 @@ func cleanEnv(work string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "XDG_DATA_HOME="+filepath.Join(work, "xdg"), "PYTHONWARNINGS=ignore")
+}
+
+// activated is env as `. VENV/bin/activate` leaves it: VENV/bin first on
+// PATH, VIRTUAL_ENV set.
+func activated(env []string, venv string) []string {
+	out := []string{"VIRTUAL_ENV=" + venv}
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + filepath.Join(venv, "bin") + string(os.PathListSeparator) + p
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // newWheelEnv makes a virtual environment at dir with base's interpreter,

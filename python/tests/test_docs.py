@@ -17,7 +17,7 @@ DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs
 
 def snippets():
     text = open(DOC).read()
-    found = re.findall(r'<!-- test: (\w+) -->\n```python\n(.*?)```', text, flags=re.S)
+    found = re.findall(r'<!-- test: ([\w-]+) -->\n```python\n(.*?)```', text, flags=re.S)
     return [(tag, code) for tag, code in found]
 
 
