@@ -53,7 +53,7 @@ def main():
         print('| install | packages | download |\n|---|---:|---:|')
         for what, args in INSTALLS:
             report = os.path.join(d, 'report.json')
-            cmd = [py, '-m', 'pip', 'install', '-q', '--dry-run', '--ignore-installed', '--only-binary', ':all:',
+            cmd = [py, '-m', 'pip', 'install', '-q', '--dry-run', '--ignore-installed',
                    '--report', report] + [a.format(whl=whl) for a in args]
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             with open(report) as f:

@@ -187,7 +187,7 @@ func evalCmd(args []string) error {
 	fs := newFlags("eval")
 	ckpt := fs.String("checkpoint", "", "checkpoint (required): the directory train printed, e.g. data/train/bfs-mpnn-s42-8f38d2ac/best, or a dm-clrs checkpoint file (BaselineModel.save_model's pickle)")
 	split := fs.String("split", "test", "CLRS-30 split: train, val or test")
-	data := fs.String("data", "", "score an .npz file instead of a split: a file of `narlab clrs generate` or `clrs sample --format npz` of the model's algorithm (any length, seed, count), or a model's inputs alone (input/NAME arrays and lengths: predicted, not scored)")
+	data := fs.String("data", "", "score an .npz file instead of a split: a file of narlab clrs generate or clrs sample --format npz of the model's algorithm (any length, seed, count), or a batch's features alone (such a file less its outputs: predicted, not scored)")
 	preds := fs.String("predictions", "", "with --data: write the model's predictions to this .npz file (output/NAME arrays [B, …], float64: node indices for pointers, probabilities for masks, class scores for categorical outputs, values for scalars)")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	alias(fs, "samples", "count")
