@@ -97,6 +97,13 @@ func VenvBin(name string) (string, error) {
 	}
 	p := filepath.Join(filepath.Dir(py), name)
 	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("NARLAB_PYTHON") != "" { // an environment of the Python package's (its narlab command sets it)
+			hint := ""
+			if name == "mlflow" {
+				hint = ` (narlab's wheel installs it with its extra: pip install "narlab-VERSION-….whl[mlflow]")`
+			}
+			return "", fmt.Errorf("%s is not installed in the Python environment of %s: pip install %s there%s", name, py, name, hint)
+		}
 		return "", fmt.Errorf("%s is not installed in the project's Python environment (%s): run scripts/setup.sh", name, filepath.Dir(py))
 	}
 	return p, nil
