@@ -19,8 +19,12 @@ import os
 import re
 import stat
 import sys
-import tomllib
 import zipfile
+
+try:
+    import tomllib
+except ModuleNotFoundError:
+    sys.exit('build_wheel.py needs Python 3.11 or newer (tomllib); run scripts/build-wheel.sh with PYTHON=python3.11 or newer')
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = os.path.join(ROOT, 'python')
