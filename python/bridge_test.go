@@ -73,7 +73,8 @@ func TestSpecsJSON(t *testing.T) {
 
 // testData are the files the pytest suites read, made once per test
 // binary: DATA/val (narlab clrs generate --split val: all 30 algorithms),
-// DATA/clrs30 (--split all for bfs and insertion_sort), and the same
+// DATA/clrs30 (--split all for bfs and insertion_sort), DATA/custom (bfs
+// at length 12, seeds 4 and 5, 9 samples each), and the official
 // splits written by dm-clrs's own samplers in REF (scripts/ref-harness.sh:
 // dm-clrs 2.0.3 on numpy 1.24.4, np.cos/np.sin as on the fixtures' AVX-512
 // machine: time_reference.py --svml).
@@ -131,6 +132,9 @@ func makeTestData() testData {
 		return testData{err: err}
 	}
 	if err := run("narlab clrs generate --split all --algos "+docAlgos, exec.Command(bin, "clrs", "generate", "--split", "all", "--algos", docAlgos, "--quiet", "--out", filepath.Join(td.data, "clrs30"))); err != nil {
+		return testData{err: err}
+	}
+	if err := run("narlab clrs generate --lengths 12 --seeds 4,5 --count 9 --algos bfs", exec.Command(bin, "clrs", "generate", "--lengths", "12", "--seeds", "4,5", "--count", "9", "--algos", "bfs", "--quiet", "--out", filepath.Join(td.data, "custom"))); err != nil {
 		return testData{err: err}
 	}
 	// The reference's arrays for the same splits.

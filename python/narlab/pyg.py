@@ -49,7 +49,7 @@ try:
     import torch
 except ImportError as e:
     raise ImportError(
-        'narlab.pyg needs torch (then torch-geometric). On a machine without an NVIDIA card, PyTorch\'s CPU build '
+        'narlab.pyg needs torch (then torch-geometric). On a machine without an NVIDIA card, PyTorch\'s CPU build'
         ': pip install torch --index-url https://download.pytorch.org/whl/cpu ; '
         'from PyPI alone: pip install torch (it brings NVIDIA\'s CUDA libraries, gigabytes). '
         'Then: pip install torch-geometric==2.8.1 (docs/python.md, "Installing")'
