@@ -165,3 +165,14 @@ func openNoFollow(name string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// copyGone reports whether the artifact copy that rec names is plainly
+// absent from the spool's artifacts directory (as after its upload).
+func (s *Spool) copyGone(rec record) bool {
+	dirPart, name := path.Split(rec.File)
+	if dirPart != artifactsDir+"/" || name == "" || name == "." || name == ".." || strings.ContainsAny(name, "\\\x00") {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(s.dir, artifactsDir, name))
+	return errors.Is(err, fs.ErrNotExist)
+}

@@ -61,11 +61,16 @@ func (e *permanentError) Unwrap() error { return e.err }
 type deliverer struct {
 	c *Client
 	s *Spool
+	// fresh says that the last delivery of a record in doubt found that
+	// the server had not applied it: records are delivered in order, so
+	// no later record was applied either.
+	fresh bool
 }
 
 // deliver sends rec once (no retries) and acknowledges it in the spool on
 // success. inDoubt says that the server may already have applied it.
 func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error {
+	d.fresh = false
 	st := d.s.snapshot()
 	if rec.Op != opCreateRun && rec.Op != opAttachRun && st.RunID == "" {
 		return &permanentError{fmt.Errorf("mlflow: spool %s: record %d (%s) comes before the run was created", d.s.dir, rec.Seq, rec.Op)}
@@ -81,7 +86,7 @@ func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error
 		body := rec.Body
 		if inDoubt {
 			var err error
-			body, err = d.undelivered(ctx, st.RunID, body)
+			body, d.fresh, err = d.undelivered(ctx, st.RunID, body)
 			if err != nil {
 				return err
 			}
@@ -104,9 +109,27 @@ func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error
 	case opDeleteTag:
 		return d.post(ctx, rec, "mlflow/runs/delete-tag", withRunID(rec.Body, st.RunID))
 	case opArtifact:
-		file, err := d.s.artifactCopy(rec)
-		if err != nil {
-			return err
+		var data []byte
+		var open func() (*os.File, error)
+		switch {
+		case rec.File == "" && rec.src != "": // held in memory, uploaded from the caller's file
+			open = func() (*os.File, error) { return os.Open(rec.src) }
+		case rec.File == "": // held in memory
+			data = rec.data
+			if data == nil {
+				data = []byte{}
+			}
+		default:
+			file, err := d.s.artifactCopy(rec)
+			if err != nil {
+				if inDoubt && d.s.copyGone(rec) {
+					// A copy is removed only after its upload was
+					// acknowledged in memory (state.json could not say so).
+					return d.s.ack(rec, nil)
+				}
+				return err
+			}
+			open = func() (*os.File, error) { return openArtifactCopy(file) }
 		}
 		store, err := d.c.artifactStoreFor(st.ArtifactURI)
 		if err != nil {
@@ -118,7 +141,7 @@ func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error
 			cc.retry = NoRetry
 			nc.c = &cc
 		}
-		if err := nc.put(ctx, rec.Path, nil, func() (*os.File, error) { return openArtifactCopy(file) }); err != nil {
+		if err := nc.put(ctx, rec.Path, data, open); err != nil {
 			return err
 		}
 		return d.s.ack(rec, nil)
@@ -155,6 +178,7 @@ func (d *deliverer) createRun(ctx context.Context, rec record, st spoolState, in
 				s.RunID, s.ExperimentID, s.ArtifactURI = r.Info.RunID, r.Info.ExperimentID, r.Info.ArtifactURI
 			})
 		}
+		d.fresh = true
 	}
 	var body map[string]any
 	if err := json.Unmarshal(rec.Body, &body); err != nil {
@@ -273,14 +297,15 @@ func idOf(m Metric) pointID {
 }
 
 // undelivered returns the log-batch body without the metric points that the
-// server already has, or nil when nothing is left to send.
-func (d *deliverer) undelivered(ctx context.Context, runID string, body []byte) ([]byte, error) {
+// server already has, or nil when nothing is left to send; fresh reports
+// that the server had none of its points (the request was not applied).
+func (d *deliverer) undelivered(ctx context.Context, runID string, body []byte) (out []byte, fresh bool, err error) {
 	b, err := decodeBatch(body)
 	if err != nil {
-		return nil, &permanentError{err}
+		return nil, false, &permanentError{err}
 	}
 	if len(b.Metrics) == 0 {
-		return body, nil
+		return body, false, nil
 	}
 	have := map[pointID]bool{}
 	seen := map[string]bool{}
@@ -291,7 +316,7 @@ func (d *deliverer) undelivered(ctx context.Context, runID string, body []byte) 
 		seen[m.Key] = true
 		hist, err := d.c.GetMetricHistory(ctx, runID, m.Key)
 		if err != nil && !IsNotFound(err) {
-			return nil, err
+			return nil, false, err
 		}
 		for _, h := range hist {
 			have[idOf(h)] = true
@@ -304,13 +329,13 @@ func (d *deliverer) undelivered(ctx context.Context, runID string, body []byte) 
 		}
 	}
 	if len(kept) == len(b.Metrics) {
-		return body, nil
+		return body, true, nil
 	}
 	b.Metrics = kept
 	if b.Len() == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
-	return b.encode(), nil
+	return b.encode(), false, nil
 }
 
 // describe names a record for messages.

@@ -277,7 +277,7 @@ func TestInDoubtSync(t *testing.T) {
 	}
 	d := &deliverer{c: c, s: sp}
 	rd, _ := sp.reader()
-	rec, _, _ := rd.next()
+	rec, _, _ := rd.next(sp.committed())
 	if err := d.deliver(ctx, rec, false); err != nil { // create-run, acknowledged
 		t.Fatal(err)
 	}

@@ -58,6 +58,11 @@ type RunOptions struct {
 	// KeepSpool keeps requests.jsonl after the run ended and everything was
 	// delivered (by default it is removed; state.json stays).
 	KeepSpool bool
+	// MaxMemory bounds the bytes of requests held in memory while the
+	// spool's disk does not take them and the server does not answer
+	// (default DefaultMaxMemory); beyond it requests are dropped and
+	// counted as lost.
+	MaxMemory int64
 	// Logf receives notices (server unreachable, back, requests rejected).
 	// Default: the standard logger. Secrets are never passed to it.
 	Logf func(format string, args ...any)
@@ -146,7 +151,20 @@ func (c *Client) StartRun(ctx context.Context, opts RunOptions) (*RunLogger, err
 	if tracking == "" {
 		tracking = c.URI()
 	}
-	s, err := CreateSpool(opts.SpoolDir, SpoolMeta{Tracking: tracking, Experiment: opts.Experiment, RunName: opts.RunName})
+	meta := SpoolMeta{Tracking: tracking, Experiment: opts.Experiment, RunName: opts.RunName}
+	s, err := CreateSpool(opts.SpoolDir, meta)
+	var de *DiskError
+	if errors.As(err, &de) {
+		// The disk does not take the spool: the run goes on in memory,
+		// delivered directly while the server answers.
+		s, err = newMemorySpool(opts.SpoolDir, meta, de), nil
+		logf := opts.Logf
+		if logf == nil {
+			logf = log.Printf
+		}
+		logf("mlflow: the run's spool cannot be created: %v. What the run logs is kept in memory and sent directly while %s answers; "+
+			"nothing is lost unless the process ends before the server has taken it.", de, c.URI())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -258,6 +276,12 @@ func newRunLogger(c *Client, s *Spool, opts RunOptions) *RunLogger {
 	if r.logf == nil {
 		r.logf = log.Printf
 	}
+	if opts.MaxMemory > 0 {
+		s.maxMem = opts.MaxMemory
+	}
+	s.mu.Lock()
+	s.logf = r.logf
+	s.mu.Unlock()
 	r.sendCtx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -299,6 +323,11 @@ func (r *RunLogger) URL() string {
 
 // Pending returns the number of spooled requests not yet delivered.
 func (r *RunLogger) Pending() int64 { return r.s.Pending() }
+
+// HeldInMemory reports how many of the run's requests were held in memory
+// because the spool's disk did not take them (see [Spool]), and the last
+// disk failure (nil when the disk took everything).
+func (r *RunLogger) HeldInMemory() (int64, error) { return r.s.memoryUse() }
 
 // LogMetric buffers one metric point, timestamped now. It does not block on
 // the network. An invalid key is an error and nothing is logged.
@@ -539,8 +568,14 @@ func (r *RunLogger) drainLocked() error {
 	r.tagPos = map[string]int{}
 	r.mu.Unlock()
 	chunks := b.Chunks()
+	var dropped error
 	for i, ch := range chunks {
-		if _, err := r.s.append(record{Op: opLogBatch, Body: ch.encode()}); err != nil {
+		_, err := r.s.append(record{Op: opLogBatch, Body: ch.encode()})
+		if errors.Is(err, ErrLost) {
+			dropped = err // counted by the spool; the next chunks may fit
+			continue
+		}
+		if err != nil {
 			r.mu.Lock()
 			var back Batch
 			for _, c := range chunks[i:] {
@@ -561,15 +596,18 @@ func (r *RunLogger) drainLocked() error {
 				}
 			}
 			if r.spoolErr == nil {
-				r.logf("mlflow: %v: values stay in memory until the spool can be written", err)
+				r.logf("mlflow: %v: values stay in the run's buffer", err)
 			}
 			r.spoolErr = err
 			r.mu.Unlock()
 			return err
 		}
 	}
+	// A dropped chunk (memory full too) is counted by the spool and told
+	// by later logging calls and End; it does not stop the caller's own
+	// request.
 	r.mu.Lock()
-	r.spoolErr = nil
+	r.spoolErr = dropped
 	r.mu.Unlock()
 	return nil
 }
@@ -585,7 +623,7 @@ func (r *RunLogger) sendLoop() {
 	defer rd.Close()
 	d := &deliverer{c: r.c, s: r.s}
 	for {
-		rec, ok, err := rd.next()
+		rec, ok, err := r.s.nextRecord(rd)
 		if err != nil {
 			r.setFailure(err)
 			r.logf("%v", err)
@@ -658,7 +696,7 @@ func (r *RunLogger) setFailure(err error) {
 		if classify(err) == kindAuth {
 			what = "is refused by"
 		}
-		r.logf("mlflow: logging %s %s (%v); requests wait in the spool %s and are retried", what, r.c.URI(), err, r.s.dir)
+		r.logf("mlflow: logging %s %s (%v); requests wait in %s and are retried", what, r.c.URI(), err, r.s.where())
 	}
 	r.failing = err
 }
@@ -738,20 +776,32 @@ func (r *RunLogger) waitDelivered(ctx context.Context) error {
 	last := r.s.next - 1
 	r.s.mu.Unlock()
 	if err := r.waitAcked(ctx, last); err != nil {
-		points, other := r.s.pendingContents()
-		return fmt.Errorf("mlflow: %s did not take the whole run (last failure: %v): %d metric points and %d other requests wait in the spool %s: %w; "+
-			"deliver them with `narlab mlflow sync` once the server answers",
-			r.c.URI(), r.lastFailure(), points, other, r.s.dir, ErrPending)
+		return r.pendingError()
 	}
 	return nil
+}
+
+// pendingError describes what the server has not taken yet, and where it
+// waits.
+func (r *RunLogger) pendingError() error {
+	points, other := r.s.pendingContents()
+	if points+other == 0 {
+		return nil
+	}
+	return fmt.Errorf("mlflow: %s did not take the whole run (last failure: %v): %d metric points and %d other requests wait in %s: %w; "+
+		"deliver them with `narlab mlflow sync` once the server answers",
+		r.c.URI(), r.lastFailure(), points, other, r.s.where(), ErrPending)
 }
 
 // End ends the run with status FINISHED, FAILED or KILLED: it spools the
 // run update, waits (up to EndTimeout, or ctx) until everything is
 // delivered, and stops the background goroutines. If the server could not
 // be reached, the error wraps [ErrPending]: the run's data is complete in
-// its spool, and `narlab mlflow sync` sends it. Requests the server
-// rejected are reported too.
+// its spool, and `narlab mlflow sync` sends it. When the spool's disk did
+// not take some of it either (see [Spool]), what memory held is written to
+// the spool if the disk takes it now, and is otherwise lost: the error then
+// also holds a [*LostError] (wrapping [ErrLost]) that counts it per metric
+// key. Requests the server rejected are reported too.
 func (r *RunLogger) End(ctx context.Context, status RunStatus) error {
 	if !status.Terminal() {
 		return &ValidationError{What: fmt.Sprintf("end status %q", status), Reason: "expected FINISHED, FAILED or KILLED"}
@@ -776,28 +826,66 @@ func (r *RunLogger) End(ctx context.Context, status RunStatus) error {
 	r.ended = true
 	r.mu.Unlock()
 	r.appendMu.Unlock()
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrLost) {
 		r.shutdown()
-		return err
+		return errors.Join(err, r.settle())
 	}
 	// EndTimeout bounds the wait whatever ctx says: an earlier deadline of
 	// ctx wins, a later one does not stretch it.
 	ctx, cancel := context.WithTimeout(ctx, r.opts.EndTimeout)
 	defer cancel()
-	pending := r.waitDelivered(ctx)
+	delivered := r.waitDelivered(ctx) == nil
 	r.shutdown()
-	if pending == nil && !r.opts.KeepSpool {
+	lost := r.settle()
+	if delivered && lost == nil && !r.opts.KeepSpool {
 		if err := r.s.finish(); err != nil {
 			r.logf("mlflow: compacting spool %s: %v", r.s.dir, err)
 		}
 	}
+	var pending error
+	if !delivered {
+		pending = r.pendingError()
+	}
 	r.s.Close()
-	return errors.Join(pending, r.Err())
+	return errors.Join(pending, lost, r.rejectErr())
+}
+
+// settle settles what the spool holds in memory once the background work
+// stopped: written to disk if it can be, lost (and counted) otherwise. It
+// returns the run's losses, and tells how the run got through a disk that
+// did not take its spool.
+func (r *RunLogger) settle() error {
+	lost := r.s.settleMemory(r.failure())
+	n, diskErr := r.s.memoryUse()
+	if lost != nil {
+		return lost
+	}
+	if n > 0 {
+		r.logf("mlflow: the run's spool could not hold all of it (%v): %d requests were held in memory instead "+
+			"(sent to %s from there, or written to the spool once it could take them); nothing was lost",
+			diskErr, n, r.c.URI())
+	}
+	return nil
+}
+
+// failure returns the current delivery failure, or nil.
+func (r *RunLogger) failure() error {
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	return r.failing
+}
+
+// rejectErr joins the requests the server rejected for good.
+func (r *RunLogger) rejectErr() error {
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	return errors.Join(r.rejects...)
 }
 
 // Close stops the run's background work without ending the run: buffered
 // values are written to the spool, and undelivered requests stay there for
-// `narlab mlflow sync`.
+// `narlab mlflow sync` (what the spool's disk did not take is lost, and
+// counted in the error: see [RunLogger.End]).
 func (r *RunLogger) Close() error {
 	r.appendMu.Lock()
 	err := r.drainLocked()
@@ -806,7 +894,8 @@ func (r *RunLogger) Close() error {
 	r.mu.Unlock()
 	r.appendMu.Unlock()
 	r.shutdown()
-	return errors.Join(err, r.s.Close())
+	lost := r.settle()
+	return errors.Join(err, lost, r.s.Close())
 }
 
 func (r *RunLogger) shutdown() {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,18 +63,55 @@ import (
 // A torn last line (a crash in the middle of an append) fails its checksum
 // and is removed when the spool is opened; the request it held was never
 // sent, and the call that appended it had not returned.
+//
+// # A disk that does not take the spool
+//
+// When a record cannot be written (a full filesystem, a quota, an I/O
+// error), what was written of it is cut off again and the record is kept in
+// memory, in sequence, behind the records on disk; the sender delivers it
+// like any other, so while the server answers nothing is lost and nothing
+// is sent twice. Once memory holds nothing unacknowledged and the disk takes
+// a record again, the spool is back on disk (records held in memory and not
+// yet delivered are written to it first). A record delivered from memory
+// leaves a gap in requests.jsonl's sequence, which is written only after
+// state.json acknowledges every record of the gap. When state.json itself
+// cannot be replaced, the process goes on with its acknowledgments in
+// memory; a later replay of the spool ([Sync]) treats every record as in
+// doubt until it finds one the server has not seen (records are delivered
+// in order, so none after it was). What neither the disk nor the server
+// took by the end of the run is lost, and counted ([LostError]). The
+// details are in memory.go.
 type Spool struct {
 	dir  string
 	meta SpoolMeta
 
 	lockFile *os.File
-	f        *os.File // requests.jsonl, opened for appending
+	f        *os.File // requests.jsonl, opened for appending; nil when the spool lives in memory only
 
 	mu       sync.Mutex
 	next     int64 // the next sequence number
 	state    spoolState
 	firstOff int64 // offset of the first unacknowledged record at open
 	appended chan struct{}
+	closed   bool
+
+	// The disk and what it did not take (memory.go).
+	size        int64    // the end of requests.jsonl's last complete record
+	diskLast    int64    // the sequence number of requests.jsonl's last record
+	persisted   int64    // the acknowledged sequence number as state.json holds it
+	mem         []record // records the disk did not take, in order, none acknowledged
+	memBytes    int64
+	maxMem      int64
+	diskErr     error // why new records go to memory; nil while the disk takes them
+	lastDiskErr error // the last such failure, kept after the disk took records again
+	stateErr    error // why state.json is behind; nil while it is current
+	broken      bool  // a failed write could not be cut off: the disk is not used again
+	inMemory    int64 // records that went to memory over the spool's life
+	backTold    bool  // the return to disk was told (once a run)
+	lost        lostTally
+	memOnly     bool // nothing of the spool is on disk (its files could not be created)
+	madeDir     bool // a memory-only spool whose directory this process created
+	logf        func(format string, args ...any)
 }
 
 // SpoolMeta describes a spool.
@@ -112,6 +150,12 @@ type record struct {
 	// of a parent run whose server id was not known yet.
 	Experiment  string `json:"experiment,omitempty"`
 	ParentSpool string `json:"parent_spool,omitempty"`
+
+	// An artifact held in memory (its File is empty): its bytes, or the
+	// absolute path of the file to upload. Never written as such: a
+	// record written to disk gets a copy in artifacts/ first.
+	data []byte
+	src  string
 }
 
 // The record operations.
@@ -141,10 +185,17 @@ const (
 var ErrSpoolBusy = errors.New("the spool is in use by another process")
 
 // CreateSpool makes a new spool in dir (created if needed; it must not
-// already hold a spool).
+// already hold a spool). When the disk does not take the spool's files, the
+// error wraps a [*DiskError] and nothing is left behind; [Client.StartRun]
+// then goes on with a spool held in memory.
 func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
+	_, statErr := os.Lstat(dir)
+	made := errors.Is(statErr, fs.ErrNotExist)
 	if err := os.MkdirAll(filepath.Join(dir, artifactsDir), fsutil.DirMode); err != nil {
-		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
+		if made {
+			os.RemoveAll(dir)
+		}
+		return nil, fmt.Errorf("mlflow: creating spool: %w", diskErr(dir, "creating the spool", err))
 	}
 	if err := checkSpoolFiles(dir); err != nil {
 		return nil, err
@@ -163,20 +214,29 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 	if meta.Created.IsZero() {
 		meta.Created = time.Now().UTC()
 	}
-	s := &Spool{dir: dir, meta: meta, lockFile: lf, next: 1, appended: make(chan struct{}, 1)}
+	s := &Spool{dir: dir, meta: meta, lockFile: lf, next: 1, appended: make(chan struct{}, 1), maxMem: DefaultMaxMemory}
+	// undo removes what was written when the disk did not take it all.
+	undo := func(err error) (*Spool, error) {
+		s.release()
+		if made {
+			os.RemoveAll(dir)
+		} else {
+			for _, name := range []string{metaFile, stateFile, requestsFile, lockName} {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+		return nil, fmt.Errorf("mlflow: creating spool: %w", diskErr(dir, "creating the spool", err))
+	}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	if err := writeFileAtomic(filepath.Join(dir, metaFile), append(b, '\n')); err != nil {
-		s.release()
-		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
+		return undo(err)
 	}
 	if err := s.writeState(); err != nil {
-		s.release()
-		return nil, err
+		return undo(err)
 	}
 	s.f, err = openNoFollow(filepath.Join(dir, requestsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
 	if err != nil {
-		s.release()
-		return nil, fmt.Errorf("mlflow: creating spool: %w", err)
+		return undo(err)
 	}
 	fsutil.SyncDir(dir)
 	return s, nil
@@ -202,22 +262,25 @@ func OpenSpool(dir string) (*Spool, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Spool{dir: dir, meta: meta, lockFile: lf, appended: make(chan struct{}, 1)}
+	s := &Spool{dir: dir, meta: meta, lockFile: lf, appended: make(chan struct{}, 1), maxMem: DefaultMaxMemory}
 	if b, err := os.ReadFile(filepath.Join(dir, stateFile)); err == nil {
 		if err := json.Unmarshal(b, &s.state); err != nil {
 			s.release()
 			return nil, fmt.Errorf("mlflow: spool %s: damaged %s: %w", dir, stateFile, err)
 		}
 	}
+	s.persisted = s.state.Acked
 	if s.state.Done {
 		s.next = s.state.Acked + 1
+		s.closed = true
 		return s, nil
 	}
-	last, firstOff, err := scanRequests(filepath.Join(dir, requestsFile), s.state.Acked)
+	last, firstOff, size, err := scanRequests(filepath.Join(dir, requestsFile), s.state.Acked)
 	if err != nil {
 		s.release()
 		return nil, fmt.Errorf("mlflow: spool %s: %w", dir, err)
 	}
+	s.diskLast, s.size = last, size
 	if last < s.state.Acked {
 		last = s.state.Acked
 	}
@@ -296,18 +359,20 @@ func eachLine(name string, fn func(off int64, line []byte, complete bool) error)
 // errStopScan ends eachLine early without an error.
 var errStopScan = errors.New("stop")
 
-// scanRequests checks requests.jsonl: it returns the last sequence number
-// and the offset of the first record after acked, truncating a torn last
-// line.
-func scanRequests(name string, acked int64) (last, firstOff int64, err error) {
+// scanRequests checks requests.jsonl: it returns the last sequence number,
+// the offset of the first record after acked and the size of the complete
+// records, truncating a torn last line. Sequence numbers increase by one,
+// except across a gap of records delivered from memory (see [Spool]),
+// which state.json acknowledges.
+func scanRequests(name string, acked int64) (last, firstOff, size int64, err error) {
 	st, err := os.Stat(name)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, nil
+		return 0, 0, 0, nil
 	}
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	size := st.Size()
+	fileSize := st.Size()
 	firstOff = -1
 	var end int64 // the offset after the last good record
 	err = eachLine(name, func(off int64, line []byte, complete bool) error {
@@ -315,7 +380,7 @@ func scanRequests(name string, acked int64) (last, firstOff int64, err error) {
 		if perr == nil && !complete {
 			perr = errors.New("no end of line")
 		}
-		if perr == nil && rec.Seq != last+1 && last != 0 {
+		if perr == nil && rec.Seq != last+1 && last != 0 && (rec.Seq <= last || rec.Seq-1 > acked) {
 			perr = fmt.Errorf("sequence %d after %d", rec.Seq, last)
 		}
 		if perr != nil {
@@ -323,7 +388,7 @@ func scanRequests(name string, acked int64) (last, firstOff int64, err error) {
 			if complete {
 				lineEnd++
 			}
-			if lineEnd >= size {
+			if lineEnd >= fileSize {
 				// A torn last line: the append that wrote it never returned.
 				if err := os.Truncate(name, off); err != nil {
 					return fmt.Errorf("removing a torn last line: %w", err)
@@ -341,12 +406,12 @@ func scanRequests(name string, acked int64) (last, firstOff int64, err error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopScan) {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if firstOff < 0 {
 		firstOff = end
 	}
-	return last, firstOff, nil
+	return last, firstOff, end, nil
 }
 
 const crcPrefix = `{"crc":"`
@@ -411,23 +476,20 @@ func (s *Spool) Pending() int64 {
 	return s.next - 1 - s.state.Acked
 }
 
-// append writes rec (its Seq is assigned here) and fsyncs it.
+// append stores rec (its Seq is assigned here): written to requests.jsonl
+// and fsync'd, or, when the disk does not take it, kept in memory (see
+// [Spool]). The error is non-nil only for a closed spool, a record that
+// cannot be encoded, or a record dropped because memory is full too (it is
+// then counted as lost and the error wraps [ErrLost]).
 func (s *Spool) append(rec record) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.f == nil {
+	if s.closed {
 		return 0, fmt.Errorf("mlflow: spool %s is closed", s.dir)
 	}
 	rec.Seq = s.next
-	line, err := encodeRecord(rec)
-	if err != nil {
-		return 0, fmt.Errorf("mlflow: spooling a %s request: %w", rec.Op, err)
-	}
-	if _, err := s.f.Write(line); err != nil {
-		return 0, fmt.Errorf("mlflow: writing spool %s: %w", s.dir, err)
-	}
-	if err := s.f.Sync(); err != nil {
-		return 0, fmt.Errorf("mlflow: syncing spool %s: %w", s.dir, err)
+	if err := s.storeLocked(rec); err != nil {
+		return 0, err
 	}
 	s.next++
 	select {
@@ -437,61 +499,158 @@ func (s *Spool) append(rec record) (int64, error) {
 	return rec.Seq, nil
 }
 
+// writeLocked appends rec to requests.jsonl and fsyncs it; for an artifact
+// held in memory it first writes its copy into artifacts/. A failed write
+// is cut off again, so the file always ends with a complete record. Disk
+// failures are *DiskError; an unencodable record is another error.
+func (s *Spool) writeLocked(rec *record) error {
+	madeCopy := ""
+	if rec.Op == opArtifact && rec.File == "" {
+		name := fmt.Sprintf("%08d-%s", rec.Seq, path.Base(rec.Path))
+		dst := filepath.Join(s.dir, artifactsDir, name)
+		var err error
+		switch {
+		case rec.src != "":
+			err = copyFile(rec.src, dst)
+		default:
+			err = writeFileAtomic(dst, rec.data)
+		}
+		if err != nil {
+			os.Remove(dst)
+			return diskErr(s.dir, "writing a copy of artifact "+rec.Path, err)
+		}
+		fsutil.SyncDir(filepath.Join(s.dir, artifactsDir))
+		madeCopy = dst
+		rec.File, rec.data, rec.src = artifactsDir+"/"+name, nil, ""
+	}
+	undoCopy := func() {
+		if madeCopy != "" {
+			os.Remove(madeCopy)
+			rec.File = ""
+		}
+	}
+	line, err := encodeRecord(*rec)
+	if err != nil {
+		undoCopy()
+		return fmt.Errorf("mlflow: spooling a %s request: %w", rec.Op, err)
+	}
+	_, err = s.f.Write(line)
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if err != nil {
+		// What was written of the line must go: a later record after it
+		// would follow a damaged line.
+		if terr := s.f.Truncate(s.size); terr != nil {
+			s.broken = true
+			err = fmt.Errorf("%w (and cutting off the partial record failed: %v; the spool is not written to again)", err, terr)
+		}
+		undoCopy()
+		return diskErr(s.dir, "writing "+requestsFile, err)
+	}
+	s.size += int64(len(line))
+	s.diskLast = rec.Seq
+	return nil
+}
+
 // appendArtifact copies the artifact (data, or the file src) into the spool
-// and appends its upload record.
+// and appends its upload record. When the disk does not take the copy, the
+// artifact is kept in memory (data, or the file's contents while they fit
+// the memory budget), or else uploaded from src itself.
 func (s *Spool) appendArtifact(artifactPath string, data []byte, src string) (int64, error) {
 	if err := ValidateArtifactPath(artifactPath); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return 0, fmt.Errorf("mlflow: spool %s is closed", s.dir)
+	}
+	onDisk := s.f != nil && !s.broken && s.spillLocked()
 	name := fmt.Sprintf("%08d-%s", s.next, path.Base(artifactPath))
 	s.mu.Unlock()
-	// The name is unique under the append lock that the callers hold.
-	dst := filepath.Join(s.dir, artifactsDir, name)
-	var err error
+	if onDisk {
+		// The name is unique under the append lock that the callers hold.
+		dst := filepath.Join(s.dir, artifactsDir, name)
+		var err error
+		if src != "" {
+			var in *os.File
+			if in, err = os.Open(src); err != nil {
+				return 0, fmt.Errorf("mlflow: artifact %s: %w", artifactPath, err)
+			}
+			in.Close()
+			err = copyFile(src, dst)
+		} else {
+			err = writeFileAtomic(dst, data)
+		}
+		if err == nil {
+			fsutil.SyncDir(filepath.Join(s.dir, artifactsDir))
+			return s.append(record{Op: opArtifact, Path: artifactPath, File: artifactsDir + "/" + name})
+		}
+		os.Remove(dst)
+		s.mu.Lock()
+		s.toMemoryLocked(diskErr(s.dir, "writing a copy of artifact "+artifactPath, err))
+		s.mu.Unlock()
+	}
+	rec := record{Op: opArtifact, Path: artifactPath, data: data}
 	if src != "" {
-		err = copyFile(src, dst)
-	} else {
-		err = writeFileAtomic(dst, data)
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return 0, fmt.Errorf("mlflow: artifact %s: %w", artifactPath, err)
+		}
+		rec.src = abs
+		if fi, err := os.Stat(abs); err == nil && fi.Size() <= maxArtifactInMemory && s.memFree() >= fi.Size() {
+			if b, err := os.ReadFile(abs); err == nil {
+				rec.data, rec.src = b, ""
+			}
+		}
 	}
-	if err != nil {
-		return 0, fmt.Errorf("mlflow: spooling artifact %s: %w", artifactPath, err)
+	if rec.data == nil && rec.src == "" {
+		rec.data = []byte{}
 	}
-	fsutil.SyncDir(filepath.Join(s.dir, artifactsDir))
-	return s.append(record{Op: opArtifact, Path: artifactPath, File: artifactsDir + "/" + name})
+	return s.append(rec)
 }
 
 // pendingContents counts what the unacknowledged records hold: metric
 // points, and the other requests (params, tags, run updates, artifacts).
 func (s *Spool) pendingContents() (points, other int64) {
-	acked := s.snapshot().Acked
-	f, err := os.Open(filepath.Join(s.dir, requestsFile))
-	if err != nil {
-		return 0, s.Pending()
-	}
-	defer f.Close()
-	_ = fsutil.ScanLines(f, func(_ int, line []byte) error {
-		rec, err := parseRecord(line)
-		if err != nil || rec.Seq <= acked {
-			return nil
-		}
+	s.mu.Lock()
+	acked, limit := s.state.Acked, s.size
+	mem := append([]record(nil), s.mem...)
+	s.mu.Unlock()
+	count := func(rec record) {
 		if rec.Op == opLogBatch {
 			if b, err := decodeBatch(rec.Body); err == nil {
 				points += int64(len(b.Metrics))
 				if len(b.Params)+len(b.Tags) > 0 {
 					other++
 				}
-				return nil
+				return
 			}
 		}
 		other++
-		return nil
-	})
+	}
+	if s.f != nil {
+		f, err := os.Open(filepath.Join(s.dir, requestsFile))
+		if err == nil {
+			_ = fsutil.ScanLines(io.LimitReader(f, limit), func(_ int, line []byte) error {
+				if rec, err := parseRecord(line); err == nil && rec.Seq > acked {
+					count(rec)
+				}
+				return nil
+			})
+			f.Close()
+		}
+	}
+	for _, rec := range mem {
+		count(rec)
+	}
 	return points, other
 }
 
 // ack records that the server applied record seq, with the run's server
-// identity when it changed.
+// identity when it changed. The acknowledgment holds in memory even when
+// state.json cannot be replaced (the disk is full); see [Spool].
 func (s *Spool) ack(rec record, update func(*spoolState)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -502,33 +661,43 @@ func (s *Spool) ack(rec record, update func(*spoolState)) error {
 	if update != nil {
 		update(&s.state)
 	}
-	if err := s.writeState(); err != nil {
-		return err
+	if len(s.mem) > 0 && s.mem[0].Seq == rec.Seq {
+		s.memBytes -= s.mem[0].memSize()
+		s.mem[0] = record{}
+		s.mem = s.mem[1:]
 	}
-	if rec.Op == opArtifact {
+	if !s.memOnly {
+		s.writeStateLocked()
+	}
+	if rec.Op == opArtifact && rec.File != "" {
 		s.removeArtifactCopy(rec)
 	}
 	return nil
 }
 
-// reject records that the server refused rec for good, then acknowledges it.
+// reject records that the server refused rec for good, then acknowledges
+// it. When rejected.jsonl cannot be written, the refusal is still reported
+// by the caller, and a notice says the file lacks it.
 func (s *Spool) reject(rec record, cause error) error {
 	line, _ := jsonMarshal(struct {
 		Time  time.Time `json:"time"`
 		Error string    `json:"error"`
 		Rec   record    `json:"record"`
 	}{time.Now().UTC(), cause.Error(), rec})
-	f, err := openNoFollow(filepath.Join(s.dir, rejectedFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
-	if err != nil {
-		return fmt.Errorf("mlflow: spool %s: recording a rejected request: %w", s.dir, err)
+	var err error
+	if !s.memOnly {
+		var f *os.File
+		f, err = openNoFollow(filepath.Join(s.dir, rejectedFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, fsutil.DataMode)
+		if err == nil {
+			_, err = f.Write(append(line, '\n'))
+			if err == nil {
+				err = f.Sync()
+			}
+			f.Close()
+		}
 	}
-	_, err = f.Write(append(line, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("mlflow: spool %s: recording a rejected request: %w", s.dir, err)
+	if err != nil && s.logf != nil {
+		s.logf("mlflow: spool %s: the refusal of %s could not be recorded in %s: %v", s.dir, rec.describe(), rejectedFile, err)
 	}
 	return s.ack(rec, func(st *spoolState) { st.Rejected++ })
 }
@@ -539,26 +708,63 @@ func (s *Spool) snapshot() spoolState {
 	return s.state
 }
 
-// writeState replaces state.json atomically. Call with s.mu held.
+// writeState replaces state.json atomically. Call with s.mu held, or
+// before the spool is shared.
 func (s *Spool) writeState() error {
 	b, _ := json.Marshal(s.state)
-	if err := writeFileAtomic(filepath.Join(s.dir, stateFile), append(b, '\n')); err != nil {
-		return fmt.Errorf("mlflow: spool %s: writing %s: %w", s.dir, stateFile, err)
+	b = append(b, '\n')
+	name := filepath.Join(s.dir, stateFile)
+	if err := writeFileAtomic(name, b); err != nil {
+		// A full disk has no room for the new file, but the old one's
+		// block takes the few bytes of the new state in place.
+		if ierr := overwriteInPlace(name, b); ierr != nil {
+			return diskErr(s.dir, "writing "+stateFile, err)
+		}
 	}
+	s.persisted = s.state.Acked
 	return nil
 }
 
+// overwriteInPlace replaces the contents of the existing regular file name
+// with data, in place, and fsyncs it: what replaces state.json when the
+// disk has no room for a new file. state.json is far smaller than a disk
+// block, so the write needs no new block and lands in one sector.
+func overwriteInPlace(name string, data []byte) error {
+	f, err := openNoFollow(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
 // finish marks a fully delivered spool done and removes its request log.
+// A spool held only in memory leaves nothing behind.
 func (s *Spool) finish() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state.Acked != s.next-1 {
 		return nil
 	}
+	if s.memOnly { // nothing was written
+		s.closed = true
+		if s.madeDir {
+			os.RemoveAll(s.dir)
+		}
+		return nil
+	}
 	s.state.Done = true
 	if err := s.writeState(); err != nil {
+		s.state.Done = false
 		return err
 	}
+	s.closed = true
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
@@ -566,11 +772,13 @@ func (s *Spool) finish() error {
 	return os.Remove(filepath.Join(s.dir, requestsFile))
 }
 
-// Close releases the spool; unacknowledged records stay on disk.
+// Close releases the spool; unacknowledged records stay on disk (and those
+// held in memory are lost: see [RunLogger.End], which accounts for them).
 func (s *Spool) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
+	s.closed = true
 	if s.f != nil {
 		err = s.f.Close()
 		s.f = nil
@@ -588,8 +796,11 @@ func (s *Spool) release() {
 }
 
 // reader returns a reader of the records after the acknowledged ones at
-// open (or creation).
+// open (or creation). A spool held only in memory has none.
 func (s *Spool) reader() (*recordReader, error) {
+	if s.memOnly {
+		return &recordReader{}, nil
+	}
 	f, err := os.Open(filepath.Join(s.dir, requestsFile))
 	if err != nil {
 		return nil, fmt.Errorf("mlflow: reading spool %s: %w", s.dir, err)
@@ -597,16 +808,57 @@ func (s *Spool) reader() (*recordReader, error) {
 	return &recordReader{f: f, off: s.firstOff}, nil
 }
 
+// nextRecord returns the record after the acknowledged ones, from memory
+// or from requests.jsonl (read through rd, which it advances), or ok=false
+// while there is none yet.
+func (s *Spool) nextRecord(rd *recordReader) (rec record, ok bool, err error) {
+	s.mu.Lock()
+	want := s.state.Acked + 1
+	if len(s.mem) > 0 && s.mem[0].Seq == want {
+		rec = s.mem[0]
+		s.mu.Unlock()
+		return rec, true, nil
+	}
+	onDisk, limit := want <= s.diskLast, s.size
+	s.mu.Unlock()
+	if !onDisk {
+		return rec, false, nil
+	}
+	for {
+		rec, ok, err = rd.next(limit)
+		if err != nil || !ok {
+			return rec, ok, err
+		}
+		switch {
+		case rec.Seq == want:
+			return rec, true, nil
+		case rec.Seq > want:
+			return rec, false, fmt.Errorf("mlflow: spool %s: record %d is missing (the next one on disk is %d)", s.dir, want, rec.Seq)
+		}
+	}
+}
+
+// committed returns the size of requests.jsonl's complete records.
+func (s *Spool) committed() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
 // recordReader reads complete records from requests.jsonl, from an offset,
 // while the file is being appended to.
 type recordReader struct {
-	f   *os.File
+	f   *os.File // nil: no file (a spool held in memory)
 	off int64
 	buf []byte // bytes read past off
 }
 
-// next returns the next complete record, or ok=false when there is none yet.
-func (r *recordReader) next() (rec record, ok bool, err error) {
+// next returns the next complete record before limit (the end of the
+// records known to be complete), or ok=false when there is none yet.
+func (r *recordReader) next(limit int64) (rec record, ok bool, err error) {
+	if r.f == nil {
+		return rec, false, nil
+	}
 	for {
 		if i := bytes.IndexByte(r.buf, '\n'); i >= 0 {
 			line := r.buf[:i]
@@ -621,8 +873,12 @@ func (r *recordReader) next() (rec record, ok bool, err error) {
 		if len(r.buf) > fsutil.MaxLine {
 			return rec, false, fmt.Errorf("mlflow: spool record at byte %d: longer than %d MiB without an end of line", r.off, fsutil.MaxLine>>20)
 		}
-		chunk := make([]byte, 256<<10)
-		n, err := r.f.ReadAt(chunk, r.off+int64(len(r.buf)))
+		at := r.off + int64(len(r.buf))
+		if at >= limit {
+			return rec, false, nil
+		}
+		chunk := make([]byte, min(256<<10, limit-at))
+		n, err := r.f.ReadAt(chunk, at)
 		r.buf = append(r.buf, chunk[:n]...)
 		if n == 0 {
 			if err == nil || errors.Is(err, io.EOF) {
@@ -633,7 +889,12 @@ func (r *recordReader) next() (rec record, ok bool, err error) {
 	}
 }
 
-func (r *recordReader) Close() error { return r.f.Close() }
+func (r *recordReader) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	return r.f.Close()
+}
 
 // writeFileAtomic writes one of the spool's files (data, mode DataMode less
 // the umask) atomically.

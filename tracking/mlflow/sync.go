@@ -21,6 +21,8 @@ type SyncOptions struct {
 	MarkAbandoned RunStatus
 	// Retry bounds the attempts per request (default: the client's policy).
 	Retry *RetryPolicy
+	// Logf receives notices (the spool's disk full); nil: none.
+	Logf func(format string, args ...any)
 }
 
 // SyncResult reports what [Sync] did with one spool.
@@ -38,7 +40,9 @@ type SyncResult struct {
 
 // Sync delivers the pending requests of the spool in dir, in order. The
 // first one is treated as in doubt (see [Spool]), so a crash between
-// sending it and recording its acknowledgment does not duplicate it. It
+// sending it and recording its acknowledgment does not duplicate it; so is
+// every later one until one proves new (the server has none of its
+// points), which covers a state.json that fell behind on a full disk. It
 // stops at the first request that still fails after the retry policy; the
 // error then wraps [ErrPending]. Rejected requests are recorded and
 // reported in the result, and make the error non-nil, but do not stop the
@@ -51,6 +55,7 @@ func Sync(ctx context.Context, c *Client, dir string, opts SyncOptions) (res Syn
 		return res, err
 	}
 	defer s.Close()
+	s.logf = opts.Logf
 	res.Experiment = s.meta.Experiment
 	policy := c.retry
 	if opts.Retry != nil {
@@ -72,19 +77,21 @@ func Sync(ctx context.Context, c *Client, dir string, opts SyncOptions) (res Syn
 		return res, err
 	}
 	defer rd.Close()
-	first := true
+	inDoubt := true // until a record proves new: see above
 	for {
-		rec, ok, err := rd.next()
+		rec, ok, err := rd.next(s.committed())
 		if err != nil {
 			return res, err
 		}
 		if !ok {
 			break
 		}
-		if err := syncOne(ctx, d, rec, first, policy, &res); err != nil {
+		if err := syncOne(ctx, d, rec, inDoubt, policy, &res); err != nil {
 			return res, err
 		}
-		first = false
+		if d.fresh {
+			inDoubt = false
+		}
 	}
 	if st := s.snapshot(); !st.Ended && opts.MarkAbandoned != "" && st.RunID != "" {
 		if !opts.MarkAbandoned.Terminal() {
@@ -105,8 +112,16 @@ func Sync(ctx context.Context, c *Client, dir string, opts SyncOptions) (res Syn
 	}
 	if st := s.snapshot(); st.Ended && s.Pending() == 0 {
 		if err := s.finish(); err != nil {
-			return res, err
+			return res, fmt.Errorf("mlflow: spool %s: the run was delivered, but its spool could not record it: %w "+
+				"(a later sync checks the server before it sends anything again)", dir, err)
 		}
+	}
+	s.mu.Lock()
+	stateErr := s.stateErr
+	s.mu.Unlock()
+	if stateErr != nil {
+		return res, fmt.Errorf("mlflow: spool %s: what was delivered could not be recorded: %w "+
+			"(a later sync checks the server before it sends anything again)", dir, stateErr)
 	}
 	if len(res.Rejected) > 0 {
 		return res, fmt.Errorf("mlflow: spool %s: %w", dir, errors.Join(res.Rejected...))

@@ -417,7 +417,7 @@ func TestSpoolTornLine(t *testing.T) {
 	rd, _ := s.reader()
 	var seqs []int64
 	for {
-		rec, ok, err := rd.next()
+		rec, ok, err := rd.next(s.committed())
 		if err != nil {
 			t.Fatal(err)
 		}
