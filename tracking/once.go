@@ -2,6 +2,7 @@ package tracking
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -67,7 +68,9 @@ func LogOnce(ctx context.Context, to Destination, params map[string]string, opts
 		logErr = log(ctx, run)
 	}
 	if err := run.EndWith(ctx, logErr); err != nil {
-		return run, fmt.Errorf("the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
+		// err says where what the server did not take waits (the spool:
+		// `narlab mlflow sync`), or what was lost.
+		return run, errors.Join(logErr, fmt.Errorf("the MLflow server did not take the whole run: %w", err))
 	}
 	return run, logErr
 }

@@ -35,6 +35,11 @@ func commandContext() context.Context {
 	return interrupted
 }
 
+// ExitLost is the exit status of a command some of whose logged values
+// neither its run's spool (a full disk) nor the tracking server took: they
+// are lost, and the message counts them per metric key.
+const ExitLost = 3
+
 func main() {
 	hugepages.Reexec() // before anything else: XLA's buffers as huge pages
 	interrupted, stopInterrupt = tracking.InterruptContext(context.Background())
@@ -56,6 +61,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "narlab:", err)
 		if errors.Is(context.Cause(interrupted), tracking.ErrInterrupted) {
 			os.Exit(130) // stopped by SIGINT or SIGTERM, after cleaning up
+		}
+		if errors.Is(err, mlflow.ErrLost) {
+			os.Exit(ExitLost) // the message counts what was lost, per metric key
 		}
 		os.Exit(1)
 	}

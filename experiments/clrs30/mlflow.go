@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"iter"
@@ -527,8 +528,13 @@ func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds mlflow.Datas
 		return run.LogTable("tables/"+split+"_outputs.json", []string{"output", "score"}, rows)
 	}()
 	res.RunID, res.RunURL = run.ID(), run.URL()
-	if err := run.EndWith(ctx, logErr); err != nil && logErr == nil {
-		logErr = fmt.Errorf("eval: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", err)
+	if err := run.EndWith(ctx, logErr); err != nil {
+		switch {
+		case logErr == nil:
+			logErr = fmt.Errorf("eval: the MLflow server did not take the whole run: %w", err)
+		case errors.Is(err, mlflow.ErrLost):
+			logErr = fmt.Errorf("%w; and the MLflow run: %w", logErr, err)
+		}
 	}
 	return logErr
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/narlab/narlab/lib/trainloop"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // Config is a training run. Its zero values are the reference's protocol
@@ -550,9 +551,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		res.Run, res.RunID, res.RunURL = run, run.ID(), run.URL()
 		st.RunIDs = append(st.RunIDs, run.ID())
 		defer func() {
-			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
-				err = fmt.Errorf("train: %w (%v): they are kept in the local spool; deliver them with `narlab mlflow sync`",
-					ErrNotDelivered, endErr)
+			// endErr says where what the server did not take waits (the
+			// spool: `narlab mlflow sync`), or what was lost.
+			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil {
+				switch {
+				case err == nil:
+					err = fmt.Errorf("train: %w: %w", ErrNotDelivered, endErr)
+				case errors.Is(endErr, mlflow.ErrLost):
+					err = fmt.Errorf("%w; and the MLflow run: %w", err, endErr)
+				}
 			}
 		}()
 		// The data: the training set and the validation split as run

@@ -3,6 +3,7 @@ package llmeval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"github.com/narlab/narlab/lib/llm/llamacpp"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking"
+	"github.com/narlab/narlab/tracking/mlflow"
 )
 
 // Suite names.
@@ -399,8 +401,13 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 	if run != nil {
 		endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 		defer cancel()
-		if eerr := run.EndWith(endCtx, err); eerr != nil && err == nil {
-			err = fmt.Errorf("llmeval: the MLflow server did not take the whole run (%w); what is missing waits in the spool: run `narlab mlflow sync`", eerr)
+		if eerr := run.EndWith(endCtx, err); eerr != nil {
+			switch {
+			case err == nil:
+				err = fmt.Errorf("llmeval: the MLflow server did not take the whole run: %w", eerr)
+			case errors.Is(eerr, mlflow.ErrLost):
+				err = fmt.Errorf("%w; and the MLflow run: %w", err, eerr)
+			}
 		}
 		if res != nil {
 			res.RunID, res.RunURL = run.ID(), run.URL()

@@ -15,6 +15,7 @@ package salsaclrs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -275,8 +276,13 @@ func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res 
 		}
 		res.RunID = run.ID()
 		defer func() {
-			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil && err == nil {
-				err = endErr
+			if endErr := run.EndWith(context.WithoutCancel(ctx), err); endErr != nil {
+				switch {
+				case err == nil:
+					err = endErr
+				case errors.Is(endErr, mlflow.ErrLost):
+					err = fmt.Errorf("%w; and the MLflow run: %w", err, endErr)
+				}
 			}
 		}()
 	}
