@@ -7,9 +7,15 @@ package mlflowtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,6 +54,101 @@ func Server(t testing.TB) *mlflow.Server {
 		os.RemoveAll(dir)
 	})
 	return srv
+}
+
+// A Restartable is a real MLflow server (as [Server] starts one) that a
+// test can crash and start again on the same port and stores, as a lab's
+// server goes down and comes back.
+type Restartable struct {
+	t   testing.TB
+	bin string
+	dir string
+
+	mu  sync.Mutex
+	srv *mlflow.Server // nil while it is down
+	url string
+}
+
+// RestartableServer starts a real MLflow server that the test may Kill
+// and Start again; it is stopped when the test ends. It skips the test
+// under -short and fails it when MLflow is not installed.
+func RestartableServer(t testing.TB) *Restartable {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test needs a real MLflow server (make test runs it)")
+	}
+	bin, err := project.VenvBin("mlflow")
+	if err != nil {
+		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
+	}
+	dir, err := os.MkdirTemp("", "narlab-mlflowtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Restartable{t: t, bin: bin, dir: dir}
+	t.Cleanup(func() {
+		r.mu.Lock()
+		srv := r.srv
+		r.srv = nil
+		r.mu.Unlock()
+		if srv != nil {
+			if err := srv.Stop(); err != nil {
+				t.Errorf("stopping the test MLflow server: %v", err)
+			}
+		}
+		os.RemoveAll(dir)
+	})
+	r.Start()
+	return r
+}
+
+// URL returns the server's address (the same after a restart).
+func (r *Restartable) URL() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.url
+}
+
+// Kill kills the server's process group with SIGKILL, cutting the
+// requests in flight, as a crash does, and waits until it is gone.
+func (r *Restartable) Kill() {
+	r.t.Helper()
+	r.mu.Lock()
+	srv := r.srv
+	r.srv = nil
+	r.mu.Unlock()
+	if srv == nil {
+		r.t.Fatal("mlflowtest: Kill: the server is not running")
+	}
+	if err := syscall.Kill(-srv.PID, syscall.SIGKILL); err != nil {
+		r.t.Fatalf("mlflowtest: killing the MLflow server: %v", err)
+	}
+	<-srv.Exited()
+}
+
+// Start starts the server (again, on the same port and stores).
+func (r *Restartable) Start() {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.srv != nil {
+		r.t.Fatal("mlflowtest: Start: the server is running")
+	}
+	port := 0
+	if r.url != "" {
+		u, err := url.Parse(r.url)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		port, _ = strconv.Atoi(u.Port())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := mlflow.StartServer(ctx, mlflow.ServerConfig{Dir: r.dir, MLflow: r.bin, Port: port})
+	if err != nil {
+		r.t.Fatalf("starting a test MLflow server: %v", err)
+	}
+	r.srv, r.url = srv, srv.URL
 }
 
 // Python runs script with the project's Python (which has mlflow) and
@@ -175,4 +276,86 @@ func Children(t testing.TB, uri, parent string) []string {
 	var ids []string
 	Python(t, uri, childrenPy, &ids, parent)
 	return ids
+}
+
+// runsInPy prints the ids of every run (active and deleted) of the
+// experiment named on its command line, as MlflowClient.search_runs finds
+// them; [] when the experiment does not exist.
+const runsInPy = `
+import json, sys
+from mlflow import MlflowClient
+from mlflow.entities import ViewType
+c = MlflowClient()
+e = c.get_experiment_by_name(sys.argv[1])
+runs = [] if e is None else c.search_runs([e.experiment_id], run_view_type=ViewType.ALL, max_results=10000)
+print(json.dumps([r.info.run_id for r in runs]))
+`
+
+// RunsIn returns the ids of every run (active and deleted) of the named
+// experiment, as MLflow's Python client finds them.
+func RunsIn(t testing.TB, uri, experiment string) []string {
+	t.Helper()
+	var ids []string
+	Python(t, uri, runsInPy, &ids, experiment)
+	return ids
+}
+
+// DiffMetrics compares the metric histories of a run (got) with those of
+// a reference run (want, e.g. the same seeded run logged without faults),
+// point for point: for each key not ignored, the same (step, value)
+// points, each as many times (a point lost or doubled is a difference).
+// It returns the differences, one line each; none when they are equal.
+func DiffMetrics(want, got map[string][]Point, ignore func(key string) bool) []string {
+	var diffs []string
+	keys := map[string]bool{}
+	for k := range want {
+		keys[k] = true
+	}
+	for k := range got {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		if ignore == nil || !ignore(k) {
+			sorted = append(sorted, k)
+		}
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		w, g := sortedPoints(want[k]), sortedPoints(got[k])
+		if len(w) != len(g) {
+			diffs = append(diffs, fmt.Sprintf("%s: %d points, want %d (%s)", k, len(g), len(w), firstDiff(w, g)))
+			continue
+		}
+		if d := firstDiff(w, g); d != "" {
+			diffs = append(diffs, k+": "+d)
+		}
+	}
+	return diffs
+}
+
+func sortedPoints(ps []Point) []Point {
+	out := append([]Point(nil), ps...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Step != out[j].Step {
+			return out[i].Step < out[j].Step
+		}
+		return out[i].Value < out[j].Value
+	})
+	return out
+}
+
+// firstDiff describes the first point where two sorted histories differ.
+func firstDiff(want, got []Point) string {
+	for i := 0; i < len(want) || i < len(got); i++ {
+		switch {
+		case i >= len(got):
+			return fmt.Sprintf("missing step %d (value %v)", want[i].Step, want[i].Value)
+		case i >= len(want):
+			return fmt.Sprintf("extra point at step %d (value %v)", got[i].Step, got[i].Value)
+		case want[i] != got[i]:
+			return fmt.Sprintf("at position %d: step %d value %v, want step %d value %v", i, got[i].Step, got[i].Value, want[i].Step, want[i].Value)
+		}
+	}
+	return ""
 }
