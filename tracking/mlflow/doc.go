@@ -17,7 +17,10 @@
 //     second one sends the spool to the server in order, acknowledging each
 //     request on disk after the server accepted it. If the server is down the
 //     requests wait in the spool; they are sent when it comes back, or later
-//     by [Sync] (`narlab mlflow sync`).
+//     by [Sync] (`narlab mlflow sync`). If the spool's disk is full, they
+//     wait in memory instead and are sent from there; only what neither
+//     the disk nor the server takes by the end of the run is lost, and
+//     counted ([LostError]).
 //   - [StartServer] and [EnsureServer] run a local `mlflow server` (SQLite
 //     backend store, proxied local artifact store, bound to 127.0.0.1 on a
 //     free port) and record it in a state file so later processes reuse it.

@@ -213,8 +213,12 @@ func (c *Client) StartRun(ctx context.Context, opts RunOptions) (*RunLogger, err
 	wctx, cancel := context.WithTimeout(ctx, opts.CreateTimeout)
 	defer cancel()
 	if err := r.waitAcked(wctx, 1); err != nil {
-		r.logf("mlflow: run not created yet on %s (%v); logging goes on into the spool %s and is sent when the server answers (or by `narlab mlflow sync`)",
-			c.URI(), r.lastFailure(), s.dir)
+		hint := " (or by `narlab mlflow sync`)"
+		if s.memOnly {
+			hint = ""
+		}
+		r.logf("mlflow: run not created yet on %s (%v); logging goes on into %s and is sent when the server answers%s",
+			c.URI(), r.lastFailure(), s.where(), hint)
 	}
 	return r, nil
 }

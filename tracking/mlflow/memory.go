@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -234,7 +235,7 @@ func (s *Spool) settleMemory(server error) *LostError {
 	if s.lost.empty() {
 		return nil
 	}
-	return &LostError{Points: s.lost.points, Other: s.lost.other, Disk: s.diskErr, Server: server}
+	return &LostError{Points: s.lost.points, Other: s.lost.others(), Disk: s.lastDiskErr, Server: server}
 }
 
 // memoryUse says how many records went to memory over the spool's life
@@ -258,13 +259,41 @@ func (s *Spool) where() string {
 	return "the spool " + s.dir
 }
 
+// How a lost run creation and end are told.
+const (
+	lostCreate = "the run's creation"
+	lostEnd    = "the run's end status"
+)
+
 // lostTally counts the requests a spool lost.
 type lostTally struct {
-	points map[string]int64
-	other  []string
+	points       map[string]int64
+	params, tags int
+	other        []string
 }
 
-func (l *lostTally) empty() bool { return len(l.points) == 0 && len(l.other) == 0 }
+func (l *lostTally) empty() bool {
+	return len(l.points) == 0 && len(l.other) == 0 && l.params == 0 && l.tags == 0
+}
+
+// others describes the lost requests other than metric points.
+func (l *lostTally) others() []string {
+	created := !slices.Contains(l.other, lostCreate)
+	var out []string
+	for _, o := range l.other {
+		if o == lostEnd && created {
+			o += " (the run is left RUNNING on the server)"
+		}
+		out = append(out, o)
+	}
+	if l.params > 0 {
+		out = append(out, fmt.Sprintf("%d params", l.params))
+	}
+	if l.tags > 0 {
+		out = append(out, fmt.Sprintf("%d tag values", l.tags))
+	}
+	return out
+}
 
 func (l *lostTally) add(rec record) {
 	switch rec.Op {
@@ -280,18 +309,14 @@ func (l *lostTally) add(rec record) {
 			}
 			l.points[m.Key]++
 		}
-		for _, p := range b.Params {
-			l.other = append(l.other, "param "+p.Key)
-		}
-		for _, t := range b.Tags {
-			l.other = append(l.other, "tag "+t.Key)
-		}
+		l.params += len(b.Params)
+		l.tags += len(b.Tags)
 	case opCreateRun:
-		l.other = append(l.other, "the run's creation")
+		l.other = append(l.other, lostCreate)
 	case opAttachRun:
 		l.other = append(l.other, "the run's resumption")
 	case opUpdateRun:
-		l.other = append(l.other, "the run's end status (it stays RUNNING on the server)")
+		l.other = append(l.other, lostEnd)
 	case opArtifact:
 		l.other = append(l.other, "artifact "+rec.Path)
 	case opLogInputs:
@@ -307,7 +332,7 @@ func (l *lostTally) add(rec record) {
 // the tracking server took before the run ended. It wraps [ErrLost].
 type LostError struct {
 	Points map[string]int64 // metric points lost, by key
-	Other  []string         // the other requests lost, described ("param seed", "artifact plots/x.png", …)
+	Other  []string         // the other requests lost, described ("artifact plots/x.png", "3 params", …)
 	Disk   error            // why the spool did not take them (a *DiskError), or nil
 	Server error            // the server's last failure, or nil
 }
