@@ -46,7 +46,7 @@ func TestLogOnceErrors(t *testing.T) {
 			if called != tc.logged {
 				t.Errorf("log called %v, want %v", called, tc.logged)
 			}
-			if tc.logged && (run == nil || !strings.Contains(err.Error(), "run `narlab mlflow sync`")) {
+			if tc.logged && (run == nil || !strings.Contains(err.Error(), "deliver them with `narlab mlflow sync`")) {
 				t.Errorf("run %v, error %v; want the ended run and the advice to sync", run, err)
 			}
 		})
