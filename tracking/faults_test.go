@@ -63,6 +63,38 @@ func TestSpoolFaults(t *testing.T) {
 		})
 	})
 
+	// A scoring run (LogOnce: every score command) with its spool's disk
+	// full: its metric, table and dataset input reach the server.
+	t.Run("scoring_run_disk_full", func(t *testing.T) {
+		smalldisk.Run(t, 64<<10, func(t *testing.T, disk string) {
+			smalldisk.Fill(t, disk)
+			t.Setenv("NARLAB_DATA", disk)
+			t.Setenv(mlflow.EnvRunID, "")
+			input := filepath.Join(t.TempDir(), "answers.jsonl")
+			if err := os.WriteFile(input, []byte("{\"id\": 1}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run, err := LogOnce(ctx, Destination{Experiment: "narlab-test/spool-faults", TrackingURI: srv.URL()},
+				map[string]string{"seed": "7"}, []Option{RunName(t.Name())}, []FileInput{{"answers", input, "eval"}},
+				func(ctx context.Context, run *Run) error {
+					if err := run.LogMetric("eval/score", 0, 0.75); err != nil {
+						return err
+					}
+					return run.LogTable("tables/scores.json", []string{"task", "score"}, [][]any{{"a", 0.5}, {"b", 1.0}})
+				})
+			if err != nil {
+				t.Fatalf("LogOnce with the spool's disk full and the server up: %v", err)
+			}
+			checkHeldInMemory(t, run.Logger(), disk)
+			got := mlflowtest.ReadRuns(t, srv.URL(), run.ID())[run.ID()]
+			if got.Status != string(mlflow.StatusFinished) || len(got.Metrics["eval/score"]) != 1 || got.Metrics["eval/score"][0].Value != 0.75 ||
+				!slices.Contains(got.Artifacts, "tables/scores.json") || len(got.Datasets) != 1 {
+				t.Errorf("the scoring run as MLflow's client reads it: %s, eval/score %v, artifacts %v, %d datasets; "+
+					"want FINISHED, [0.75], tables/scores.json, 1", got.Status, got.Metrics["eval/score"], got.Artifacts, len(got.Datasets))
+			}
+		})
+	})
+
 	// The disk fills, records go to the server from memory, the disk has
 	// room again (requests.jsonl then has a gap: the records delivered
 	// from memory), the server becomes unreachable, and the process stops
