@@ -841,7 +841,7 @@ func (r *RunLogger) End(ctx context.Context, status RunStatus) error {
 	delivered := r.waitDelivered(ctx) == nil
 	r.shutdown()
 	lost := r.settle()
-	if delivered && lost == nil && !r.opts.KeepSpool {
+	if delivered && !r.opts.KeepSpool {
 		if err := r.s.finish(); err != nil {
 			r.logf("mlflow: compacting spool %s: %v", r.s.dir, err)
 		}

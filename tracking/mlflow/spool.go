@@ -74,11 +74,12 @@ import (
 // a record again, the spool is back on disk (records held in memory and not
 // yet delivered are written to it first). A record delivered from memory
 // leaves a gap in requests.jsonl's sequence, which is written only after
-// state.json acknowledges every record of the gap. When state.json itself
-// cannot be replaced, the process goes on with its acknowledgments in
-// memory; a later replay of the spool ([Sync]) treats every record as in
-// doubt until it finds one the server has not seen (records are delivered
-// in order, so none after it was). What neither the disk nor the server
+// state.json acknowledges every record of the gap. When no new state.json
+// fits, the old one is overwritten in place (a few bytes in its own
+// block); where even that fails, the process goes on with its
+// acknowledgments in memory, and a later replay of the spool ([Sync])
+// treats every record as in doubt until it finds one the server has not
+// seen (records are delivered in order, so none after it was). What neither the disk nor the server
 // took by the end of the run is lost, and counted ([LostError]). The
 // details are in memory.go.
 type Spool struct {
@@ -506,7 +507,7 @@ func (s *Spool) append(rec record) (int64, error) {
 func (s *Spool) writeLocked(rec *record) error {
 	madeCopy := ""
 	if rec.Op == opArtifact && rec.File == "" {
-		name := fmt.Sprintf("%08d-%s", rec.Seq, path.Base(rec.Path))
+		name := copyName(rec.Seq, rec.Path)
 		dst := filepath.Join(s.dir, artifactsDir, name)
 		var err error
 		switch {
@@ -567,7 +568,7 @@ func (s *Spool) appendArtifact(artifactPath string, data []byte, src string) (in
 		return 0, fmt.Errorf("mlflow: spool %s is closed", s.dir)
 	}
 	onDisk := s.f != nil && !s.broken && s.spillLocked()
-	name := fmt.Sprintf("%08d-%s", s.next, path.Base(artifactPath))
+	name := copyName(s.next, artifactPath)
 	s.mu.Unlock()
 	if onDisk {
 		// The name is unique under the append lock that the callers hold.
@@ -669,10 +670,20 @@ func (s *Spool) ack(rec record, update func(*spoolState)) error {
 	if !s.memOnly {
 		s.writeStateLocked()
 	}
-	if rec.Op == opArtifact && rec.File != "" {
+	if rec.Op == opArtifact && !s.memOnly {
+		if rec.File == "" {
+			// Delivered from memory, it may have been written to disk
+			// meanwhile, with a copy of this name.
+			rec.File = artifactsDir + "/" + copyName(rec.Seq, rec.Path)
+		}
 		s.removeArtifactCopy(rec)
 	}
 	return nil
+}
+
+// copyName is the name of the copy of the artifact of record seq.
+func copyName(seq int64, artifactPath string) string {
+	return fmt.Sprintf("%08d-%s", seq, path.Base(artifactPath))
 }
 
 // reject records that the server refused rec for good, then acknowledges
