@@ -14,6 +14,7 @@ import (
 	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // The dsr commands: DSR-Bench data-structure reasoning tasks.
@@ -307,7 +308,7 @@ func dsrScore(args []string) error {
 	if err != nil {
 		return err
 	}
-	mode, err := dsr.ParseScoreMode(*scoring)
+	mode, err := metrics.ParseScoreMode(*scoring)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/narlab/narlab/experiments/serialization"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 func init() {
@@ -254,7 +255,7 @@ func graphsScore(args []string) error {
 	if err := tf.check("graphs score"); err != nil {
 		return err
 	}
-	mode, err := graphtext.ParseScoreMode(*scoring)
+	mode, err := metrics.ParseScoreMode(*scoring)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/lib/llm/llamacpp"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // The llm commands: evaluate a language model behind an OpenAI-compatible
@@ -265,7 +266,7 @@ Options:`)
 	case llmeval.Graphs:
 		o := llmeval.GraphsOptions{Relabel: *relabelings, Seeds: *shuffleSeeds, Instances: *count, Seed: uint64(*dataSeed),
 			MaxNodes: *maxNodes, NoWrap: *noWrap, KeepDecimalPoints: *keepDots}
-		if o.Scoring, err = graphtext.ParseScoreMode(*scoring); err != nil {
+		if o.Scoring, err = metrics.ParseScoreMode(*scoring); err != nil {
 			return fmt.Errorf("llm run: --scoring: %w", err)
 		}
 		t := *tasks
@@ -288,7 +289,7 @@ Options:`)
 	case llmeval.DSR:
 		o := llmeval.DSROptions{Structures: splitCSV(*structures), Categories: splitCSV(*categories), Count: *count,
 			Seed: uint64(*dataSeed), Tokens: *tokens, NoSchema: *noSchema, Options: dsrOpts.o}
-		if o.Scoring, err = dsr.ParseScoreMode(*scoring); err != nil {
+		if o.Scoring, err = metrics.ParseScoreMode(*scoring); err != nil {
 			return fmt.Errorf("llm run: --scoring: %w", err)
 		}
 		if o.Strategy, err = dsr.ParseStrategy(*strategy); err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 func main() {
@@ -380,7 +381,7 @@ func dsrExamples() error {
 				continue
 			}
 			p := dsr.Score(in, r.Response, dsr.ScoreConfig{Strategy: dsr.NoReasoning})
-			l := dsr.Score(in, r.Response, dsr.ScoreConfig{Strategy: dsr.NoReasoning, Mode: dsr.Lenient})
+			l := dsr.Score(in, r.Response, dsr.ScoreConfig{Strategy: dsr.NoReasoning, Mode: metrics.ScoreLenient})
 			if p.Binary == l.Binary && math.Abs(p.Levenshtein-l.Levenshtein) < 1e-9 {
 				continue
 			}
@@ -461,7 +462,7 @@ func erdosExamples() error {
 				continue // the hand-made extra graphs are shown in the text
 			}
 			p := in.task.ScoreOutput(in.g, in.gold, r.Response, graphtext.ExtractOptions{})
-			l := in.task.ScoreOutput(in.g, in.gold, r.Response, graphtext.ExtractOptions{Mode: graphtext.Lenient})
+			l := in.task.ScoreOutput(in.g, in.gold, r.Response, graphtext.ExtractOptions{Mode: metrics.ScoreLenient})
 			if p.Correct == l.Correct {
 				continue
 			}

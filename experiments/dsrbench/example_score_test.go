@@ -10,6 +10,7 @@ import (
 
 	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // ScoreFiles scores a model's responses to DSR-Bench instances held in
@@ -39,7 +40,7 @@ func ExampleScoreFiles() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: %d responses, overall %.2f (%s), %.2f (%s)\n", res.Label, len(res.Results),
-		res.Tables.Overall.Binary, dsr.Paper, res.Other.Overall.Binary, res.OtherMode)
+		res.Tables.Overall.Binary, metrics.ScorePaper, res.Other.Overall.Binary, res.OtherMode)
 	// Output:
 	// oracle: 3 responses, overall 1.00 (paper), 1.00 (lenient)
 }

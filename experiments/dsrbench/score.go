@@ -11,6 +11,7 @@ import (
 
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking"
 )
@@ -22,8 +23,8 @@ type ScoreConfig struct {
 	// or a DSR-Bench folder (dsr.LoadInstances). Predictions is the
 	// responses' JSONL ({"id", "response"|"answer"|"output", "run"}).
 	Input, Predictions string
-	// Score is how responses are read and compared: Mode (dsr.Paper,
-	// DSR-Bench's own evaluation scripts, or dsr.Lenient) for the tables,
+	// Score is how responses are read and compared: Mode (metrics.ScorePaper,
+	// DSR-Bench's own evaluation scripts, or metrics.ScoreLenient) for the tables,
 	// the other mode scored and logged beside it; Strategy the one the
 	// responses were prompted with; Options the instances' options.
 	Score dsr.ScoreConfig
@@ -48,7 +49,7 @@ type ScoreResult struct {
 	Results    []dsr.Result
 	Tables     dsr.Tables
 	Other      dsr.Tables
-	OtherMode  dsr.ScoreMode
+	OtherMode  metrics.ScoreMode
 	Comparison dsr.ModeComparison
 	// Label is the model's name as logged; Instances and Predictions the
 	// numbers read.
@@ -87,10 +88,10 @@ func ScoreFiles(ctx context.Context, c ScoreConfig) (*ScoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ScoreResult{Results: results, Tables: dsr.Aggregate(results), OtherMode: dsr.Lenient,
+	res := &ScoreResult{Results: results, Tables: dsr.Aggregate(results), OtherMode: metrics.ScoreLenient,
 		Comparison: dsr.CompareModes(results), Label: c.Model, Instances: len(insts), Predictions: len(preds)}
-	if c.Score.Mode == dsr.Lenient {
-		res.OtherMode = dsr.Paper
+	if c.Score.Mode == metrics.ScoreLenient {
+		res.OtherMode = metrics.ScorePaper
 	}
 	res.Other = dsr.Aggregate(dsr.ResultsIn(results, res.OtherMode))
 	if res.Label == "" {
@@ -126,7 +127,7 @@ func ScoreFiles(ctx context.Context, c ScoreConfig) (*ScoreResult, error) {
 // LogOtherMode logs the other scoring mode's overall, category and
 // challenge scores under "<mode>/" and the comparison of the two modes
 // (scoring/...).
-func LogOtherMode(l Logger, otherMode dsr.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
+func LogOtherMode(l Logger, otherMode metrics.ScoreMode, other dsr.Tables, cmp dsr.ModeComparison) error {
 	for _, m := range Metrics(other) {
 		if strings.HasPrefix(m.Key, "responses/") {
 			continue

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // writeScoringFiles writes instances and a baseline's answers to them.
@@ -47,14 +48,14 @@ func TestScoreFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		baseline  string
-		mode      dsr.ScoreMode
+		mode      metrics.ScoreMode
 		figures   bool
 		wantBin   float64 // overall binary score, -1: below 1
-		wantOther dsr.ScoreMode
+		wantOther metrics.ScoreMode
 	}{
-		{"oracle, paper", "oracle", dsr.Paper, true, 1, dsr.Lenient},
-		{"oracle, lenient", "oracle", dsr.Lenient, false, 1, dsr.Paper},
-		{"shuffled", "shuffled", dsr.Paper, false, -1, dsr.Lenient},
+		{"oracle, paper", "oracle", metrics.ScorePaper, true, 1, metrics.ScoreLenient},
+		{"oracle, lenient", "oracle", metrics.ScoreLenient, false, 1, metrics.ScorePaper},
+		{"shuffled", "shuffled", metrics.ScorePaper, false, -1, metrics.ScoreLenient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			instances, preds := writeScoringFiles(t, tc.baseline, someTasks[:3]...)

@@ -11,6 +11,7 @@ import (
 	"github.com/narlab/narlab/experiments/dsrbench"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/llm"
+	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking"
 )
@@ -40,9 +41,9 @@ type DSROptions struct {
 	NoSchema bool
 	// Options choose between the reference code's and the paper's reading.
 	Options dsr.Options
-	// Scoring is dsr.Paper (the default: the reference's evaluation
-	// scripts) or dsr.Lenient; the run logs both, this one as its scores.
-	Scoring dsr.ScoreMode
+	// Scoring is metrics.ScorePaper (the default: the reference's evaluation
+	// scripts) or metrics.ScoreLenient; the run logs both, this one as its scores.
+	Scoring metrics.ScoreMode
 }
 
 type dsrSuite struct {
@@ -204,9 +205,9 @@ func (s *dsrSuite) score(items []item, answers []answer, label string) (*scored,
 		}
 	}
 	tables := dsr.Aggregate(results)
-	other := dsr.Lenient
-	if s.o.Scoring == dsr.Lenient {
-		other = dsr.Paper
+	other := metrics.ScoreLenient
+	if s.o.Scoring == metrics.ScoreLenient {
+		other = metrics.ScorePaper
 	}
 	otherTables := dsr.Aggregate(dsr.ResultsIn(results, other))
 	cmp := dsr.CompareModes(results)

@@ -11,6 +11,7 @@ import (
 	"github.com/narlab/narlab/experiments/serialization"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/llm"
+	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking"
 )
@@ -40,9 +41,9 @@ type GraphsOptions struct {
 	// KeepDecimalPoints turns off, in lenient scoring, G1's quirk of
 	// deleting "." from "the answer is …" answers.
 	KeepDecimalPoints bool
-	// Scoring is graphtext.Paper (the default: G1's own checker) or
-	// graphtext.Lenient; the run logs both, this one as its scores.
-	Scoring graphtext.ScoreMode
+	// Scoring is metrics.ScorePaper (the default: G1's own checker) or
+	// metrics.ScoreLenient; the run logs both, this one as its scores.
+	Scoring metrics.ScoreMode
 }
 
 type graphsSuite struct {
@@ -121,12 +122,12 @@ func (s *graphsSuite) build() ([]item, error) {
 func (s *graphsSuite) score(items []item, answers []answer, label string) (*scored, error) {
 	opts := graphtext.ExtractOptions{KeepDecimalPoints: s.o.KeepDecimalPoints, Mode: s.o.Scoring}
 	otherOpts := opts
-	otherOpts.Mode = graphtext.Lenient
-	if s.o.Scoring == graphtext.Lenient {
-		otherOpts.Mode = graphtext.Paper
+	otherOpts.Mode = metrics.ScoreLenient
+	if s.o.Scoring == metrics.ScoreLenient {
+		otherOpts.Mode = metrics.ScorePaper
 	}
 	po, lo := opts, opts
-	po.Mode, lo.Mode = graphtext.Paper, graphtext.Lenient
+	po.Mode, lo.Mode = metrics.ScorePaper, metrics.ScoreLenient
 	var cmp graphtext.ModeComparison
 	recs := make([]Record, len(items))
 	prompts := make([]serialization.Record, len(items))
@@ -157,7 +158,7 @@ func (s *graphsSuite) score(items []item, answers []answer, label string) (*scor
 		paper, lenient := task.ScoreOutput(g, gold, raw, po), task.ScoreOutput(g, gold, raw, lo)
 		cmp.Add(paper, lenient)
 		sc := paper
-		if opts.Mode == graphtext.Lenient {
+		if opts.Mode == metrics.ScoreLenient {
 			sc = lenient
 		}
 		if sc.Parsed {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/tracking"
 )
 
@@ -39,8 +40,8 @@ type ScoreConfig struct {
 	// name; default "unknown").
 	Model string
 	// Extract is how answers are read and judged: Mode picks the scorer
-	// the tables use (graphtext.Paper, G1's own checker, by default, or
-	// graphtext.Lenient); the other mode is scored too and logged beside.
+	// the tables use (metrics.ScorePaper, G1's own checker, by default, or
+	// metrics.ScoreLenient); the other mode is scored too and logged beside.
 	Extract graphtext.ExtractOptions
 	// Experiment (default "graphs/serialization", or
 	// $MLFLOW_EXPERIMENT_NAME), TrackingURI and NoMLflow say where the run
@@ -56,7 +57,7 @@ type ScoreResult struct {
 	// one (OtherMode); Comparison compares the two per answer.
 	Report     *Report
 	Other      *Report
-	OtherMode  graphtext.ScoreMode
+	OtherMode  metrics.ScoreMode
 	Comparison graphtext.ModeComparison
 	Prompts    int // prompts read
 	// Run is the ended MLflow run (nil with NoMLflow).
@@ -88,9 +89,9 @@ func ScoreFiles(ctx context.Context, c ScoreConfig) (*ScoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ScoreResult{Report: rep, OtherMode: graphtext.Lenient, Prompts: len(recs)}
-	if opts.Mode == graphtext.Lenient {
-		res.OtherMode = graphtext.Paper
+	res := &ScoreResult{Report: rep, OtherMode: metrics.ScoreLenient, Prompts: len(recs)}
+	if opts.Mode == metrics.ScoreLenient {
+		res.OtherMode = metrics.ScorePaper
 	}
 	otherOpts := opts
 	otherOpts.Mode = res.OtherMode
@@ -138,7 +139,7 @@ func ScoreFiles(ctx context.Context, c ScoreConfig) (*ScoreResult, error) {
 func CompareModes(recs []Record, preds map[string]string, opts graphtext.ExtractOptions) (graphtext.ModeComparison, error) {
 	var cmp graphtext.ModeComparison
 	po, lo := opts, opts
-	po.Mode, lo.Mode = graphtext.Paper, graphtext.Lenient
+	po.Mode, lo.Mode = metrics.ScorePaper, metrics.ScoreLenient
 	for _, r := range recs {
 		out, ok := preds[r.ID]
 		if !ok {
@@ -164,7 +165,7 @@ func CompareModes(recs []Record, preds map[string]string, opts graphtext.Extract
 // LogOtherMode logs the other scoring mode's mean accuracy per
 // configuration (a fraction, under "<mode>/mean_accuracy/<config>") and
 // the comparison of the two modes (scoring/...).
-func LogOtherMode(run *tracking.Run, m graphtext.ScoreMode, other *Report, cmp graphtext.ModeComparison) error {
+func LogOtherMode(run *tracking.Run, m metrics.ScoreMode, other *Report, cmp graphtext.ModeComparison) error {
 	for _, c := range other.Configs {
 		key := strings.NewReplacer("=", "_", ":", "_").Replace(m.String() + "/mean_accuracy/" + c)
 		if err := run.LogMetric(key, 0, other.MeanAccuracy(c)/100); err != nil {

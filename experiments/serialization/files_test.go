@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // writeScoringFiles writes prompts for two tasks and a predictor's answers
@@ -56,13 +57,13 @@ func TestScoreFiles(t *testing.T) {
 		name      string
 		predictor string
 		drop      int // prompts left unanswered
-		mode      graphtext.ScoreMode
+		mode      metrics.ScoreMode
 		wantAcc   float64
-		wantOther graphtext.ScoreMode
+		wantOther metrics.ScoreMode
 	}{
-		{"oracle, paper scoring", PredictOracle, 0, graphtext.Paper, 100, graphtext.Lenient},
-		{"oracle, lenient scoring", PredictOracle, 0, graphtext.Lenient, 100, graphtext.Paper},
-		{"constant, one unanswered", PredictConstant, 1, graphtext.Paper, -1, graphtext.Lenient},
+		{"oracle, paper scoring", PredictOracle, 0, metrics.ScorePaper, 100, metrics.ScoreLenient},
+		{"oracle, lenient scoring", PredictOracle, 0, metrics.ScoreLenient, 100, metrics.ScorePaper},
+		{"constant, one unanswered", PredictConstant, 1, metrics.ScorePaper, -1, metrics.ScoreLenient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prompts, preds := writeScoringFiles(t, tc.predictor, tc.drop)

@@ -3,6 +3,8 @@ package dsr
 import (
 	"fmt"
 	"sort"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // Aggregation (paper Table 2 and Table 3): a cell is one task, variant and
@@ -26,7 +28,7 @@ type Result struct {
 	Level     Level
 	Run       int     // repeat number, for several runs of one model
 	Extra     bool    // an extra published instance (not in the paper's scores)
-	Binary    float64 // under the run's scoring mode (Paper unless chosen otherwise)
+	Binary    float64 // under the run's scoring mode (metrics.ScorePaper unless chosen otherwise)
 	Lev       float64
 	Reason    string // why Binary is 0 ("" for a match)
 	// Raised is the exception the reference's script raised on the
@@ -48,11 +50,11 @@ func NewResult(inst *Instance, run int, v Verdict) Result {
 
 // ResultsIn returns copies of results whose Binary and Lev are the scores
 // of the given mode, to aggregate the other mode's tables.
-func ResultsIn(results []Result, m ScoreMode) []Result {
+func ResultsIn(results []Result, m metrics.ScoreMode) []Result {
 	out := make([]Result, len(results))
 	for i, r := range results {
 		sc := r.Paper
-		if m == Lenient {
+		if m == metrics.ScoreLenient {
 			sc = r.Lenient
 		}
 		if sc.Binary != r.Binary && sc.Binary == 1 {

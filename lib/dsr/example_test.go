@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/narlab/narlab/lib/dsr"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // Generate seeded instances of a task; each carries its ground truth.
@@ -70,7 +71,7 @@ func ExampleScore() {
 		"```json\n{\"steps\": [], \"final_answer\": [5, 9]}\n```",
 	} {
 		paper := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise})
-		lenient := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise, Mode: dsr.Lenient})
+		lenient := dsr.Score(inst, resp, dsr.ScoreConfig{Strategy: dsr.Stepwise, Mode: metrics.ScoreLenient})
 		fmt.Printf("paper %.0f (%.2f)  lenient %.0f (%.2f)\n", paper.Binary, paper.Levenshtein, lenient.Binary, lenient.Levenshtein)
 	}
 	// Output:

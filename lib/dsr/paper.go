@@ -23,43 +23,6 @@ import (
 // null), the whole reference run stops; narlab records the exception in
 // Verdict.Raised and lets the lenient reading decide that response.
 
-// ScoreMode chooses how responses are read and compared.
-type ScoreMode int
-
-const (
-	// Paper scores like the reference's own evaluation scripts: strict
-	// JSON, string comparison of Python-printed answers, the scripts'
-	// partial credit. It is the default.
-	Paper ScoreMode = iota
-	// Lenient is narlab's reading: the JSON object may sit in a code fence
-	// or in prose, the answer is checked against the schema and compared
-	// as a structured value (an integer written 33.0 equals 33), partial
-	// credit over Python's printing of the canonical values.
-	Lenient
-)
-
-// String returns "paper" or "lenient".
-func (m ScoreMode) String() string {
-	switch m {
-	case Paper:
-		return "paper"
-	case Lenient:
-		return "lenient"
-	}
-	return fmt.Sprintf("ScoreMode(%d)", int(m))
-}
-
-// ParseScoreMode parses "paper" or "lenient".
-func ParseScoreMode(s string) (ScoreMode, error) {
-	switch s {
-	case "paper", "":
-		return Paper, nil
-	case "lenient":
-		return Lenient, nil
-	}
-	return 0, fmt.Errorf("dsr: unknown scoring mode %q (want paper or lenient)", s)
-}
-
 // paperScorers maps a task to its script's comparison.
 var paperScorers = map[string]func(resp string, truth any) (binary, partial float64, err error){
 	"array/access":               scoreIntCompare(true),

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // The paper-mode fixtures (testdata/paper, written by
@@ -121,22 +123,6 @@ func TestPaperScoreMatchesReference(t *testing.T) {
 	}
 }
 
-func TestParseScoreMode(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want ScoreMode
-		err  bool
-	}{{"paper", Paper, false}, {"", Paper, false}, {"lenient", Lenient, false}, {"strict", 0, true}, {"Paper", 0, true}} {
-		got, err := ParseScoreMode(c.in)
-		if (err != nil) != c.err || (err == nil && got != c.want) {
-			t.Errorf("ParseScoreMode(%q) = %v, %v", c.in, got, err)
-		}
-		if err == nil && got.String() != map[ScoreMode]string{Paper: "paper", Lenient: "lenient"}[got] {
-			t.Errorf("%v.String() = %q", got, got.String())
-		}
-	}
-}
-
 // TestScoreAllBothModes: ScoreAll keeps both modes' scores whatever the
 // run's mode, marks responses on which the reference raises, and
 // ResultsIn/CompareModes turn them into the other mode's tables and a
@@ -149,7 +135,7 @@ func TestScoreAllBothModes(t *testing.T) {
 		{ID: trie.ID, Response: resp(`{"answer": ["", "a", "b"]}`)}, // KeyError in the reference's trie script
 		{ID: stack.ID, Response: resp("```json\n{\"final_answer\": [3, 9]}\n```")},
 	}
-	for _, mode := range []ScoreMode{Paper, Lenient} {
+	for _, mode := range []metrics.ScoreMode{metrics.ScorePaper, metrics.ScoreLenient} {
 		rs, err := ScoreAll([]Instance{*trie, *stack}, preds, ScoreConfig{Strategy: NoReasoning, Mode: mode})
 		if err != nil {
 			t.Fatal(err)
@@ -166,14 +152,14 @@ func TestScoreAllBothModes(t *testing.T) {
 			t.Errorf("%v: fenced stack answer %+v, want paper 0, lenient 1", mode, st)
 		}
 		want := st.Paper.Binary
-		if mode == Lenient {
+		if mode == metrics.ScoreLenient {
 			want = st.Lenient.Binary
 		}
 		if st.Binary != want {
 			t.Errorf("%v: Binary %v, want the %v score %v", mode, st.Binary, mode, want)
 		}
-		if l := ResultsIn(rs, Lenient); l[0].Binary+l[1].Binary != 1 {
-			t.Errorf("%v: ResultsIn(Lenient) %+v", mode, l)
+		if l := ResultsIn(rs, metrics.ScoreLenient); l[0].Binary+l[1].Binary != 1 {
+			t.Errorf("%v: ResultsIn(metrics.ScoreLenient) %+v", mode, l)
 		}
 		c := CompareModes(rs)
 		if c.N != 2 || c.Raised != 1 || c.Differ != 1 || c.Paper.Binary != 0 || c.Lenient.Binary != 0.5 {

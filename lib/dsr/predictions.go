@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // Prediction is one model response to one instance, as read from a JSONL
@@ -97,7 +98,7 @@ func ScoreAll(insts []Instance, preds []Prediction, cfg ScoreConfig) ([]Result, 
 		runs[p.Run] = true
 		var paper, lenient Verdict
 		pcfg, lcfg := cfg, cfg
-		pcfg.Mode, lcfg.Mode = Paper, Lenient
+		pcfg.Mode, lcfg.Mode = metrics.ScorePaper, metrics.ScoreLenient
 		switch {
 		case p.Response != nil:
 			paper = Score(inst, *p.Response, pcfg)
@@ -118,7 +119,7 @@ func ScoreAll(insts []Instance, preds []Prediction, cfg ScoreConfig) ([]Result, 
 			}
 		}
 		v := paper
-		if cfg.Mode == Lenient {
+		if cfg.Mode == metrics.ScoreLenient {
 			v = lenient
 		}
 		r := NewResult(inst, p.Run, v)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // fixturesDir finds the published DSR-Bench instances: $NARLAB_SHARED/
@@ -276,7 +278,7 @@ func TestReferenceLRUScoring(t *testing.T) {
 		{`[0, 2]`, Options{LRUScore: PaperReading}, 1, 1, "sorted before comparing"},
 	}
 	for _, c := range cases {
-		v := Score(in, `{"final_answer": `+c.answer+`}`, ScoreConfig{Strategy: NoReasoning, Options: c.o, Mode: Lenient})
+		v := Score(in, `{"final_answer": `+c.answer+`}`, ScoreConfig{Strategy: NoReasoning, Options: c.o, Mode: metrics.ScoreLenient})
 		if v.Binary != c.binary || !near(v.Levenshtein, c.lev) {
 			t.Errorf("%s (%s): binary %v lev %v, want %v %v", c.answer, c.comment, v.Binary, v.Levenshtein, c.binary, c.lev)
 		}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narlab/narlab/internal/pyval"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // Scoring (paper §3.4, App. I). In the default Paper mode (paper.go) a
@@ -33,7 +34,7 @@ type Verdict struct {
 	// lenient reading finds it.
 	Answer any
 	// Mode is the scoring mode that gave Binary and Levenshtein.
-	Mode ScoreMode
+	Mode metrics.ScoreMode
 	// Raised is set in Paper mode when the reference's script raises on
 	// this response (e.g. "KeyError: 'final_answer'"), which stops its
 	// whole run: narlab's lenient reading decided Binary and Levenshtein
@@ -45,8 +46,14 @@ type Verdict struct {
 type ScoreConfig struct {
 	Strategy Strategy
 	Options  Options
-	// Mode is Paper (the default) or Lenient.
-	Mode ScoreMode
+	// Mode is metrics.ScorePaper (the default: like the reference's own
+	// evaluation scripts, strict JSON, string comparison of Python-printed
+	// answers, the scripts' partial credit) or metrics.ScoreLenient
+	// (narlab's reading: the JSON object may sit in a code fence or in
+	// prose, the answer is checked against the schema and compared as a
+	// structured value, an integer written 33.0 equals 33, partial credit
+	// over Python's printing of the canonical values).
+	Mode metrics.ScoreMode
 }
 
 // ParseError is a response that could not be read as an answer.
@@ -150,7 +157,7 @@ func ParseResponse(t *Task, s Strategy, resp string) (any, error) {
 // ScoreCodeOutput.
 func Score(inst *Instance, resp string, cfg ScoreConfig) Verdict {
 	lenient := scoreLenient(inst, resp, cfg)
-	if cfg.Mode == Lenient || cfg.Strategy == CodeOnly {
+	if cfg.Mode == metrics.ScoreLenient || cfg.Strategy == CodeOnly {
 		return lenient
 	}
 	t, err := inst.Task()
@@ -159,14 +166,14 @@ func Score(inst *Instance, resp string, cfg ScoreConfig) Verdict {
 	}
 	bin, part, err := scorePaper(t, inst.Truth, resp)
 	if err != nil {
-		lenient.Mode = Paper
+		lenient.Mode = metrics.ScorePaper
 		lenient.Raised = err.Error()
 		if lenient.Reason != "" {
 			lenient.Reason = "the reference's scorer raised " + err.Error() + "; lenient reading: " + lenient.Reason
 		}
 		return lenient
 	}
-	v := Verdict{Binary: bin, Levenshtein: part, Answer: lenient.Answer, Mode: Paper}
+	v := Verdict{Binary: bin, Levenshtein: part, Answer: lenient.Answer, Mode: metrics.ScorePaper}
 	if bin == 0 {
 		v.Reason = paperReason(resp, lenient)
 	}
@@ -195,21 +202,21 @@ func paperReason(resp string, lenient Verdict) string {
 func scoreLenient(inst *Instance, resp string, cfg ScoreConfig) Verdict {
 	t, err := inst.Task()
 	if err != nil {
-		return Verdict{Reason: err.Error(), Mode: Lenient}
+		return Verdict{Reason: err.Error(), Mode: metrics.ScoreLenient}
 	}
 	o, err := inst.EffectiveOptions(cfg.Options)
 	if err != nil {
-		return Verdict{Reason: err.Error(), Mode: Lenient}
+		return Verdict{Reason: err.Error(), Mode: metrics.ScoreLenient}
 	}
 	ans, err := ParseResponse(t, cfg.Strategy, resp)
 	if err != nil {
-		return Verdict{Reason: err.Error(), Mode: Lenient}
+		return Verdict{Reason: err.Error(), Mode: metrics.ScoreLenient}
 	}
 	if cfg.Strategy == CodeOnly {
-		return Verdict{Reason: "code answer: run solution() and score its output with ScoreCodeOutput", Answer: ans, Mode: Lenient}
+		return Verdict{Reason: "code answer: run solution() and score its output with ScoreCodeOutput", Answer: ans, Mode: metrics.ScoreLenient}
 	}
 	v := judge(t, inst.Truth, ans, o)
-	v.Mode = Lenient
+	v.Mode = metrics.ScoreLenient
 	return v
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 func mustInstance(t *testing.T, structure, op string, in Input) *Instance {
@@ -63,7 +65,7 @@ func TestScoreMalformed(t *testing.T) {
 		{"code only", CodeOnly, `{"final_answer": "def solution():\n    return [86, 52]"}`, 0, "ScoreCodeOutput"},
 	}
 	for _, c := range cases {
-		v := Score(inst, c.resp, ScoreConfig{Strategy: c.strategy, Mode: Lenient})
+		v := Score(inst, c.resp, ScoreConfig{Strategy: c.strategy, Mode: metrics.ScoreLenient})
 		if v.Binary != c.binary || !strings.Contains(v.Reason, c.reason) || (c.reason == "" && v.Reason != "") {
 			t.Errorf("%s: binary %v reason %q, want %v and a reason containing %q", c.name, v.Binary, v.Reason, c.binary, c.reason)
 		}
@@ -102,8 +104,8 @@ func TestLevenshtein(t *testing.T) {
 		t.Error("similarity")
 	}
 	inst := mustInstance(t, "array", "reverse", Input{Array: []int{6, 3, 1}})
-	close := Score(inst, `{"final_answer": [3, 1, 6]}`, ScoreConfig{Strategy: NoReasoning, Mode: Lenient})
-	far := Score(inst, `{"final_answer": [0, 0, 0]}`, ScoreConfig{Strategy: NoReasoning, Mode: Lenient})
+	close := Score(inst, `{"final_answer": [3, 1, 6]}`, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient})
+	far := Score(inst, `{"final_answer": [0, 0, 0]}`, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient})
 	if close.Binary != 0 || far.Binary != 0 || !(close.Levenshtein > far.Levenshtein) {
 		t.Errorf("close %+v far %+v", close, far)
 	}
@@ -118,32 +120,32 @@ func TestScoreSpecialTasks(t *testing.T) {
 	hm := mustInstance(t, "hashmap", "compound", Input{Buckets: 2, Ops: []Op{
 		{Name: "add", Args: []int{1, 10}}, {Name: "add", Args: []int{3, 30}}, {Name: "add", Args: []int{11, 5}}}})
 	swapped := `{"final_answer": [{"number": 1, "contents": [{"key": 1, "value": 10}, {"key": 3, "value": 30}, {"key": 11, "value": 5}]}, {"number": 0, "contents": []}]}`
-	if v := Score(hm, swapped, ScoreConfig{Strategy: NoReasoning, Mode: Lenient}); v.Binary != 1 || v.Levenshtein != 1 {
+	if v := Score(hm, swapped, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient}); v.Binary != 1 || v.Levenshtein != 1 {
 		t.Errorf("hashmap buckets out of order: %+v", v)
 	}
 	reordered := `{"final_answer": [{"number": 0, "contents": []}, {"number": 1, "contents": [{"key": 3, "value": 30}, {"key": 1, "value": 10}, {"key": 11, "value": 5}]}]}`
-	if v := Score(hm, reordered, ScoreConfig{Strategy: NoReasoning, Mode: Lenient}); v.Binary != 0 {
+	if v := Score(hm, reordered, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient}); v.Binary != 0 {
 		t.Errorf("chain order must matter: %+v", v)
 	}
 	// BST 2(1, 3); insert 4 → pre [2, 1, 3, 4], post [1, 4, 3, 2].
 	bst := mustInstance(t, "bst", "insert", Input{Tree: []TreeNode{{Value: 2, Left: intp(1), Right: intp(3)}, {Value: 1}, {Value: 3}}, Value: intp(4)})
 	// Right pre-order, post-order "[1, 3, 4, 2]" vs "[1, 4, 3, 2]": two
 	// substitutions in 12 characters → (1 + 10/12) / 2.
-	v := Score(bst, `{"final_answer": {"pre_order": [2, 1, 3, 4], "post_order": [1, 3, 4, 2]}}`, ScoreConfig{Strategy: NoReasoning, Mode: Lenient})
+	v := Score(bst, `{"final_answer": {"pre_order": [2, 1, 3, 4], "post_order": [1, 3, 4, 2]}}`, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient})
 	if v.Binary != 0 || !near(v.Levenshtein, (1+10.0/12)/2) {
 		t.Errorf("BST insert partial: %+v", v)
 	}
-	if v := Score(bst, `{"final_answer": {"pre_order": [2, 1, 3, 4]}}`, ScoreConfig{Strategy: NoReasoning, Mode: Lenient}); !strings.Contains(v.Reason, "post_order") {
+	if v := Score(bst, `{"final_answer": {"pre_order": [2, 1, 3, 4]}}`, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient}); !strings.Contains(v.Reason, "post_order") {
 		t.Errorf("missing post_order: %+v", v)
 	}
 	// Geometric-graph answers are floats: 63.70 and 63.7 are equal.
 	geo := mustInstance(t, "geom_graph", "construct", Input{Coords: [][]float64{{63.7, 1}, {60.66, 2}}, Threshold: 30, From: []float64{63.7, 1}})
-	if v := Score(geo, `{"final_answer": [[63.70, 1.0], [60.66, 2]]}`, ScoreConfig{Strategy: NoReasoning, Mode: Lenient}); v.Binary != 1 {
+	if v := Score(geo, `{"final_answer": [[63.70, 1.0], [60.66, 2]]}`, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient}); v.Binary != 1 {
 		t.Errorf("float answer: %+v", v)
 	}
 	// RB pairs must have exactly two items.
 	rb := mustInstance(t, "rb_tree", "construct", Input{Array: []int{5}})
-	if v := Score(rb, `{"final_answer": [[5, 1, 0]]}`, ScoreConfig{Strategy: NoReasoning, Mode: Lenient}); !strings.Contains(v.Reason, "array of 2 items") {
+	if v := Score(rb, `{"final_answer": [[5, 1, 0]]}`, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient}); !strings.Contains(v.Reason, "array of 2 items") {
 		t.Errorf("pair length: %+v", v)
 	}
 }
@@ -182,7 +184,7 @@ func TestScoreAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ScoreAll([]Instance{a, b}, preds, ScoreConfig{Strategy: NoReasoning, Mode: Lenient})
+	res, err := ScoreAll([]Instance{a, b}, preds, ScoreConfig{Strategy: NoReasoning, Mode: metrics.ScoreLenient})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // Scoring has two modes (ExtractOptions.Mode). Paper, the default, is G1's
@@ -18,8 +20,12 @@ import (
 
 // ExtractOptions chooses the scoring mode and adjusts the lenient rules.
 type ExtractOptions struct {
-	// Mode is Paper (G1's checker, the default) or Lenient.
-	Mode ScoreMode
+	// Mode is metrics.ScorePaper (the default: G1's checker,
+	// verify_correctness) or metrics.ScoreLenient (narlab's reading:
+	// \text{x} and $x$ unwrapped, units and prose after a boxed number
+	// tolerated, any list syntax, and any valid answer accepted where a
+	// task has several, a Hamiltonian path other than the stored one, say).
+	Mode metrics.ScoreMode
 	// KeepDecimalPoints disables, in Lenient mode, G1's quirk of deleting
 	// every "." from a fallback ("the answer is ...") answer, which also
 	// deletes decimal points. Paper mode always keeps G1's rule.
@@ -301,7 +307,7 @@ type Score struct {
 	// Reason says why an answer is not correct ("" when it is).
 	Reason string
 	// Mode is the scoring mode that decided Correct.
-	Mode ScoreMode
+	Mode metrics.ScoreMode
 	// Raised is set in Paper mode when G1's checker raises on this output
 	// (e.g. "AmbiguousSolution: ..." for a matching on a disconnected
 	// bipartite graph, "IndexError: ..." for a trailing \frac): the
@@ -316,7 +322,7 @@ type Score struct {
 // the tasks G1 validates; without it, the lenient reading decides and
 // Raised says why.
 func (t *Task) ScoreOutput(g *Graph, gold Answer, output string, opts ExtractOptions) Score {
-	if opts.Mode == Lenient {
+	if opts.Mode == metrics.ScoreLenient {
 		return t.scoreLenient(g, gold, output, opts)
 	}
 	lenient := t.scoreLenient(g, gold, output, opts)
@@ -335,10 +341,10 @@ func (t *Task) ScoreOutput(g *Graph, gold Answer, output string, opts ExtractOpt
 		ok, gen, found, err = g1Verify(t, g, gold, output)
 	}
 	if err != nil {
-		lenient.Mode, lenient.Raised = Paper, err.Error()
+		lenient.Mode, lenient.Raised = metrics.ScorePaper, err.Error()
 		return lenient
 	}
-	sc := Score{Mode: Paper, Extracted: gen, Correct: ok}
+	sc := Score{Mode: metrics.ScorePaper, Extracted: gen, Correct: ok}
 	if found && gen != "" {
 		if pred, perr := ParseAnswer(t.Kind, gen); perr == nil {
 			sc.Parsed, sc.Pred = true, pred
@@ -364,9 +370,9 @@ func (t *Task) ScoreOutput(g *Graph, gold Answer, output string, opts ExtractOpt
 func (t *Task) scoreLenient(g *Graph, gold Answer, output string, opts ExtractOptions) Score {
 	raw, ok := ExtractAnswer(output, opts)
 	if !ok {
-		return Score{Reason: "no \\boxed{} answer and no \"the answer is\"", Mode: Lenient}
+		return Score{Reason: "no \\boxed{} answer and no \"the answer is\"", Mode: metrics.ScoreLenient}
 	}
-	sc := Score{Extracted: raw, Mode: Lenient}
+	sc := Score{Extracted: raw, Mode: metrics.ScoreLenient}
 	stripped := StripString(raw)
 	pred, err := ParseAnswer(t.Kind, stripped)
 	if err != nil {

@@ -3,6 +3,8 @@ package graphtext
 import (
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 func TestExtractAnswer(t *testing.T) {
@@ -151,12 +153,12 @@ func FuzzScoreOutput(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, o := range []ExtractOptions{{}, {Mode: Lenient}, {Mode: Lenient, KeepDecimalPoints: true}} {
+			for _, o := range []ExtractOptions{{}, {Mode: metrics.ScoreLenient}, {Mode: metrics.ScoreLenient, KeepDecimalPoints: true}} {
 				sc := task.ScoreOutput(g, gold, s, o)
 				if sc.Correct && !sc.Parsed {
 					t.Fatalf("%v: correct but not parsed: %q", o.Mode, s)
 				}
-				if sc.Raised != "" && o.Mode == Lenient {
+				if sc.Raised != "" && o.Mode == metrics.ScoreLenient {
 					t.Fatalf("lenient score marked raised: %q", s)
 				}
 			}

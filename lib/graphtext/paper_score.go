@@ -44,41 +44,6 @@ import (
 // response has no paper score: Score.Raised says so and narlab's lenient
 // reading decides.
 
-// ScoreMode chooses how model outputs are read and compared.
-type ScoreMode int
-
-const (
-	// Paper scores like G1's checker (verify_correctness). The default.
-	Paper ScoreMode = iota
-	// Lenient is narlab's reading: \text{x} and $x$ unwrapped, units and
-	// prose after a boxed number tolerated, any list syntax, and any valid
-	// answer accepted where a task has several (a Hamiltonian path other
-	// than the stored one, say).
-	Lenient
-)
-
-// String returns "paper" or "lenient".
-func (m ScoreMode) String() string {
-	switch m {
-	case Paper:
-		return "paper"
-	case Lenient:
-		return "lenient"
-	}
-	return fmt.Sprintf("ScoreMode(%d)", int(m))
-}
-
-// ParseScoreMode parses "paper" or "lenient".
-func ParseScoreMode(s string) (ScoreMode, error) {
-	switch s {
-	case "paper", "":
-		return Paper, nil
-	case "lenient":
-		return Lenient, nil
-	}
-	return 0, fmt.Errorf("graphtext: unknown scoring mode %q (want paper or lenient)", s)
-}
-
 // G1AnswerType returns the answer_type G1's checker reads for a task:
 // integer, float, bool, node_list, ordered_node_list, edge_list or
 // ordered_edge_list (the Erdős data's field; the checker treats the node

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 // The paper-mode fixtures (testdata/paper, written by
@@ -186,19 +188,6 @@ func TestGeneratedInstancesWellPosedForG1(t *testing.T) {
 	}
 }
 
-func TestParseScoreMode(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want ScoreMode
-		err  bool
-	}{{"paper", Paper, false}, {"", Paper, false}, {"lenient", Lenient, false}, {"g1", 0, true}} {
-		got, err := ParseScoreMode(c.in)
-		if (err != nil) != c.err || (err == nil && (got != c.want || got.String() != map[ScoreMode]string{Paper: "paper", Lenient: "lenient"}[got])) {
-			t.Errorf("ParseScoreMode(%q) = %v, %v", c.in, got, err)
-		}
-	}
-}
-
 // TestPaperScoreRaisedAndModes: G1's AmbiguousSolution on a disconnected
 // bipartite graph is marked, the lenient reading decides it, and a
 // ModeComparison counts it apart.
@@ -226,7 +215,7 @@ func TestPaperScoreRaisedAndModes(t *testing.T) {
 	var cmp ModeComparison
 	for _, c := range cases {
 		p := task.ScoreOutput(g, gold, c.out, ExtractOptions{})
-		l := task.ScoreOutput(g, gold, c.out, ExtractOptions{Mode: Lenient})
+		l := task.ScoreOutput(g, gold, c.out, ExtractOptions{Mode: metrics.ScoreLenient})
 		if p.Correct != c.paper || (p.Raised != "") != c.raised || l.Correct != c.lenient {
 			t.Errorf("%q: paper %v (raised %q), lenient %v; want %v (raised %v), %v", c.out, p.Correct, p.Raised, l.Correct, c.paper, c.raised, c.lenient)
 		}

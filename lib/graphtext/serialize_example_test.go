@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/narlab/narlab/lib/graphtext"
+	"github.com/narlab/narlab/lib/metrics"
 )
 
 func ExampleGraph_ErdosText() {
@@ -53,7 +54,7 @@ func ExampleTask_ScoreOutput() {
 		`$\boxed{3}$`,
 	} {
 		paper := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{})
-		lenient := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{Mode: graphtext.Lenient})
+		lenient := task.ScoreOutput(g, gold, out, graphtext.ExtractOptions{Mode: metrics.ScoreLenient})
 		fmt.Printf("G1 reads %-16q paper %-5v lenient %v\n", paper.Extracted, paper.Correct, lenient.Correct)
 	}
 	// Output:

@@ -2,10 +2,11 @@ package metrics
 
 import (
 	"fmt"
-	"github.com/narlab/narlab/lib/graphtext/paper"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/lib/graphtext/paper"
 )
 
 func TestRegressionWorkedExamples(t *testing.T) {
