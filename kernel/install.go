@@ -120,8 +120,8 @@ func Install(p Paths, log io.Writer) error {
 		return fmt.Errorf("kernel: %w", err)
 	}
 	data, _ := json.MarshalIndent(spec, "", "  ")
-	if err := writeFileAtomic(filepath.Join(p.KernelDir, "kernel.json"), append(data, '\n')); err != nil {
-		return err
+	if err := fsutil.WriteFile(filepath.Join(p.KernelDir, "kernel.json"), append(data, '\n'), fsutil.DataMode); err != nil {
+		return fmt.Errorf("kernel: %w", err)
 	}
 	fmt.Fprintf(log, "installed kernel spec %q (%s) in %s\n", Name, DisplayName, p.KernelDir)
 	// Check that Jupyter sees it.
@@ -141,15 +141,6 @@ func Install(p Paths, log io.Writer) error {
 	}
 	if _, ok := listed.Kernelspecs[Name]; !ok {
 		return fmt.Errorf("kernel: Jupyter does not list the %q kernel after installation", Name)
-	}
-	return nil
-}
-
-// writeFileAtomic writes a kernel file with fsutil.WriteFile (mode 0644
-// less the umask, atomic).
-func writeFileAtomic(path string, data []byte) error {
-	if err := fsutil.WriteFile(path, data, fsutil.DataMode); err != nil {
-		return fmt.Errorf("kernel: %w", err)
 	}
 	return nil
 }
@@ -227,5 +218,8 @@ func mergeSums(dst, src string) error {
 		sorted = append(sorted, l)
 	}
 	sort.Strings(sorted)
-	return writeFileAtomic(dst, []byte(strings.Join(sorted, "\n")+"\n"))
+	if err := fsutil.WriteFile(dst, []byte(strings.Join(sorted, "\n")+"\n"), fsutil.DataMode); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/narlab/narlab/internal/fsutil"
 )
 
 // A command is one `narlab GROUP NAME` subcommand (or a top-level
@@ -235,14 +233,6 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 
 // flagSetHook, when set (by tests), sees every flag set before parsing.
 var flagSetHook func(*flag.FlagSet)
-
-// writeFileAtomic writes data to path with fsutil.WriteFile (mode 0644 less
-// the umask, parent directories created, atomic), so a failed or
-// interrupted command never leaves a half-written file. Every command that
-// writes a file goes through it.
-func writeFileAtomic(path string, data []byte) error {
-	return fsutil.WriteFile(path, data, fsutil.DataMode)
-}
 
 // jsonAlias keeps the old boolean --json working as a deprecated
 // spelling of --format json.

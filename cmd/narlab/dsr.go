@@ -374,7 +374,7 @@ func dsrBaseline(args []string) error {
 		_, err := stdout.Write(data)
 		return err
 	}
-	if err := writeFileAtomic(*out, data); err != nil {
+	if err := fsutil.WriteFile(*out, data, fsutil.DataMode); err != nil {
 		return fmt.Errorf("dsr baseline: writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %d %s answers to %s\n", len(preds), *kind, *out)

@@ -229,7 +229,7 @@ func CreateSpool(dir string, meta SpoolMeta) (*Spool, error) {
 		return nil, fmt.Errorf("mlflow: creating spool: %w", diskErr(dir, "creating the spool", err))
 	}
 	b, _ := json.MarshalIndent(meta, "", "  ")
-	if err := writeFileAtomic(filepath.Join(dir, metaFile), append(b, '\n')); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(dir, metaFile), append(b, '\n'), fsutil.DataMode); err != nil {
 		return undo(err)
 	}
 	if err := s.writeState(); err != nil {
@@ -514,7 +514,7 @@ func (s *Spool) writeLocked(rec *record) error {
 		case rec.src != "":
 			err = copyFile(rec.src, dst)
 		default:
-			err = writeFileAtomic(dst, rec.data)
+			err = fsutil.WriteFile(dst, rec.data, fsutil.DataMode)
 		}
 		if err != nil {
 			os.Remove(dst)
@@ -582,7 +582,7 @@ func (s *Spool) appendArtifact(artifactPath string, data []byte, src string) (in
 			in.Close()
 			err = copyFile(src, dst)
 		} else {
-			err = writeFileAtomic(dst, data)
+			err = fsutil.WriteFile(dst, data, fsutil.DataMode)
 		}
 		if err == nil {
 			fsutil.SyncDir(filepath.Join(s.dir, artifactsDir))
@@ -725,7 +725,7 @@ func (s *Spool) writeState() error {
 	b, _ := json.Marshal(s.state)
 	b = append(b, '\n')
 	name := filepath.Join(s.dir, stateFile)
-	if err := writeFileAtomic(name, b); err != nil {
+	if err := fsutil.WriteFile(name, b, fsutil.DataMode); err != nil {
 		// A full disk has no room for the new file, but the old one's
 		// block takes the few bytes of the new state in place.
 		if ierr := overwriteInPlace(name, b); ierr != nil {
@@ -905,12 +905,6 @@ func (r *recordReader) Close() error {
 		return nil
 	}
 	return r.f.Close()
-}
-
-// writeFileAtomic writes one of the spool's files (data, mode DataMode less
-// the umask) atomically.
-func writeFileAtomic(name string, data []byte) error {
-	return fsutil.WriteFile(name, data, fsutil.DataMode)
 }
 
 // SpoolStatus summarizes a spool for `narlab mlflow status`.
