@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/graphtext"
 	"github.com/narlab/narlab/lib/metrics"
@@ -310,24 +311,18 @@ func examples(args []string) error {
 	return fmt.Errorf("examples: -bench %q: want dsr or erdos", *which)
 }
 
+// readJSONL reads the JSON lines of a file with fsutil.ReadJSONL (its
+// line limit, errors naming the file and the line).
 func readJSONL[T any](path string, each func(T) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			return err
-		}
-		if err := each(v); err != nil {
-			return err
-		}
+	if err := fsutil.ReadJSONL(f, func(_ int, v T) error { return each(v) }); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return sc.Err()
+	return nil
 }
 
 func mdCode(s string, n int) string {
