@@ -231,6 +231,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 	return false, nil
 }
 
+// missingFlag is the error of a command run without a required flag: one
+// line that says what is missing and where the rest is (not the whole
+// usage text, whose length would bury it), e.g. "sweep run: --dir is
+// required (narlab sweep run -h lists every flag)".
+func missingFlag(fs *flag.FlagSet, what string) error {
+	return fmt.Errorf("%s: %s (narlab %s -h lists every flag)", fs.Name(), what, fs.Name())
+}
+
 // flagSetHook, when set (by tests), sees every flag set before parsing.
 var flagSetHook func(*flag.FlagSet)
 

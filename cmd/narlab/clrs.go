@@ -238,8 +238,7 @@ func clrsRun(args []string) error {
 		return err
 	}
 	if *algo == "" || *input == "" {
-		fs.Usage()
-		return fmt.Errorf("--algo and --input are required")
+		return missingFlag(fs, "--algo and --input are required")
 	}
 	if *format != "reference-json" && *format != "text" {
 		return fmt.Errorf("clrs run: unknown --format %q (want reference-json or text)", *format)

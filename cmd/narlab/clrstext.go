@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,8 +86,7 @@ func clrstextSample(args []string) error {
 		return err
 	}
 	if *algo == "" {
-		fs.Usage()
-		return errors.New("clrstext sample: --algo is required")
+		return missingFlag(fs, "--algo is required")
 	}
 	o, err := to.options()
 	if err != nil {
@@ -128,8 +126,7 @@ func clrstextGenerate(args []string) error {
 		return err
 	}
 	if *split == "" {
-		fs.Usage()
-		return errors.New("clrstext generate: --split is required (train or test)")
+		return missingFlag(fs, "--split is required (train or test)")
 	}
 	if *out != "" {
 		if err := checkOutputFile("out", *out, false); err != nil {
@@ -220,8 +217,7 @@ func clrstextScore(args []string) error {
 		return err
 	}
 	if *data == "" || *predPath == "" {
-		fs.Usage()
-		return errors.New("clrstext score: --data and --predictions are required")
+		return missingFlag(fs, "--data and --predictions are required")
 	}
 	res, err := textexp.ScoreFiles(context.Background(), textexp.ScoreConfig{Data: *data, Predictions: *predPath, Model: *model,
 		FigurePath: *figure, Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off()})

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,8 +94,7 @@ func dsrGenerate(args []string) error {
 		return err
 	}
 	if *structure == "" || *operation == "" || *out == "" {
-		fs.Usage()
-		return errors.New("dsr generate: --structure, --operation and --out are required")
+		return missingFlag(fs, "--structure, --operation and --out are required")
 	}
 	t, err := dsr.LookupTask(*structure, *operation)
 	if err != nil {
@@ -154,8 +152,7 @@ func dsrVerify(args []string) error {
 		return err
 	}
 	if *path == "" {
-		fs.Usage()
-		return errors.New("dsr verify: --input is required")
+		return missingFlag(fs, "--input is required")
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
@@ -241,8 +238,7 @@ func dsrPrompt(args []string) error {
 		return err
 	}
 	if *path == "" {
-		fs.Usage()
-		return errors.New("dsr prompt: --input is required")
+		return missingFlag(fs, "--input is required")
 	}
 	s, err := dsr.ParseStrategy(*strategy)
 	if err != nil {
@@ -301,8 +297,7 @@ func dsrScore(args []string) error {
 		return err
 	}
 	if *path == "" || *predPath == "" {
-		fs.Usage()
-		return errors.New("dsr score: --input and --predictions are required")
+		return missingFlag(fs, "--input and --predictions are required")
 	}
 	s, err := dsr.ParseStrategy(*strategy)
 	if err != nil {
@@ -355,8 +350,7 @@ func dsrBaseline(args []string) error {
 		return err
 	}
 	if *path == "" || *out == "" {
-		fs.Usage()
-		return errors.New("dsr baseline: --input and --out are required")
+		return missingFlag(fs, "--input and --out are required")
 	}
 	insts, err := dsr.LoadInstances(*path, "", "")
 	if err != nil {

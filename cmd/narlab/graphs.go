@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,8 +59,7 @@ func graphsTruth(args []string) error {
 		return err
 	}
 	if *taskName == "" || *path == "" {
-		fs.Usage()
-		return errors.New("graphs truth: --task and --graph are required")
+		return missingFlag(fs, "--task and --graph are required")
 	}
 	task, err := graphtext.LookupTask(*taskName)
 	if err != nil {
@@ -137,8 +135,7 @@ func graphsPrompts(args []string) error {
 		return err
 	}
 	if *out == "" {
-		fs.Usage()
-		return errors.New("graphs prompts: --out is required")
+		return missingFlag(fs, "--out is required")
 	}
 	spec := serialization.Spec{Relabel: *relabel, Seeds: *seeds, Seed: uint64(*seed), Instances: *count, Strict: *strict, Wrap: !*noWrap,
 		Gen: graphtext.GenOptions{MaxNodes: *maxNodes}}
@@ -208,8 +205,7 @@ func graphsPredict(args []string) error {
 		return err
 	}
 	if *prompts == "" || *out == "" {
-		fs.Usage()
-		return errors.New("graphs predict: --prompts and --out are required")
+		return missingFlag(fs, "--prompts and --out are required")
 	}
 	switch *predictor {
 	case "oracle", "constant", "noisy":
@@ -260,8 +256,7 @@ func graphsScore(args []string) error {
 		return err
 	}
 	if *prompts == "" || *predsPath == "" {
-		fs.Usage()
-		return errors.New("graphs score: --prompts and --predictions are required")
+		return missingFlag(fs, "--prompts and --predictions are required")
 	}
 	res, err := serialization.ScoreFiles(context.Background(), serialization.ScoreConfig{Prompts: *prompts, Predictions: *predsPath,
 		Model: *model, Extract: graphtext.ExtractOptions{KeepDecimalPoints: *keepDots, Mode: mode},

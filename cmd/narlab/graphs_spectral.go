@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,8 +41,7 @@ func graphsSpectral(args []string) error {
 		return err
 	}
 	if *path == "" {
-		fs.Usage()
-		return errors.New("graphs spectral: --graph is required")
+		return missingFlag(fs, "--graph is required")
 	}
 	var r io.Reader = os.Stdin
 	if *path != "-" {

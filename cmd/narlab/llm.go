@@ -153,8 +153,7 @@ Options:`)
 	}
 	cfg := llmeval.Config{Suite: *suite, Limit: *limit, Label: *label, Experiment: *experiment, Tracking: *tracking, Out: *out}
 	if *suite == "" {
-		fs.Usage()
-		return errors.New("llm run: --suite is required (clrstext, graphs, spectral or dsr)")
+		return missingFlag(fs, "--suite is required (clrstext, graphs, spectral or dsr)")
 	}
 	if !slices.Contains(llmeval.Suites(), *suite) {
 		return fmt.Errorf("llm run: --suite %q: want one of %s", *suite, strings.Join(llmeval.Suites(), ", "))

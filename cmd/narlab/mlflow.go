@@ -159,8 +159,7 @@ func mlflowRuns(args []string) error {
 		return err
 	}
 	if *exp == "" && *filter != "" {
-		fs.Usage()
-		return fmt.Errorf("mlflow runs: --filter selects runs of an experiment; give --experiment too")
+		return missingFlag(fs, "--filter selects runs of an experiment; give --experiment too")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

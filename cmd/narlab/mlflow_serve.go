@@ -34,8 +34,7 @@ func mlflowServe(args []string) error {
 	}
 	switch {
 	case *backend == "" || *artifacts == "":
-		fs.Usage()
-		return fmt.Errorf("mlflow serve: --backend-store and --artifacts are required")
+		return missingFlag(fs, "--backend-store and --artifacts are required")
 	case *port < 1 || *port > 65535:
 		return fmt.Errorf("mlflow serve: port %d; want 1-65535", *port)
 	case *workers < 1:

@@ -117,8 +117,7 @@ func salsaGenerate(args []string) error {
 		return err
 	}
 	if *out == "" {
-		fs.Usage()
-		return fmt.Errorf("--out is required")
+		return missingFlag(fs, "--out is required")
 	}
 	cfg := salsa.Config{Out: *out, Seed: uint32(*seed), Count: *count, Workers: *workers, Compress: *compress, MaxBytes: salsaFileBudget}
 	cfg.Hints, _ = salsa.ParseHints(*hints)
