@@ -115,6 +115,35 @@ func TestLLMRunBadInput(t *testing.T) {
 	}
 }
 
+// TestMissingFlagIsOneLine: a command run without a required flag prints
+// one line naming it, with where the rest is, and not the usage text whose
+// length would bury it.
+func TestMissingFlagIsOneLine(t *testing.T) {
+	data := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"llm", "run"}, "llm run: --suite is required"},
+		{[]string{"llm", "run", "--suite", "clrstext", "--endpoint", "http://127.0.0.1:1/v1", "--limit", "1"}, "llm run: --model is required with --endpoint URL"},
+		{[]string{"sweep", "run"}, "sweep run: --dir is required"},
+		{[]string{"dsr", "score"}, "dsr score: --input and --predictions are required"},
+		{[]string{"graphs", "truth"}, "graphs truth: --task and --graph are required"},
+		{[]string{"mlflow", "serve"}, "mlflow serve: --backend-store and --artifacts are required"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, stderr, err := llmCLI(t, data, tc.args...)
+			if err == nil {
+				t.Fatal("exit status 0")
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.Contains(lines[0], tc.want) || !strings.Contains(lines[0], "-h lists every flag") {
+				t.Errorf("stderr (%d lines):\n%s\nwant one line with %q and where the flags are listed", len(lines), stderr, tc.want)
+			}
+		})
+	}
+}
+
 // TestLLMServeRunStop is what a user does: serve, run twice (the second
 // from the cache), stop, and run once more with no server at all.
 func TestLLMServeRunStop(t *testing.T) {

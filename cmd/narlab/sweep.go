@@ -76,7 +76,7 @@ func sweepRun(args []string) error {
 		return err
 	}
 	if r.Dir == "" {
-		return missingFlag(fs, "--dir")
+		return missingFlag(fs, "--dir is required")
 	}
 	e.Given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { e.Given[f.Name] = true })

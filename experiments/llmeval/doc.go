@@ -41,4 +41,14 @@
 // endpoint and where it came from (endpoint, endpoint.from: config or
 // OPENAI_BASE_URL), and the name the token limit was sent under
 // (token_param, and token_param.sent once requests went out).
+//
+// # API
+//
+// CLRS-Text asks through the completion API, as the paper's models continue
+// the question; an endpoint that serves no completions (a chat-only one) is
+// found by one probe before any prompt ([llm.Client.ServesCompletions], kept
+// in the response cache) and asked through chat instead, unless Config.API
+// names the API. The run logs the API (api) and what the probe found
+// (api.probe). Runs are named by [tracking.RunNameFor]: "llm SUITE LABEL"
+// with the time and a random suffix, one name per run.
 package llmeval

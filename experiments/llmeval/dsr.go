@@ -65,6 +65,9 @@ func newDSRSuite(o DSROptions) (*dsrSuite, error) {
 	if o.Tokens == 0 {
 		o.Tokens = dsr.DefaultTokens
 	}
+	if slices.Contains(dsr.CodeModes(), o.Strategy) {
+		return nil, fmt.Errorf("llmeval: dsr: strategy %s is a code-probe mode; a language model is asked stepwise, 0-CoT, CoT, 3-shot or none", o.Strategy)
+	}
 	for _, s := range o.Structures {
 		if _, ok := dsr.LookupStructure(s); !ok {
 			var names []string

@@ -56,6 +56,47 @@ type Endpoint struct {
 // without a model name.
 var ErrNoModel = errors.New("--model is required")
 
+// probeAPI settles the API of a suite that asks through the completion API
+// unless told otherwise (clrstext): an endpoint other than narlab's local
+// llama.cpp server (which serves completions) is asked once whether it
+// serves them ([llm.Client.ServesCompletions], whose answer the response
+// cache keeps), and one that does not (a chat-only endpoint) is asked
+// through chat instead. What it found is the run's api.probe parameter.
+func (p *Prepared) probeAPI(ctx context.Context, local bool, logf func(string, ...any)) error {
+	switch {
+	case p.given.API != "":
+		p.apiProbe = "not probed: the API was chosen"
+		return nil
+	case p.cfg.API != llm.Completion:
+		p.apiProbe = "not probed: the suite asks through chat"
+		return nil
+	case local:
+		p.apiProbe = "not probed: narlab's llama.cpp server serves completions"
+		return nil
+	}
+	c := p.cfg.Client
+	pr, err := c.ServesCompletions(ctx)
+	if err != nil {
+		return fmt.Errorf("llmeval: asking %s whether it serves the completion API: %w", c.BaseURL(), err)
+	}
+	if pr.Served {
+		p.apiProbe = "completions served"
+		return nil
+	}
+	status, _, _ := strings.Cut(pr.Answer, ":")
+	logf("%s serves no completion API (%s): the %s suite asks through chat instead (--api completion insists)", c.BaseURL(), pr.Answer, p.cfg.Suite)
+	cfg := p.given
+	cfg.API, cfg.Client = llm.Chat, c
+	np, err := Prepare(cfg)
+	if err != nil {
+		return err
+	}
+	np.given, np.server, np.cfg.Progress = p.given, p.server, p.cfg.Progress
+	np.apiProbe = "no completions (HTTP " + status + "): chat"
+	*p = *np
+	return nil
+}
+
 // DefaultCacheDir is where answers are cached unless told otherwise:
 // DATA/llm/cache (`narlab llm run` and the notebooks share it).
 func DefaultCacheDir() (string, error) {
@@ -150,6 +191,9 @@ func Open(ctx context.Context, ep Endpoint, p *Prepared) (*Connection, error) {
 	}
 	p.SetClient(client)
 	conn.Client = client
+	if err := p.probeAPI(ctx, local, logf); err != nil {
+		return nil, err
+	}
 	if conn.Pending, err = p.Pending(); err != nil {
 		return nil, fmt.Errorf("llmeval: %w", err)
 	}

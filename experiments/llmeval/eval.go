@@ -213,6 +213,12 @@ type Prepared struct {
 	// server is the local llama.cpp server Open connected to (nil for
 	// another endpoint): a run that fails says when it is gone.
 	server *llamacpp.Server
+	// given is the configuration as Prepare received it (to prepare the
+	// prompts again for another API); apiProbe says whether Open asked
+	// the endpoint if it serves completions, and what it found (the run's
+	// api.probe parameter).
+	given    Config
+	apiProbe string
 }
 
 // Prepare checks the configuration and builds every prompt; nothing is
@@ -221,6 +227,7 @@ func Prepare(cfg Config) (*Prepared, error) {
 	if cfg.Limit < 0 {
 		return nil, fmt.Errorf("llmeval: limit %d: want 0 (no limit) or a positive number", cfg.Limit)
 	}
+	given := cfg
 	s, err := newSuite(&cfg)
 	if err != nil {
 		return nil, err
@@ -255,7 +262,7 @@ func Prepare(cfg Config) (*Prepared, error) {
 		return nil, fmt.Errorf("llmeval: the %s suite has no prompts with these options", cfg.Suite)
 	}
 	items = limitItems(items, cfg.Limit)
-	p := &Prepared{cfg: cfg, suite: s, items: items, sampling: smp, overridden: overridden}
+	p := &Prepared{cfg: cfg, suite: s, items: items, sampling: smp, overridden: overridden, given: given}
 	for _, it := range items {
 		req := llm.Request{API: cfg.API, Prompt: it.prompt, Params: cfg.Params, Schema: it.schema}
 		if it.schema != nil && cfg.API != llm.Chat {
@@ -380,7 +387,7 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 	var run *tracking.Run
 	if cfg.Tracking != "none" {
 		opts := []tracking.Option{
-			tracking.RunName(fmt.Sprintf("%s-%s", cfg.Suite, cfg.Label)),
+			tracking.RunName(tracking.RunNameFor("llm "+cfg.Suite, cfg.Label)),
 			tracking.Source("narlab llm run"), tracking.Note(p.runNote()),
 			tracking.Tags(map[string]string{"benchmark": cfg.Suite, "model": cfg.Label, "llm.endpoint": cfg.Client.BaseURL()}),
 			tracking.Logf(logf),
@@ -431,7 +438,7 @@ func (p *Prepared) runParams() map[string]string {
 	}
 	m := map[string]string{
 		"suite": cfg.Suite, "model": c.Model(), "label": cfg.Label, "endpoint": c.BaseURL(), "endpoint.from": c.BaseURLSource(),
-		"api": string(cfg.API), "sampling": p.sampling.Name, "sampling.source": p.sampling.Source, "sampling.overridden": overridden,
+		"api": string(cfg.API), "api.probe": p.probeParam(), "sampling": p.sampling.Name, "sampling.source": p.sampling.Source, "sampling.overridden": overridden,
 		"temperature": strconv.FormatFloat(cfg.Params.Temperature, 'g', -1, 64), "max_tokens": strconv.Itoa(cfg.Params.MaxTokens),
 		"top_p":       serverDefault(cfg.Params.TopP == 0, strconv.FormatFloat(cfg.Params.TopP, 'g', -1, 64)),
 		"top_k":       serverDefault(cfg.Params.TopK == 0, strconv.Itoa(cfg.Params.TopK)),
@@ -449,6 +456,15 @@ func (p *Prepared) runParams() map[string]string {
 		m[cfg.Suite+"."+k] = v
 	}
 	return m
+}
+
+// probeParam is the run's api.probe parameter: whether the endpoint was
+// asked if it serves completions, and what it said.
+func (p *Prepared) probeParam() string {
+	if p.apiProbe == "" {
+		return "not probed: the client was given"
+	}
+	return p.apiProbe
 }
 
 // rejectAll is the number of rejected requests, with no answer among

@@ -58,6 +58,10 @@ type Entry struct {
 	Key      string    `json:"key"`
 	Request  keyFields `json:"request"`
 	Response Response  `json:"response"`
+	// Unsupported, on the entry of a [Client.ServesCompletions] probe,
+	// is the endpoint's refusal of the completion API ("" when it
+	// answered).
+	Unsupported string `json:"unsupported,omitempty"`
 	// Created is when the answer arrived.
 	Created time.Time `json:"created"`
 }

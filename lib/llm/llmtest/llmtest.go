@@ -2,9 +2,10 @@
 // llama.cpp server (Gemma 3 270M, installed by scripts/setup-llm.sh),
 // started once per test process, and a pass-through HTTP proxy that counts
 // the requests reaching the server and can inject faults (429 with
-// Retry-After, 5xx, slow answers, truncated bodies) in front of it, or
+// Retry-After, 5xx, slow answers, truncated bodies) in front of it,
 // answer max_tokens as OpenAI's API does for its reasoning models
-// ([Proxy.RejectMaxTokens]).
+// ([Proxy.RejectMaxTokens]), or refuse the completion API as a chat-only
+// endpoint does ([Proxy.ChatOnly]).
 //
 // When the server is not installed the tests that need it fail, saying how
 // to install it; setting NARLAB_SKIP_LLM=1 turns those failures into loudly

@@ -65,6 +65,9 @@ type Proxy struct {
 	// openAI: answer max_tokens in chat requests as OpenAI's reasoning
 	// models do, and pass max_completion_tokens on as max_tokens.
 	openAI bool
+	// chatOnly: answer completion requests as OpenAI's API does for its
+	// chat models.
+	chatOnly bool
 }
 
 // OpenAIRejectsMaxTokens is the body OpenAI's API answers (status 400) to a
@@ -88,6 +91,27 @@ const OpenAIRejectsMaxTokens = `{
 func (p *Proxy) RejectMaxTokens() {
 	p.mu.Lock()
 	p.openAI = true
+	p.mu.Unlock()
+}
+
+// OpenAIRejectsCompletions is the body OpenAI's API answers (status 404) to
+// a request to its completions endpoint for one of its chat models.
+const OpenAIRejectsCompletions = `{
+  "error": {
+    "message": "This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?",
+    "type": "invalid_request_error",
+    "param": "model",
+    "code": null
+  }
+}`
+
+// ChatOnly makes the proxy speak for the server as a chat-only endpoint
+// does (OpenAI's API for its chat models): every request to
+// {base}/completions is answered 404 with [OpenAIRejectsCompletions] and
+// never reaches the server; chat requests pass untouched.
+func (p *Proxy) ChatOnly() {
+	p.mu.Lock()
+	p.chatOnly = true
 	p.mu.Unlock()
 }
 
@@ -200,6 +224,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		if len(p.faults) > 0 {
 			f, p.faults, faulted = p.faults[0], p.faults[1:], true
+		}
+		if p.chatOnly && !faulted && strings.HasSuffix(r.URL.Path, "/completions") && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			f, faulted = Fault{Status: http.StatusNotFound, Body: OpenAIRejectsCompletions}, true
 		}
 		if p.openAI && !faulted && strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			var reject bool
