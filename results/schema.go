@@ -258,7 +258,7 @@ type SweepRow struct {
 }
 
 // Figure3Row is a line of figure3.jsonl: one cell of the CLRS paper's
-// Figure 3 grid (cmd/clrsfig3), with its MLflow run.
+// Figure 3 grid (narlab clrs fig3, before it cmd/clrsfig3), with its MLflow run.
 type Figure3Row struct {
 	Provenance
 	Experiment string  `json:"experiment"`

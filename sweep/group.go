@@ -15,7 +15,7 @@ import (
 // Group is the MLflow side of a multi-run command: one parent run and a
 // child run per cell, in one experiment, found again by their tags. A sweep
 // is a group (its id is the sweep's id); so is a Figure 3 grid
-// (cmd/clrsfig3), whose cells train in its own process. Every
+// (experiments/clrs30's RunFigure3), whose cells train in its own process. Every
 // run of a group carries [TagSweep] = ID; the parent [TagRole] "parent",
 // each child [TagRole] "cell", [TagCell] its cell's key and the
 // mlflow.parentRunId of the parent, so the UI shows the cells nested under

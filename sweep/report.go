@@ -248,7 +248,7 @@ func (sw *Sweep) Report(ctx context.Context) (*Report, error) {
 // CurvesFigure draws the validation curves of a grid's cells, a panel per
 // algorithm in rows of up to four, under title: the figure a grid's parent
 // run logs as plots/validation_curves.png ([Report.Log], and the Figure 3
-// driver cmd/clrsfig3).
+// grid of experiments/clrs30, `narlab clrs fig3`).
 func CurvesFigure(title string, panels []plots.Panel) (*plots.Figure, error) {
 	o := plots.DefaultCurveOptions()
 	o.Cols = min(4, len(panels))

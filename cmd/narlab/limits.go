@@ -114,6 +114,14 @@ var flagBounds = map[string]bound{
 	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"mlflow serve --port":                {min: 1, max: 65535, why: "a TCP port"},
 	"mlflow serve --workers":             {min: 1, max: 256, why: "the server's worker processes"},
+	"clrs fig3 --steps":                  {min: 1, max: 100_000_000, why: "training steps of each cell"},
+	"clrs fig3 --batch":                  {min: 1, max: 4096, why: "a batch's feedback and activations are held in memory"},
+	"clrs fig3 --hidden":                 {min: 1, max: 256, why: "as narlab train --hidden"},
+	"clrs fig3 --seed":                   {min: 1, max: maxSeed32, why: "a RandomState seed, every cell's"},
+	"clrs fig3 --eval-every":             {min: 1, max: 100_000_000, why: "steps between validations"},
+	"clrs fig3 --train-length":           {min: 2, max: 64, zero: "off: --train-data chooses the data", why: "1000 fixed samples of this length are held in memory"},
+	"clrs fig3 --val-samples":            {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
+	"clrs fig3 --test-samples":           {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"sweep run --cpus":                   {min: 1, max: 4096, zero: "1", why: "CPUs per cell (SLURM --cpus-per-task)"},
 	"sweep run --gpus":                   {min: 1, max: 64, zero: "none", why: "GPUs per cell (--gres=gpu:N)"},
 	"sweep run --throttle":               {min: 1, max: 100_000, zero: "no limit", why: "array tasks at once (%K)"},
@@ -302,6 +310,8 @@ func checkNotEmpty(cmd string, f *flag.Flag) error {
 // are cycled in order, so a repeated length weighs it.
 var listFlags = map[string]bool{
 	"clrs generate --algos":     true,
+	"clrs fig3 --algos":         true,
+	"clrs fig3 --processors":    true,
 	"clrstext generate --algos": true,
 	"clrstext generate --seeds": true,
 	"salsa generate --algos":    true,

@@ -1,4 +1,4 @@
-package main
+package clrs30
 
 import (
 	"bytes"
@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/sweep"
 	"github.com/narlab/narlab/tracking"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
-// TestGridParentChildResume runs a 2-cell grid (insertion_sort with MPNN
+// TestFigure3ParentChildResume runs a 2-cell grid (insertion_sort with MPNN
 // and PGN, a few steps, hidden 8, pure-Go backend) against the real MLflow
 // server (narlab's embedded one, from .venv), interrupted in its second
 // cell, then runs the same grid again, twice. It checks that the grid has
@@ -28,7 +27,7 @@ import (
 // parent holds the results table (a row per cell beside the paper's
 // scores) and the summary metrics, and ends FINISHED; and that the third
 // invocation trains nothing.
-func TestGridParentChildResume(t *testing.T) {
+func TestFigure3ParentChildResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real MLflow server and trains; run without -short")
 	}
@@ -47,9 +46,9 @@ func TestGridParentChildResume(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
-	var out, log bytes.Buffer
-	g := grid{Algos: []string{"insertion_sort"}, Processors: []string{"mpnn", "pgn"}, DirRoot: t.TempDir(), Out: &out, Log: &log,
-		Config: clrs30.Config{Steps: 4, Batch: 2, Hidden: 8, EvalEvery: 2, TrainLength: 4, ValSamples: 4, TestSamples: 4,
+	var log bytes.Buffer
+	g := Figure3Grid{Algos: []string{"insertion_sort"}, Processors: []string{"mpnn", "pgn"}, DirRoot: t.TempDir(), Log: &log,
+		Config: Config{Steps: 4, Batch: 2, Hidden: 8, EvalEvery: 2, TrainLength: 4, ValSamples: 4, TestSamples: 4,
 			Backend: "go", Experiment: "narlab-test/fig3"}}
 	const mpnn, pgn = "insertion_sort-mpnn-s42", "insertion_sort-pgn-s42"
 
@@ -60,10 +59,10 @@ func TestGridParentChildResume(t *testing.T) {
 			stop()
 		}
 	}
-	o1, err := g.run(first)
+	o1, err := RunFigure3(first, g)
 	stop()
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
-		t.Fatalf("first invocation: error %v; want an interruption\n%s\n%s\n%+v", err, log.String(), out.String(), o1)
+		t.Fatalf("first invocation: error %v; want an interruption\n%s\n%+v", err, log.String(), o1)
 	}
 	if !slices.Equal(o1.Trained, []string{mpnn}) || o1.Failed[pgn] == nil {
 		t.Fatalf("first invocation: trained %v, failed %v; want %s trained and %s failed", o1.Trained, o1.Failed, mpnn, pgn)
@@ -88,7 +87,7 @@ func TestGridParentChildResume(t *testing.T) {
 
 	// 2. The same grid again: the finished cell is skipped, the other resumes.
 	g.afterStep = nil
-	o2, err := g.run(ctx)
+	o2, err := RunFigure3(ctx, g)
 	if err != nil {
 		t.Fatalf("second invocation: %v\n%s", err, log.String())
 	}
@@ -98,7 +97,7 @@ func TestGridParentChildResume(t *testing.T) {
 	}
 
 	// 3. Once more: nothing to do.
-	o3, err := g.run(ctx)
+	o3, err := RunFigure3(ctx, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +158,8 @@ func TestGridParentChildResume(t *testing.T) {
 				t.Errorf("cell %s: tag %s = %q; want %q", key, tag, got, want)
 			}
 		}
-		if m, ok := r.Data.Metric(clrs30.MetricTestScore); !ok || m.Step != 0 {
-			t.Errorf("cell %s: %s %+v; want a summary value at step 0", key, clrs30.MetricTestScore, m)
+		if m, ok := r.Data.Metric(MetricTestScore); !ok || m.Step != 0 {
+			t.Errorf("cell %s: %s %+v; want a summary value at step 0", key, MetricTestScore, m)
 		}
 		if _, ok := r.Data.Metric("test/output/pi"); ok {
 			t.Errorf("cell %s: per-output test scores are metrics; want them in tables/test_outputs.json", key)
@@ -182,7 +181,7 @@ func TestGridParentChildResume(t *testing.T) {
 	if len(rows) != 2 {
 		t.Fatalf("parent's results.json: %d rows; want 2", len(rows))
 	}
-	col := func(name string) int { return slices.Index(tableColumns, name) }
+	col := func(name string) int { return slices.Index(Figure3Columns, name) }
 	for i, key := range []string{mpnn, pgn} {
 		row := rows[i]
 		if row[0] != key || row[col("processor")] != strings.TrimPrefix(strings.TrimSuffix(key, "-s42"), "insertion_sort-") {
@@ -207,8 +206,8 @@ func TestGridParentChildResume(t *testing.T) {
 	if m, ok := parent.Data.Metric("sweep/cells_finished"); !ok || m.Value != 2 || m.Step != 0 {
 		t.Errorf("parent's sweep/cells_finished %+v; want 2 at step 0", m)
 	}
-	if !strings.Contains(out.String(), "| "+pgn+" |") || !strings.Contains(out.String(), "parent run: ") {
-		t.Errorf("printed table:\n%s", out.String())
+	if !strings.Contains(o3.Table, "| "+pgn+" |") || !strings.Contains(o3.Table, "| "+mpnn+" |") || o3.ParentURL == "" {
+		t.Errorf("the result's table (parent %q):\n%s", o3.ParentURL, o3.Table)
 	}
 }
 
@@ -226,8 +225,8 @@ func resultsRows(t *testing.T, c *mlflow.Client, r *mlflow.Run) [][]any {
 	if err := json.Unmarshal(data, &table); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(table.Columns) != fmt.Sprint(tableColumns) {
-		t.Errorf("results.json columns %v; want %v", table.Columns, tableColumns)
+	if fmt.Sprint(table.Columns) != fmt.Sprint(Figure3Columns) {
+		t.Errorf("results.json columns %v; want %v", table.Columns, Figure3Columns)
 	}
 	return table.Data
 }
