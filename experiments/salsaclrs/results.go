@@ -54,13 +54,22 @@ func load(path, algo string, params map[string]string) (*Result, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("salsaclrs: %s: %w (remove it to run %s again)", path, err, algo)
 	}
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		if s.Params[k] != params[k] {
-			return nil, fmt.Errorf("salsaclrs: %s was run with %s=%q, this run has %q: remove it, or use another directory",
-				path, k, s.Params[k], params[k])
-		}
+	if err := sameParams(path, s.Params, params); err != nil {
+		return nil, err
 	}
 	return &s.Result, nil
+}
+
+// sameParams reports a file of path made with other settings than params,
+// naming the first that differs.
+func sameParams(path string, saved, params map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if saved[k] != params[k] {
+			return fmt.Errorf("salsaclrs: %s was run with %s=%q, this run has %q: remove it, or use another directory",
+				path, k, saved[k], params[k])
+		}
+	}
+	return nil
 }
 
 // saveResult writes dir/ALGO.json, whole or not at all, and removes the

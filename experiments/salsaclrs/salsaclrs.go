@@ -18,8 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,8 +63,14 @@ type Config struct {
 	// Dir, when set, keeps each finished algorithm's result (DIR/ALGO.json,
 	// with its settings), the table DIR/results.md and the figure
 	// DIR/figure.png; an algorithm already there with the same settings
-	// is not run again, so a killed run resumes.
+	// is not run again, so a killed run resumes. Training checkpoints go
+	// to DIR/ALGO (last/, best/): an interrupted training resumes from
+	// its last evaluation.
 	Dir string
+
+	// afterStep, when set, is called after every training step (tests
+	// interrupt a training with it).
+	afterStep func(algo string, step int)
 }
 
 // DefaultTestSamples is the default test-set cap.
@@ -249,29 +255,27 @@ func finishedIn(cfg *Config, out []Result) []Result {
 	return all
 }
 
-// runAlgo trains and tests one algorithm. prior, when not nil, is an
-// interrupted run's partial result (Config.Dir): training is deterministic,
-// so when the retrained model's best validation equals prior's, the test
-// sets prior holds are not evaluated again.
+// runAlgo trains and tests one algorithm. With a directory (Config.Dir)
+// the training is checkpointed at every evaluation (DIR/ALGO/last, the best
+// in DIR/ALGO/best) and an interrupted one resumes there exactly; prior,
+// when not nil, is an interrupted run's partial result: when the trained
+// model's best validation is prior's, the test sets prior holds are not
+// evaluated again.
 func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res *Result, err error) {
 	t0 := time.Now()
-	be, choice, err := nn.BackendChoice(cfg.Backend) // cached: the one backend of the run
+	_, choice, err := nn.BackendChoice(cfg.Backend) // cached: the one backend of the run
 	if err != nil {
 		return nil, err
 	}
+	tr, err := newTraining(ctx, cfg, algo)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
 	res = &Result{Algo: algo, BestVal: -1}
 	var run *tracking.Run
 	if !cfg.NoMLflow {
-		params := cfg.Params(algo)
-		params["backend"] = choice.Kind
-		opts := []tracking.Option{tracking.RunName(fmt.Sprintf("salsa %s/%s h%d", algo, cfg.Processor, cfg.Hidden)),
-			tracking.Source("narlab salsa run"), tracking.Tags(map[string]string{"benchmark": "SALSA-CLRS", "algorithm": algo}),
-			tracking.Note(fmt.Sprintf("SALSA-CLRS extrapolation of %s: %s trained on ER graphs of 4–16 nodes, "+
-				"tested on %d sets up to 1,600 nodes (a child run per set).", algo, cfg.Processor, len(cfg.TestSets)))}
-		if cfg.TrackingURI != "" {
-			opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
-		}
-		if run, err = tracking.Start(ctx, cfg.Experiment, params, opts...); err != nil {
+		if run, err = startRun(ctx, cfg, algo, choice.Kind, &tr.st); err != nil {
 			return nil, err
 		}
 		res.RunID = run.ID()
@@ -286,85 +290,75 @@ func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res 
 			}
 		}()
 	}
-	mcfg := nn.DefaultConfig(algo, cfg.Processor)
-	mcfg.Hidden, mcfg.HintMode, mcfg.LearningRate, mcfg.Seed = cfg.Hidden, cfg.HintMode, cfg.LR, cfg.Seed
-	m, err := nn.NewSparse(be, mcfg)
-	if err != nil {
+	if err := tr.train(ctx, run); err != nil {
 		return nil, err
 	}
-	defer m.Close()
-	trainSet, _ := salsa.LookupSet("train")
-	valSet, _ := salsa.LookupSet("val")
-	cfg.say("%s: drawing %d training and %d validation graphs", algo, cfg.TrainSamples, cfg.ValSamples)
-	train, err := salsa.NewDataset(ctx, algo, trainSet, cfg.DataSeed, cfg.TrainSamples, cfg.HintMode != "none", salsa.DatasetOptions{})
-	if err != nil {
+	res.BestVal, res.BestStep = tr.st.BestVal, tr.st.BestStep
+	if err := logMetric(run, "val/best_score", int64(res.BestStep), res.BestVal); err != nil {
 		return nil, err
 	}
-	val, err := salsa.NewDataset(ctx, algo, valSet, cfg.DataSeed, cfg.ValSamples, false, salsa.DatasetOptions{})
-	if err != nil {
+	if err := testAll(ctx, cfg, tr.m, run, res, prior); err != nil {
 		return nil, err
 	}
-	valBatches, err := batches(m, val.Trajectories, cfg.NodesPerBatch)
-	if err != nil {
-		return nil, err
-	}
-	defer release(valBatches)
-	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 7))
-	// Every training batch padded to one shape: one compiled program.
-	maxN := 0
-	for _, tr := range train.Trajectories {
-		maxN = max(maxN, tr.Graph.N)
-	}
-	pad := nn.PadTo(cfg.Batch*maxN+1, cfg.Batch*maxN*maxN+1)
-	var restore func() error
-	tt := time.Now()
-	for step := 1; step <= cfg.Steps; step++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("salsaclrs: %s interrupted after %d steps: %w", algo, step-1, err)
-		}
-		picked := make([]*salsa.Trajectory, cfg.Batch)
-		for i := range picked {
-			picked[i] = train.Trajectories[rng.IntN(len(train.Trajectories))]
-		}
-		b, err := m.Batch(picked, pad)
-		if err != nil {
-			return nil, err
-		}
-		loss, err := m.TrainStep(b)
-		b.Release()
-		if err != nil {
-			return nil, err
-		}
-		if run != nil {
-			_ = run.LogMetric("train/loss", int64(step), loss)
-		}
-		if step%cfg.EvalEvery == 0 || step == cfg.Steps {
-			sc, err := m.Evaluate(valBatches)
-			if err != nil {
-				return nil, err
-			}
-			sc = protocolScores(sc)
-			if run != nil {
-				_ = run.LogMetric("val/score", int64(step), sc["score"])
-			}
-			cfg.say("%s: step %d/%d loss %.4f val %.3f (%.1f steps/s)", algo, step, cfg.Steps, loss, sc["score"],
-				float64(step)/time.Since(tt).Seconds())
-			if sc["score"] > res.BestVal {
-				res.BestVal, res.BestStep = sc["score"], step
-				if restore, err = m.Snapshot(); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	if restore != nil {
-		if err := restore(); err != nil {
-			return nil, err
-		}
-	}
+	res.Seconds = time.Since(t0).Seconds()
 	if run != nil {
-		_ = run.LogMetric("val/best_score", int64(res.BestStep), res.BestVal)
+		rows := make([][]any, len(res.Tests))
+		for i, t := range res.Tests {
+			rows[i] = []any{t.Set, t.Family, t.N, t.Samples, t.Scores["score"], t.Seconds}
+		}
+		if err := run.LogTable("tables/test_sets.json", []string{"set", "family", "n", "samples", "score", "seconds"}, rows); err != nil {
+			return nil, fmt.Errorf("salsaclrs: %s: logging to MLflow: %w", algo, err)
+		}
 	}
+	return res, nil
+}
+
+// startRun starts an algorithm's MLflow run; a resumed training's run
+// carries the validation curve it resumes from.
+func startRun(ctx context.Context, cfg *Config, algo, backend string, st *trainState) (*tracking.Run, error) {
+	params := cfg.Params(algo)
+	params["backend"] = backend
+	params["resumed_at_step"] = strconv.Itoa(st.Step)
+	name := fmt.Sprintf("salsa %s/%s h%d", algo, cfg.Processor, cfg.Hidden)
+	if st.Step > 0 {
+		name += fmt.Sprintf(" @%d", st.Step)
+	}
+	opts := []tracking.Option{tracking.RunName(name),
+		tracking.Source("narlab salsa run"), tracking.Tags(map[string]string{"benchmark": "SALSA-CLRS", "algorithm": algo,
+			"resumed_at_step": strconv.Itoa(st.Step)}),
+		tracking.Note(fmt.Sprintf("SALSA-CLRS extrapolation of %s: %s trained on ER graphs of 4–16 nodes, "+
+			"tested on %d sets up to 1,600 nodes (a child run per set).", algo, cfg.Processor, len(cfg.TestSets)))}
+	if cfg.TrackingURI != "" {
+		opts = append(opts, tracking.TrackingURI(cfg.TrackingURI))
+	}
+	run, err := tracking.Start(ctx, cfg.Experiment, params, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range st.History {
+		if err := logMetric(run, "val/score", int64(p.Step), p.Score); err != nil {
+			run.EndWith(context.WithoutCancel(ctx), err)
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+// logMetric logs one value to run (nothing when run is nil), saying what
+// failed when it fails.
+func logMetric(run *tracking.Run, key string, step int64, v float64) error {
+	if run == nil {
+		return nil
+	}
+	if err := run.LogMetric(key, step, v); err != nil {
+		return fmt.Errorf("salsaclrs: logging %s to MLflow: %w", key, err)
+	}
+	return nil
+}
+
+// testAll tests the model on every test set, keeping those of prior (an
+// interrupted run's) when the model is prior's, and logs their scores.
+func testAll(ctx context.Context, cfg *Config, m *nn.Sparse, run *tracking.Run, res *Result, prior *Result) error {
 	reuse := map[string]SetResult{}
 	if prior != nil {
 		// The same best step and validation score (up to float rounding: the
@@ -374,43 +368,36 @@ func runAlgo(ctx context.Context, cfg *Config, algo string, prior *Result) (res 
 			for _, t := range prior.Tests {
 				reuse[t.Set] = t
 			}
-			cfg.say("%s: the retrained model is the interrupted run's (best val %.3f at step %d): %d test sets kept",
-				algo, res.BestVal, res.BestStep, len(reuse))
+			cfg.say("%s: the model is the interrupted run's (best val %.3f at step %d): %d test sets kept",
+				res.Algo, res.BestVal, res.BestStep, len(reuse))
 		} else {
-			cfg.say("%s: the retrained model differs from the interrupted run's (best val %.4f at step %d, then %.4f at %d): every set is tested again",
-				algo, res.BestVal, res.BestStep, prior.BestVal, prior.BestStep)
+			cfg.say("%s: the model differs from the interrupted run's (best val %.4f at step %d, then %.4f at %d): every set is tested again",
+				res.Algo, res.BestVal, res.BestStep, prior.BestVal, prior.BestStep)
 		}
 	}
 	for _, name := range cfg.TestSets {
 		var sr *SetResult
+		var err error
 		if t, ok := reuse[name]; ok {
 			sr = &t
-			cfg.say("%s: %s: score %.3f (kept from the interrupted run)", algo, name, sr.Scores["score"])
-			if err := logSet(ctx, cfg, run, algo, sr, t.RunID); err != nil {
-				return nil, err
+			cfg.say("%s: %s: score %.3f (kept from the interrupted run)", res.Algo, name, sr.Scores["score"])
+			if err := logSet(ctx, cfg, run, res.Algo, sr, t.RunID); err != nil {
+				return err
 			}
-		} else if sr, err = testSet(ctx, cfg, m, run, algo, name); err != nil {
-			return nil, err
+		} else if sr, err = testSet(ctx, cfg, m, run, res.Algo, name); err != nil {
+			return err
 		}
 		res.Tests = append(res.Tests, *sr)
 		if cfg.Dir != "" {
-			if err := savePartial(cfg.Dir, cfg.Params(algo), res); err != nil {
-				return nil, err
+			if err := savePartial(cfg.Dir, cfg.Params(res.Algo), res); err != nil {
+				return err
 			}
 		}
-		if run != nil {
-			_ = run.LogMetric("test/"+name+"/score", 0, sr.Scores["score"])
+		if err := logMetric(run, "test/"+name+"/score", 0, sr.Scores["score"]); err != nil {
+			return err
 		}
 	}
-	res.Seconds = time.Since(t0).Seconds()
-	if run != nil {
-		rows := make([][]any, len(res.Tests))
-		for i, t := range res.Tests {
-			rows[i] = []any{t.Set, t.Family, t.N, t.Samples, t.Scores["score"], t.Seconds}
-		}
-		_ = run.LogTable("tables/test_sets.json", []string{"set", "family", "n", "samples", "score", "seconds"}, rows)
-	}
-	return res, nil
+	return nil
 }
 
 // logSet logs a test set's result as a child run of parent (nothing when
@@ -436,10 +423,19 @@ func logSet(ctx context.Context, cfg *Config, parent *tracking.Run, algo string,
 		return err
 	}
 	sr.RunID = child.ID()
-	for k, v := range sr.Scores {
-		_ = child.LogMetric("test/"+k, 0, v)
+	var lerr error
+	for _, k := range slices.Sorted(maps.Keys(sr.Scores)) {
+		if lerr = logMetric(child, "test/"+k, 0, sr.Scores[k]); lerr != nil {
+			break
+		}
 	}
-	_ = child.LogMetric("test/seconds", 0, sr.Seconds)
+	if lerr == nil {
+		lerr = logMetric(child, "test/seconds", 0, sr.Seconds)
+	}
+	if lerr != nil {
+		child.EndWith(context.WithoutCancel(ctx), lerr)
+		return lerr
+	}
 	return child.End(context.WithoutCancel(ctx), mlflow.StatusFinished)
 }
 

@@ -1,6 +1,7 @@
 package salsaclrs
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -277,5 +278,73 @@ func TestProtocolScores(t *testing.T) {
 	want := map[string]float64{"inmis": 0.6, "score": 0.6, "clrs/inmis": 0.5, "clrs_score": 0.5}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("protocolScores: %v, want %v", got, want)
+	}
+}
+
+// TestTrainingResumes interrupts a training after its third step (its
+// second evaluation is due at step 4), runs it again and compares it with
+// the same training run straight through in another directory: the
+// resumed one continues from the checkpoint (not from scratch) and ends
+// exactly where the straight one does: every step's loss, the validation
+// curve, the best step and the test scores. In MLflow the resumed
+// session's run carries the whole validation curve.
+func TestTrainingResumes(t *testing.T) {
+	srv := mlflowtest.Server(t)
+	cfg := Config{Algos: []string{"bfs"}, TestSets: []string{"er_16"}, Steps: 6, EvalEvery: 2,
+		TrainSamples: 20, ValSamples: 4, TestSamples: func(int) int { return 3 }, Hidden: 8, Backend: "go",
+		TrackingURI: srv.URL, Experiment: "salsa-resume"}
+	straight := cfg
+	straight.Dir = t.TempDir()
+	want, err := Run(t.Context(), straight)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var log strings.Builder
+	cfg.Dir, cfg.Progress = t.TempDir(), &log
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	cfg.afterStep = func(algo string, step int) {
+		if step == 3 {
+			stop()
+		}
+	}
+	if _, err := Run(ctx, cfg); err == nil || !strings.Contains(err.Error(), "interrupted after 3 steps, saved in") {
+		t.Fatalf("interrupted run: error %v; want one saying it saved 3 steps", err)
+	}
+	cfg.afterStep = nil
+	got, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "bfs: resuming the training at step 3") {
+		t.Errorf("the rerun did not resume:\n%s", log.String())
+	}
+	if got[0].BestStep != want[0].BestStep || got[0].BestVal != want[0].BestVal ||
+		fmt.Sprint(got[0].Tests[0].Scores) != fmt.Sprint(want[0].Tests[0].Scores) {
+		t.Errorf("resumed: best %v at %d, test %v; straight: best %v at %d, test %v", got[0].BestVal, got[0].BestStep,
+			got[0].Tests[0].Scores, want[0].BestVal, want[0].BestStep, want[0].Tests[0].Scores)
+	}
+	state := func(dir string) trainState {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, "bfs", "last", stateFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st trainState
+		if err := json.Unmarshal(data, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a, b := state(cfg.Dir), state(straight.Dir)
+	if a.Step != 6 || len(a.Losses) != 6 || fmt.Sprint(a.Losses) != fmt.Sprint(b.Losses) || fmt.Sprint(a.History) != fmt.Sprint(b.History) {
+		t.Errorf("resumed: step %d, losses %v, history %v\nstraight: losses %v, history %v", a.Step, a.Losses, a.History, b.Losses, b.History)
+	}
+	runs := mlflowtest.ReadRuns(t, srv.URL, got[0].RunID)
+	r := runs[got[0].RunID]
+	if r.Status != "FINISHED" || r.Tags["resumed_at_step"] != "3" || len(r.Metrics["val/score"]) != 3 || len(r.Metrics["train/loss"]) != 3 {
+		t.Errorf("resumed run: %s, resumed_at_step %q, %d val/score and %d train/loss points; want FINISHED at 3, the whole curve (3) and this session's losses (3)",
+			r.Status, r.Tags["resumed_at_step"], len(r.Metrics["val/score"]), len(r.Metrics["train/loss"]))
 	}
 }

@@ -498,3 +498,93 @@ func TestSparseHoistedEval(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseCheckpointResumes trains a sparse model six steps straight, and
+// another three steps, saved, loaded (a new process would do the same) and
+// three more: the losses and the final parameters' predictions are the
+// same, so a resumed training is the one that did not stop.
+func TestSparseCheckpointResumes(t *testing.T) {
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, err := salsa.LookupSet("train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := salsa.NewDataset(t.Context(), "bfs", train, 1, 6, false, salsa.DatasetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig("bfs", "pgn")
+	cfg.Hidden, cfg.HintMode, cfg.LearningRate = 8, "none", 3e-3
+	steps := func(m *Sparse, n int) []float64 {
+		t.Helper()
+		var losses []float64
+		for i := 0; i < n; i++ {
+			b, err := m.Batch(ds.Trajectories[i%3 : i%3+3])
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := m.TrainStep(b)
+			b.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, l)
+		}
+		return losses
+	}
+	score := func(m *Sparse) map[string]float64 {
+		t.Helper()
+		b, err := m.Batch(ds.Trajectories)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Release()
+		sc, err := m.Evaluate([]*SparseBatch{b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	straight, err := NewSparse(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer straight.Close()
+	want := steps(straight, 6)
+	wantScore := score(straight)
+
+	first, err := NewSparse(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := steps(first, 3)
+	dir := t.TempDir() + "/ckpt"
+	if err := first.SaveWith(dir, map[string][]byte{"state.json": []byte("{}\n")}); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	if err := first.SaveWith(dir, nil); err == nil {
+		t.Error("a closed model saved a checkpoint")
+	}
+	resumed, err := LoadSparse(be, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	if resumed.Config().Hidden != 8 || resumed.Config().Processor != "pgn" || resumed.Step() != 3 {
+		t.Errorf("loaded configuration %+v at step %d; want the saved one at step 3", resumed.Config(), resumed.Step())
+	}
+	got = append(got, steps(resumed, 3)...)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("losses saved at step 3 and resumed %v; straight %v", got, want)
+	}
+	if gotScore := score(resumed); fmt.Sprint(gotScore) != fmt.Sprint(wantScore) {
+		t.Errorf("scores after resuming %v; straight %v", gotScore, wantScore)
+	}
+	if _, err := LoadSparse(be, t.TempDir()); err == nil {
+		t.Error("LoadSparse of an empty directory succeeded")
+	}
+}

@@ -9,8 +9,9 @@
 // The model, the data and the optimizer stay with the caller: Step trains
 // one step and returns its loss, Eval scores the model. A Loop continues
 // the State it is given, so a run resumed from a checkpoint and its State
-// goes on exactly where it stopped. experiments/clrs30 (the CLRS baselines)
-// and lib/spectralgnn (the spectral GNN) train through it.
+// goes on exactly where it stopped. experiments/clrs30 (the CLRS baselines),
+// experiments/salsaclrs (SALSA-CLRS's sparse model) and lib/spectralgnn (the
+// spectral GNN) train through it.
 package trainloop
 
 import (
