@@ -145,25 +145,39 @@ func clrstextGenerate(args []string) error {
 	if *algos != "" {
 		algoList = strings.Split(*algos, ",")
 	}
-	var seeds []int64
-	if *seedList != "" {
-		for _, s := range strings.Split(*seedList, ",") {
-			v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-			if err != nil {
-				return fmt.Errorf("clrstext generate: --seeds: %q is not an integer", s)
-			}
-			seeds = append(seeds, v)
-		}
+	seeds, err := parseSeeds(*seedList)
+	if err != nil {
+		return fmt.Errorf("clrstext generate: %w", err)
 	}
 	jobs, err := clrstext.SplitJobs(*split, algoList, *count, seeds)
 	if err != nil {
 		return err
 	}
-	ctx := commandContext()
+	return writeRows(commandContext(), clrstext.GenerateConfig{Jobs: jobs, Options: o, Layout: lay, Workers: *workers}, *out, *quiet)
+}
+
+// parseSeeds reads a comma-separated list of seeds (nil for "").
+func parseSeeds(list string) ([]int64, error) {
+	var seeds []int64
+	if list == "" {
+		return nil, nil
+	}
+	for _, s := range strings.Split(list, ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds: %q is not an integer", s)
+		}
+		seeds = append(seeds, v)
+	}
+	return seeds, nil
+}
+
+// writeRows generates cfg's rows into out (standard output when ""),
+// with a progress bar unless quiet.
+func writeRows(ctx context.Context, cfg clrstext.GenerateConfig, out string, quiet bool) error {
 	start := time.Now()
-	cfg := clrstext.GenerateConfig{Jobs: jobs, Options: o, Layout: lay, Workers: *workers}
 	var bar *progress.Bar // nil (silent) with --quiet
-	if !*quiet {
+	if !quiet {
 		var once sync.Once
 		cfg.Progress = func(rows, total int) {
 			once.Do(func() { bar = progress.New(os.Stderr, "clrstext generate", total) })
@@ -176,10 +190,11 @@ func clrstextGenerate(args []string) error {
 		rows, err = clrstext.Generate(ctx, w, cfg)
 		return err
 	}
-	if *out == "" {
+	var err error
+	if out == "" {
 		err = gen(stdout)
 	} else {
-		err = fsutil.Write(*out, fsutil.DataMode, gen)
+		err = fsutil.Write(out, fsutil.DataMode, gen)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -190,9 +205,9 @@ func clrstextGenerate(args []string) error {
 		return err
 	}
 	bar.Done()
-	if !*quiet {
+	if !quiet {
 		el := time.Since(start).Seconds()
-		dest := *out
+		dest := out
 		if dest == "" {
 			dest = "standard output"
 		}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/narlab/narlab/experiments/dsrbench"
@@ -108,32 +106,28 @@ func dsrGenerate(args []string) error {
 		}
 		levels = []dsr.Level{l}
 	}
-	// The options (--dim, --dist, --option) are checked on one instance
-	// before anything is written.
-	if _, err := t.Generate(dsr.GenConfig{Level: levels[0], Count: 1, Seed: uint64(*seed), Dim: *dim, Dist: *dist, Options: opts.o}); err != nil {
+	// The options are checked before anything is written; a file appears
+	// only when every level was written.
+	cfg := dsr.GenConfig{Level: levels[0], Count: *count, Seed: uint64(*seed), Dim: *dim, Dist: *dist, Options: opts.o}
+	if err := t.Check(cfg); err != nil {
 		return fmt.Errorf("dsr generate: %w", err)
 	}
-	// One level at a time is generated and written, so memory holds one
-	// level's instances; a file appears only when every level was written.
 	n := 0
 	write := func(w io.Writer) error {
-		for _, l := range levels {
-			insts, err := t.Generate(dsr.GenConfig{Level: l, Count: *count, Seed: uint64(*seed), Dim: *dim, Dist: *dist, Options: opts.o})
-			if err != nil {
-				return err
-			}
-			if err := dsr.WriteJSONL(w, insts); err != nil {
-				return err
-			}
-			n += len(insts)
-		}
-		return nil
+		var err error
+		n, err = t.WriteLevels(w, levels, cfg)
+		return err
 	}
 	if *out == "-" {
-		return write(stdout)
+		err = write(stdout)
+	} else {
+		err = fsutil.Write(*out, fsutil.DataMode, write)
 	}
-	if err := fsutil.Write(*out, fsutil.DataMode, write); err != nil {
+	if err != nil {
 		return fmt.Errorf("dsr generate: %w", err)
+	}
+	if *out == "-" {
+		return nil
 	}
 	fmt.Fprintf(stdout, "wrote %d %s instances (seed %d) to %s\n", n, t.Name(), *seed, *out)
 	return nil
@@ -154,49 +148,32 @@ func dsrVerify(args []string) error {
 	if *path == "" {
 		return missingFlag(fs, "--input is required")
 	}
+	files, err := dsr.VerifyPath(*path, *structure, *operation, opts.o)
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	type group struct {
-		name  string
-		insts []dsr.Instance
+	var all dsr.VerifyReport
+	verified := 0
+	for _, f := range files {
+		if f.Skipped != "" {
+			fmt.Fprintf(w, "skip   %s: %s\n", f.Name, f.Skipped)
+		}
 	}
-	var groups []group
-	skipped := 0
-	if st, err := os.Stat(*path); err == nil && st.IsDir() && *structure == "" && *operation == "" {
-		files, err := dsr.LoadReferenceDir(*path)
-		if err != nil {
-			return err
+	for _, f := range files {
+		if f.Skipped != "" {
+			continue
 		}
-		for _, f := range files {
-			rel, _ := filepath.Rel(*path, f.Path)
-			if f.Skipped != "" {
-				skipped++
-				fmt.Fprintf(w, "skip   %s: %s\n", rel, f.Skipped)
-				continue
-			}
-			groups = append(groups, group{rel, f.Instances})
-		}
-	} else {
-		insts, err := dsr.LoadInstances(*path, *structure, *operation)
-		if err != nil {
-			return err
-		}
-		groups = append(groups, group{*path, insts})
-	}
-	var total, matched, explained int
-	var mismatches []dsr.Mismatch
-	for _, g := range groups {
-		rep := dsr.Verify(g.insts, opts.o)
-		total += rep.Total
-		matched += rep.Matched
-		explained += rep.Explained()
-		mismatches = append(mismatches, rep.Mismatches...)
+		verified++
+		all.Add(f.VerifyReport)
 		status := "ok    "
-		if rep.Matched != rep.Total {
+		if f.Matched != f.Total {
 			status = "DIFF  "
 		}
-		fmt.Fprintf(w, "%s %s: %d/%d match\n", status, g.name, rep.Matched, rep.Total)
+		fmt.Fprintf(w, "%s %s: %d/%d match\n", status, f.Name, f.Matched, f.Total)
 	}
+	total, matched, explained, mismatches, skipped := all.Total, all.Matched, all.Explained(), all.Mismatches, len(files)-verified
 	for i, m := range mismatches {
 		if i == *maxShow {
 			fmt.Fprintf(w, "… and %d more mismatches\n", len(mismatches)-i)
@@ -204,7 +181,7 @@ func dsrVerify(args []string) error {
 		}
 		fmt.Fprintln(w, m.String())
 	}
-	fmt.Fprintf(w, "\n%d instances in %d files, %d match, %d mismatch", total, len(groups), matched, len(mismatches))
+	fmt.Fprintf(w, "\n%d instances in %d files, %d match, %d mismatch", total, verified, matched, len(mismatches))
 	if skipped > 0 {
 		fmt.Fprintf(w, " (%d files hold no recomputable instances)", skipped)
 	}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -89,9 +89,6 @@ func graphsTruth(args []string) error {
 	return err
 }
 
-// maxPrompts bounds one `graphs prompts` run: 5 million prompts.
-const maxPrompts = 5_000_000
-
 // parseList parses a comma-separated list of encodings or syntaxes ("all":
 // every one). Two items that name the same value (E0 and edge-st) are
 // refused: the prompts would be written twice.
@@ -149,27 +146,10 @@ func graphsPrompts(args []string) error {
 	if spec.Syntaxes, err = parseList("syntax", *syns, graphtext.Syntaxes(), graphtext.ParseSyntax); err != nil {
 		return fmt.Errorf("graphs prompts: %w", err)
 	}
-	if *relabel < 0 || *seeds < 1 || *count < 1 || *maxNodes < 5 {
-		return fmt.Errorf("graphs prompts: --relabel %d, --seeds %d, --count %d, --max-nodes %d: want relabel ≥ 0, seeds ≥ 1, count ≥ 1, max-nodes ≥ 5", *relabel, *seeds, *count, *maxNodes)
-	}
-	if total := float64(len(spec.Tasks)) * float64(len(spec.Encodings)*len(spec.Syntaxes)) * float64(*count) *
-		float64(1+*relabel) * float64(*seeds); total > maxPrompts {
-		return fmt.Errorf("graphs prompts: %d tasks × %d encodings × %d syntaxes × %d instances × %d labelings × %d seeds is up to %.3g prompts; "+
-			"accepted at most %d (each prompt is 1–20 KB of JSON: more is tens of gigabytes and hours); lower --count, --relabel or --seeds",
-			len(spec.Tasks), len(spec.Encodings), len(spec.Syntaxes), *count, 1+*relabel, *seeds, total, maxPrompts)
-	}
 	if *erdos != "" {
-		f, err := os.Open(*erdos)
+		insts, skipped, err := graphtext.ReadErdosFile(*erdos)
 		if err != nil {
 			return fmt.Errorf("graphs prompts: %w", err)
-		}
-		insts, skipped, err := graphtext.ReadErdos(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("graphs prompts: %s: %w", *erdos, err)
-		}
-		if len(insts) == 0 {
-			return fmt.Errorf("graphs prompts: %s has no usable records", *erdos)
 		}
 		spec.Erdos = insts
 		fmt.Fprintf(os.Stderr, "read %d Erdős records from %s (%d isomorphic_mapping records skipped)\n", len(insts), *erdos, skipped)
@@ -207,9 +187,7 @@ func graphsPredict(args []string) error {
 	if *prompts == "" || *out == "" {
 		return missingFlag(fs, "--prompts and --out are required")
 	}
-	switch *predictor {
-	case "oracle", "constant", "noisy":
-	default:
+	if !slices.Contains(serialization.Predictors(), *predictor) {
 		return fmt.Errorf("graphs predict: unknown --predictor %q; want oracle, constant or noisy", *predictor)
 	}
 	recs, err := serialization.ReadPromptsFile(*prompts)
@@ -217,18 +195,7 @@ func graphsPredict(args []string) error {
 		return fmt.Errorf("graphs predict: %w", err)
 	}
 	err = fsutil.Write(*out, fsutil.DataMode, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		enc := json.NewEncoder(bw)
-		for _, r := range recs {
-			text, err := serialization.Predict(r, *predictor, uint64(*seed))
-			if err != nil {
-				return err
-			}
-			if err := enc.Encode(graphtext.Prediction{ID: r.ID, AnswerText: text}); err != nil {
-				return err
-			}
-		}
-		return bw.Flush()
+		return serialization.WritePredictions(w, recs, *predictor, uint64(*seed))
 	})
 	if err != nil {
 		return fmt.Errorf("graphs predict: %w", err)

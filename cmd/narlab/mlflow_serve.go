@@ -42,20 +42,9 @@ func mlflowServe(args []string) error {
 	case net.ParseIP(*host) == nil && *host != "localhost":
 		return fmt.Errorf("mlflow serve: host %q: want an IP address to listen on, e.g. 127.0.0.1 or 0.0.0.0", *host)
 	}
-	u, err := url.Parse(*backend)
+	u, err := backendStore(*backend)
 	if err != nil {
-		return fmt.Errorf("mlflow serve: --backend-store: %w", err)
-	}
-	switch u.Scheme {
-	case "postgresql", "postgresql+psycopg", "postgres", "mysql", "mysql+pymysql", "sqlite":
-	default:
-		return fmt.Errorf("mlflow serve: --backend-store %q: want a database URI such as postgresql://USER@HOST:PORT/DB", redactPassword(u))
-	}
-	if u.Scheme == "postgres" {
-		u.Scheme = "postgresql" // SQLAlchemy knows only this spelling
-	}
-	if _, has := u.User.Password(); has {
-		fmt.Fprintln(os.Stderr, "narlab: warning: the backend store URI holds a password, which every user of this machine can read in the process list; use PGPASSWORD or ~/.pgpass")
+		return err
 	}
 	arts, err := filepath.Abs(*artifacts)
 	if err != nil {
@@ -101,7 +90,33 @@ func mlflowServe(args []string) error {
 		srv.PID, h, *port, redactPassword(u), arts, srv.LogPath())
 	fmt.Fprintf(os.Stderr, "clients: export %s=%s (with this machine's name for %s)\n", mlflow.EnvTrackingURI, srv.URL, h)
 	fmt.Fprintln(stdout, srv.URL)
-	// Serve until interrupted, or until the server dies on its own.
+	return serveUntil(ctx, srv, *dir)
+}
+
+// backendStore reads --backend-store: a database URI (postgres spelt as
+// SQLAlchemy wants it), with a warning when it holds a password.
+func backendStore(backend string) (*url.URL, error) {
+	u, err := url.Parse(backend)
+	if err != nil {
+		return nil, fmt.Errorf("mlflow serve: --backend-store: %w", err)
+	}
+	switch u.Scheme {
+	case "postgresql", "postgresql+psycopg", "postgres", "mysql", "mysql+pymysql", "sqlite":
+	default:
+		return nil, fmt.Errorf("mlflow serve: --backend-store %q: want a database URI such as postgresql://USER@HOST:PORT/DB", redactPassword(u))
+	}
+	if u.Scheme == "postgres" {
+		u.Scheme = "postgresql" // SQLAlchemy knows only this spelling
+	}
+	if _, has := u.User.Password(); has {
+		fmt.Fprintln(os.Stderr, "narlab: warning: the backend store URI holds a password, which every user of this machine can read in the process list; use PGPASSWORD or ~/.pgpass")
+	}
+	return u, nil
+}
+
+// serveUntil serves until interrupted (then stops the server), or until
+// the server dies on its own.
+func serveUntil(ctx context.Context, srv *mlflow.Server, dir string) error {
 	tick := time.NewTicker(5 * time.Second)
 	defer tick.Stop()
 	for {
@@ -110,7 +125,7 @@ func mlflowServe(args []string) error {
 			fmt.Fprintln(os.Stderr, "stopping the MLflow server")
 			return srv.Stop()
 		case <-tick.C:
-			if s, err := mlflow.FindServer(context.Background(), *dir); err != nil || s == nil {
+			if s, err := mlflow.FindServer(context.Background(), dir); err != nil || s == nil {
 				srv.Stop()
 				return fmt.Errorf("mlflow serve: the server stopped answering; see %s", srv.LogPath())
 			}

@@ -115,8 +115,17 @@ func Check(spec Spec) error {
 	if len(combos(spec.Encodings, spec.Syntaxes)) == 0 {
 		return fmt.Errorf("serialization: no valid encoding × syntax combination; JSON, NetworkX and PyG need an edge list without replication (E0, E1, E3, E5)")
 	}
+	if total := float64(len(spec.Tasks)) * float64(len(spec.Encodings)*len(spec.Syntaxes)) * float64(spec.Instances) *
+		float64(1+spec.Relabel) * float64(spec.Seeds); total > MaxPrompts {
+		return fmt.Errorf("serialization: %d tasks × %d encodings × %d syntaxes × %d instances × %d labelings × %d seeds is up to %.3g prompts; "+
+			"accepted at most %d (each prompt is 1–20 KB of JSON: more is tens of gigabytes and hours); lower --count, --relabel or --seeds",
+			len(spec.Tasks), len(spec.Encodings), len(spec.Syntaxes), spec.Instances, 1+spec.Relabel, spec.Seeds, total, MaxPrompts)
+	}
 	return nil
 }
+
+// MaxPrompts bounds the prompts of one spec: 5 million.
+const MaxPrompts = 5_000_000
 
 // withDefaults fills the spec's unset fields: every task, Erdős's encoding
 // and syntax, one shuffle seed, ten instances.

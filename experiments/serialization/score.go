@@ -1,8 +1,11 @@
 package serialization
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -244,6 +247,9 @@ const (
 	PredictNoisy    = "noisy"    // the ground truth, replaced by a wrong value with probability 0.3
 )
 
+// Predictors are the baseline predictors' names, in order.
+func Predictors() []string { return []string{PredictOracle, PredictConstant, PredictNoisy} }
+
 // Predict answers a prompt with a trivial baseline predictor, in G1's
 // output format ("Therefore, the final answer is: $\boxed{...}$."). These
 // exist to exercise the pipeline and calibrate the measures; they do not
@@ -289,6 +295,26 @@ func Predict(p Record, predictor string, seed uint64) (string, error) {
 		return box("[0]"), nil
 	}
 	return "", fmt.Errorf("serialization: unknown predictor %q; want oracle, constant or noisy", predictor)
+}
+
+// WritePredictions answers every prompt with a baseline predictor
+// ([Predict]) and writes the answers as JSON lines ({id, answer_text}).
+func WritePredictions(w io.Writer, recs []Record, predictor string, seed uint64) error {
+	if !slices.Contains(Predictors(), predictor) {
+		return fmt.Errorf("serialization: unknown predictor %q; want oracle, constant or noisy", predictor)
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, r := range recs {
+		text, err := Predict(r, predictor, seed)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(graphtext.Prediction{ID: r.ID, AnswerText: text}); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }
 
 func hashString(s string) uint64 {

@@ -2,6 +2,7 @@ package dsr
 
 import (
 	"fmt"
+	"io"
 	"slices"
 )
 
@@ -78,4 +79,33 @@ func (t *Task) Generate(cfg GenConfig) ([]Instance, error) {
 		out = append(out, inst)
 	}
 	return out, nil
+}
+
+// Check generates one instance with cfg (of its Level), so that bad
+// settings (a dimension or distribution the task does not take, a bad
+// option) fail before anything is written.
+func (t *Task) Check(cfg GenConfig) error {
+	cfg.Count = 1
+	_, err := t.Generate(cfg)
+	return err
+}
+
+// WriteLevels generates cfg.Count instances of the task at each level (in
+// order, cfg.Level ignored) and writes them as JSON lines (WriteJSONL), one
+// level at a time, so that memory holds one level's instances. It returns
+// the number of instances written.
+func (t *Task) WriteLevels(w io.Writer, levels []Level, cfg GenConfig) (int, error) {
+	n := 0
+	for _, l := range levels {
+		cfg.Level = l
+		insts, err := t.Generate(cfg)
+		if err != nil {
+			return n, err
+		}
+		if err := WriteJSONL(w, insts); err != nil {
+			return n, err
+		}
+		n += len(insts)
+	}
+	return n, nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -349,5 +351,59 @@ func TestReadJSONLErrors(t *testing.T) {
 	}
 	if in.Level != Long || shapePrePost.Repr(in.Truth) != "{'pre_order': [1], 'post_order': [1]}" {
 		t.Errorf("decoded %+v", in)
+	}
+}
+
+// TestWriteLevelsAndVerifyPath writes two levels of a task, reads them back
+// as Generate made them, and verifies the file: every truth recomputes.
+// Check refuses what Generate refuses, before anything is written.
+func TestWriteLevelsAndVerifyPath(t *testing.T) {
+	task, err := LookupTask("stack", "compound")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := GenConfig{Count: 3, Seed: 7}
+	var buf bytes.Buffer
+	n, err := task.WriteLevels(&buf, []Level{Short, Long}, cfg)
+	if err != nil || n != 6 {
+		t.Fatalf("WriteLevels: %d instances, %v; want 6", n, err)
+	}
+	got, err := ReadJSONL(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range []Level{Short, Long} {
+		cfg.Level = l
+		want, err := task.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if got[3*i+k].ID != want[k].ID || got[3*i+k].Level != l {
+				t.Errorf("instance %d: %s (%v); want %s (%v)", 3*i+k, got[3*i+k].ID, got[3*i+k].Level, want[k].ID, l)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "stack.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := task.WriteLevels(f, []Level{Short}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	reps, err := VerifyPath(path, "", "", Options{})
+	if err != nil || len(reps) != 1 || reps[0].Name != path || reps[0].Total != 3 || reps[0].Matched != 3 || reps[0].Skipped != "" {
+		t.Errorf("VerifyPath: %+v, %v; want the file with 3 of 3 matching", reps, err)
+	}
+	var all VerifyReport
+	all.Add(reps[0].VerifyReport)
+	all.Add(VerifyReport{Total: 2, Matched: 1, Mismatches: []Mismatch{{ID: "x"}}})
+	if all.Total != 5 || all.Matched != 4 || len(all.Mismatches) != 1 {
+		t.Errorf("Add: %+v", all)
+	}
+	if err := task.Check(GenConfig{Level: Short, Dim: 3}); err == nil || !strings.Contains(err.Error(), "only to the spatial tasks") {
+		t.Errorf("Check with a dimension on a stack: %v", err)
 	}
 }

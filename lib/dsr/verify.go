@@ -2,6 +2,8 @@ package dsr
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 )
 
 // Mismatch is an instance whose recomputed truth differs from its recorded
@@ -103,4 +105,50 @@ func knownBug(in *Instance, o Options) string {
 		return "the published truths compare priorities by Euclidean norm (kd_heap_metric=euclidean)"
 	}
 	return ""
+}
+
+// Add counts o's instances in r.
+func (r *VerifyReport) Add(o VerifyReport) {
+	r.Total += o.Total
+	r.Matched += o.Matched
+	r.Mismatches = append(r.Mismatches, o.Mismatches...)
+}
+
+// FileReport is the verification of one file's instances.
+type FileReport struct {
+	// Name is the file, relative to the folder verified (the path given
+	// for a single file).
+	Name string
+	// Skipped says why the file holds nothing to recompute ("" when it
+	// was verified).
+	Skipped string
+	VerifyReport
+}
+
+// VerifyPath verifies the instances at path (see [Verify]): with neither
+// structure nor operation, a folder of the DSR-Bench layout file by file
+// ([LoadReferenceDir]; files without recomputable instances are reported
+// Skipped), else the instances [LoadInstances] reads there.
+func VerifyPath(path, structure, operation string, base Options) ([]FileReport, error) {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() || structure != "" || operation != "" {
+		insts, err := LoadInstances(path, structure, operation)
+		if err != nil {
+			return nil, err
+		}
+		return []FileReport{{Name: path, VerifyReport: Verify(insts, base)}}, nil
+	}
+	files, err := LoadReferenceDir(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FileReport, 0, len(files))
+	for _, f := range files {
+		rel, _ := filepath.Rel(path, f.Path)
+		r := FileReport{Name: rel, Skipped: f.Skipped}
+		if f.Skipped == "" {
+			r.VerifyReport = Verify(f.Instances, base)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

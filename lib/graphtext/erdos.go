@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -52,6 +53,23 @@ var (
 	intsRe  = regexp.MustCompile(`-?\d+`)
 	graphRe = regexp.MustCompile(`Here is an? (?:un)?directed graph containing nodes from \d+ to \d+\.\s*(?:The edges are:?\s*)?(?:\([^)]*\)(?:,\s*)?)*\.?`)
 )
+
+// ReadErdosFile is [ReadErdos] of a file; errors name it, and a file with
+// no usable record is one.
+func ReadErdosFile(path string) (insts []*ErdosInstance, skipped int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if insts, skipped, err = ReadErdos(f); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(insts) == 0 {
+		return nil, 0, fmt.Errorf("%s has no usable records", path)
+	}
+	return insts, skipped, nil
+}
 
 // ReadErdos reads Erdős records from JSONL (one object per line) or a JSON
 // array. Tasks the paper does not use (isomorphic_mapping) are skipped and
