@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/narlab/narlab/internal/cliflag"
 )
 
 // A command is one `narlab GROUP NAME` subcommand (or a top-level
@@ -100,110 +102,19 @@ func groupUsage(w io.Writer, group string, cs []command) {
 // except the deprecated spellings registered with alias.
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() { printUsage(fs.Output(), fs) }
+	fs.Usage = func() { cliflag.PrintUsage(fs.Output(), "narlab", fs) }
 	return fs
 }
 
-// printUsage writes a flag set's generated usage text.
-func printUsage(w io.Writer, fs *flag.FlagSet) {
-	synopsis := []string{"usage: narlab", fs.Name()}
-	optional := false
-	visibleFlags(fs, func(f *flag.Flag) {
-		if strings.Contains(f.Usage, "(required") {
-			v, _ := flag.UnquoteUsage(f)
-			synopsis = append(synopsis, "--"+f.Name+" "+valueName(v))
-		} else {
-			optional = true
-		}
-	})
-	if optional {
-		synopsis = append(synopsis, "[flags]")
-	}
-	fmt.Fprintln(w, strings.Join(synopsis, " "))
-	printFlags(w, fs)
-}
+// The flag toolkit (internal/cliflag) under this package's names.
+var (
+	printFlags = cliflag.PrintFlags
+	alias      = cliflag.Alias // a deprecated spelling, hidden from the help
+	choice     = cliflag.Choice
+)
 
-// printFlags writes the flag list of a generated usage text: each flag but
-// the deprecated aliases, as --name VALUE, its help and its default.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	visibleFlags(fs, func(f *flag.Flag) {
-		v, help := flag.UnquoteUsage(f)
-		if _, ok := f.Value.(*choiceValue); ok {
-			v = "string"
-		}
-		line := "  --" + f.Name
-		if v != "" {
-			line += " " + v
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(help, "\n", "\n    \t"))
-		if d := f.DefValue; d != "" && d != "0" && d != "false" && !strings.Contains(f.Usage, "(required") {
-			fmt.Fprintf(w, " (default %s)", d)
-		}
-		fmt.Fprintln(w)
-	})
-}
-
-func valueName(v string) string {
-	if v == "" {
-		return "VALUE"
-	}
-	return strings.ToUpper(v)
-}
-
-// visibleFlags calls fn for every flag of fs but the deprecated aliases,
-// in name order.
-func visibleFlags(fs *flag.FlagSet, fn func(*flag.Flag)) {
-	fs.VisitAll(func(f *flag.Flag) {
-		if _, old := f.Value.(deprecatedFlag); !old {
-			fn(f)
-		}
-	})
-}
-
-// alias registers old as a deprecated spelling of the flag name: it sets
-// the same value, prints a one-line note on standard error, and is left
-// out of the help. Old spellings keep scripts working while the
-// vocabulary of docs/cli.md settles.
-func alias(fs *flag.FlagSet, old, name string) {
-	f := fs.Lookup(name)
-	if f == nil {
-		panic("alias: no flag --" + name)
-	}
-	fs.Var(deprecatedFlag{Value: f.Value, old: old, name: name}, old, "deprecated spelling of --"+name)
-}
-
-// deprecatedFlag is the value of an alias: the canonical flag's value.
-type deprecatedFlag struct {
-	flag.Value
-	old, name string
-}
-
-func (d deprecatedFlag) Set(s string) error {
-	fmt.Fprintf(os.Stderr, "narlab: --%s is deprecated; use --%s\n", d.old, d.name)
-	return d.Value.Set(s)
-}
-
-// Get returns the canonical value (for range checks).
-func (d deprecatedFlag) Get() any {
-	if g, ok := d.Value.(flag.Getter); ok {
-		return g.Get()
-	}
-	return d.Value.String()
-}
-
-// IsBoolFlag keeps boolean aliases usable without a value.
-func (d deprecatedFlag) IsBoolFlag() bool {
-	b, ok := d.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-// canonicalName is the flag's name in the vocabulary (an alias's target).
-func canonicalName(f *flag.Flag) string {
-	if d, ok := f.Value.(deprecatedFlag); ok {
-		return d.name
-	}
-	return f.Name
-}
+// deprecatedFlag is the value of an alias.
+type deprecatedFlag = cliflag.Deprecated
 
 // parseFlags parses args, turning -h into a nil error and other problems
 // into errUsage (the flag package has printed the details).
@@ -245,51 +156,6 @@ var flagSetHook func(*flag.FlagSet)
 // jsonAlias keeps the old boolean --json working as a deprecated
 // spelling of --format json.
 func jsonAlias(fs *flag.FlagSet, format *string) {
-	fs.Var(deprecatedFlag{Value: &setTo{target: format, value: "json"}, old: "json", name: "format json"}, "json",
+	fs.Var(deprecatedFlag{Value: cliflag.SetTo(format, "json"), Old: "json", Name: "format json"}, "json",
 		"deprecated spelling of --format json")
-}
-
-// setTo is a boolean flag value that sets *target to value when given.
-type setTo struct {
-	target *string
-	value  string
-}
-
-func (s *setTo) String() string   { return "false" }
-func (s *setTo) IsBoolFlag() bool { return true }
-func (s *setTo) Set(v string) error {
-	if v == "true" {
-		*s.target = s.value
-	}
-	return nil
-}
-
-// choice registers a string flag that accepts only the given values; a
-// wrong value fails at parsing with the list of accepted ones.
-func choice(fs *flag.FlagSet, name, def, usage string, accepted ...string) *string {
-	c := &choiceValue{value: def, accepted: accepted}
-	fs.Var(c, name, usage+" (accepted: "+strings.Join(accepted, ", ")+")")
-	return &c.value
-}
-
-type choiceValue struct {
-	value    string
-	accepted []string
-}
-
-func (c *choiceValue) String() string {
-	if c == nil {
-		return ""
-	}
-	return c.value
-}
-
-func (c *choiceValue) Set(s string) error {
-	for _, a := range c.accepted {
-		if s == a {
-			c.value = s
-			return nil
-		}
-	}
-	return fmt.Errorf("%q is not accepted; accepted: %s", s, strings.Join(c.accepted, ", "))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	textexp "github.com/narlab/narlab/experiments/clrstext"
+	"github.com/narlab/narlab/internal/cliflag"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/progress"
 	"github.com/narlab/narlab/lib/clrstext"
@@ -129,7 +130,7 @@ func clrstextGenerate(args []string) error {
 		return missingFlag(fs, "--split is required (train or test)")
 	}
 	if *out != "" {
-		if err := checkOutputFile("out", *out, false); err != nil {
+		if err := cliflag.CheckOutputFile("out", *out, false); err != nil {
 			return fmt.Errorf("clrstext generate: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/experiments/clrs30"
+	"github.com/narlab/narlab/internal/cliflag"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/lib/clrs"
@@ -69,7 +70,7 @@ func demo(args []string) error {
 			return err
 		}
 	}
-	if err := checkOutputDir("out", *out); err != nil {
+	if err := cliflag.CheckOutputDir("out", *out); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	return runDemo(demoRun{out: *out, steps: *steps, backend: *backend, tracking: *trackingURI, noMLflow: *noMLflow})

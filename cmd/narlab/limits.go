@@ -1,20 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/narlab/narlab/internal/fsutil"
+	"github.com/narlab/narlab/internal/cliflag"
 	"github.com/narlab/narlab/internal/membudget"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
@@ -173,136 +165,21 @@ const maxLength = 256
 
 const lengthWhy = "4× CLRS-30's test length; trajectories grow as n² to n³ and are also checked against the memory budget"
 
-// checkFlags checks every numeric flag the user set against flagBounds,
-// then every path flag against fileFlags.
-func checkFlags(fs *flag.FlagSet) error {
-	var errs []error
-	fs.Visit(func(f *flag.Flag) {
-		if err := checkFlag(fs.Name(), f); err != nil {
-			errs = append(errs, err)
-		}
-	})
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if err := checkFileFlag(fs.Name(), f); err != nil {
-			errs = append(errs, err)
-		}
-	})
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	return checkNotOverwritingInput(fs)
-}
+// rules are narlab's flag checks: flagBounds, fileFlags and listFlags.
+var rules = cliflag.Rules{Files: fileFlags, Lists: listFlags, Bounds: func(key string) (cliflag.Bound, bool) {
+	b, ok := flagBounds[key]
+	return cliflag.Bound{Min: b.min, Max: b.max, Zero: b.zero, Why: b.why, NoCheck: b.noCheck}, ok
+}}
 
-// checkNotOverwritingInput refuses an output file that is one of the
-// command's input files (--out X --input X would replace the input with
-// the output, after reading only part of it).
-func checkNotOverwritingInput(fs *flag.FlagSet) error {
-	var ins, outs []*flag.Flag
-	fs.Visit(func(f *flag.Flag) {
-		if f.Value.String() == "-" {
-			return
-		}
-		switch fileFlags[fs.Name()+" --"+canonicalName(f)] {
-		case inFile, inFileStdin, inPath:
-			ins = append(ins, f)
-		case outFile, outFileStdout:
-			outs = append(outs, f)
-		}
-	})
-	for _, o := range outs {
-		ost, err := os.Stat(o.Value.String())
-		if err != nil {
-			continue // a new file is no input
-		}
-		for _, in := range ins {
-			if ist, err := os.Stat(in.Value.String()); err == nil && os.SameFile(ist, ost) {
-				return fmt.Errorf("--%s %s is the file --%s reads; write the output to another file", o.Name, o.Value, in.Name)
-			}
-		}
-	}
-	return nil
-}
+// checkFlags checks every flag the user set against the tables below
+// (cliflag.Rules.Check).
+func checkFlags(fs *flag.FlagSet) error { return rules.Check(fs) }
 
-// numeric returns a numeric flag's value as a float64 (exactly for every
-// value a bound can name), its kind, and whether the flag is numeric.
-func numeric(f *flag.Flag) (v float64, kind string, ok bool) {
-	g, isGetter := f.Value.(flag.Getter)
-	if !isGetter {
-		return 0, "", false
-	}
-	switch x := g.Get().(type) {
-	case int:
-		return float64(x), "integer", true
-	case int64:
-		return float64(x), "integer", true
-	case uint:
-		return float64(x), "integer", true
-	case uint64:
-		return float64(x), "integer", true
-	case float64:
-		return x, "number", true
-	case time.Duration:
-		return float64(x), "duration", true
-	}
-	return 0, "", false
-}
-
-func checkFlag(cmd string, f *flag.Flag) error {
-	if err := checkNotEmpty(cmd, f); err != nil {
-		return err
-	}
-	if err := checkListFlag(cmd, f); err != nil {
-		return err
-	}
-	v, kind, ok := numeric(f)
-	if !ok {
-		return nil
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("--%s %s: not a finite number; %s", f.Name, f.Value, accepted(cmd, canonicalName(f), kind))
-	}
-	b, known := flagBounds[cmd+" --"+canonicalName(f)]
-	if !known {
-		if v < 0 {
-			return fmt.Errorf("--%s %s: negative; expected a value ≥ 0", f.Name, f.Value)
-		}
-		return nil
-	}
-	if b.noCheck || (v == 0 && b.zero != "") {
-		return nil
-	}
-	if v < b.min || v > b.max {
-		return fmt.Errorf("--%s %s: out of range; %s", f.Name, f.Value, accepted(cmd, canonicalName(f), kind))
-	}
-	if strings.HasSuffix(f.Name, "log-base") && v == 1 {
-		return fmt.Errorf("--%s 1: a logarithm base must be positive and not 1", f.Name)
-	}
-	return nil
-}
-
-// checkNotEmpty refuses a text flag given an empty value (--algos "",
-// often an unset shell variable): it would otherwise mean the default,
-// silently, which for some flags is all of the work.
-func checkNotEmpty(cmd string, f *flag.Flag) error {
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return nil
-	}
-	if v, isString := g.Get().(string); !isString || strings.TrimSpace(v) != "" {
-		return nil
-	}
-	if _, isPath := fileFlags[cmd+" --"+canonicalName(f)]; isPath {
-		return nil // path flags say "empty path" themselves
-	}
-	def := ""
-	if f.DefValue != "" {
-		def = ": " + f.DefValue
-	}
-	return fmt.Errorf("--%s \"\": empty value; expected: %s (leave the flag out for the default%s)", f.Name, strings.TrimSuffix(f.Usage, "."), def)
-}
+// The table's helpers, under their names in this package's tests.
+var (
+	numeric     = cliflag.Numeric
+	formatBound = cliflag.FormatBound
+)
 
 // listFlags are the flags that take a comma-separated list whose items
 // each select something once (algorithms, tasks, encodings, seeds, …),
@@ -334,160 +211,6 @@ var listFlags = map[string]bool{
 	"sweep run --seeds":         true,
 }
 
-// checkListFlag refuses an empty item ("bfs,,dfs", "bfs,") or an item
-// given twice (letter case aside) in a list flag: a repeated item would
-// do its work twice and write duplicate rows, files or runs.
-func checkListFlag(cmd string, f *flag.Flag) error {
-	if !listFlags[cmd+" --"+canonicalName(f)] {
-		return nil
-	}
-	v := f.Value.String()
-	if strings.TrimSpace(v) == "" {
-		return nil // checkNotEmpty's
-	}
-	if err := checkListItems(v); err != nil {
-		return fmt.Errorf("--%s %q: %w; expected: %s", f.Name, v, err, strings.TrimSuffix(f.Usage, "."))
-	}
-	return nil
-}
-
-// checkListItems reports the first empty item of a comma-separated list,
-// or the first item given twice (letter case aside).
-func checkListItems(list string) error {
-	seen := map[string]bool{}
-	for i, item := range strings.Split(list, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			return fmt.Errorf("item %d is empty", i+1)
-		}
-		key := strings.ToLower(item)
-		if seen[key] {
-			return fmt.Errorf("%s is listed twice", item)
-		}
-		seen[key] = true
-	}
-	return nil
-}
-
-// accepted describes a flag's range for messages.
-func accepted(cmd, name, kind string) string {
-	b, ok := flagBounds[cmd+" --"+name]
-	if !ok || b.noCheck {
-		return "expected a finite " + kind
-	}
-	s := "accepted " + formatBound(b.min, kind) + ".." + formatBound(b.max, kind)
-	if b.zero != "" {
-		s += ", or 0 (" + b.zero + ")"
-	}
-	return s + " (" + b.why + ")"
-}
-
-func formatBound(x float64, kind string) string {
-	switch {
-	case kind == "duration":
-		return time.Duration(x).String()
-	case x == math.SmallestNonzeroFloat64:
-		return "(0"
-	case x == math.MaxFloat64:
-		return "∞)"
-	case kind == "integer" && x >= math.MaxInt64: // float64(MaxInt64) prints as …776000
-		return strconv.FormatInt(math.MaxInt64, 10)
-	case kind == "integer" || x == math.Trunc(x) && math.Abs(x) < 1e15:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
-// checkInputFile checks that the file a flag names exists, is a regular
-// file (or "-" for standard input when stdin is true) and can be read.
-func checkInputFile(flagName, path string, stdin bool) error {
-	if path == "-" && stdin {
-		return nil
-	}
-	if path == "" {
-		return fmt.Errorf("--%s is required", flagName)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		if t := strings.TrimSpace(path); stdin && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
-			return fmt.Errorf("--%s %s: %w; --%s names a file: give inline JSON on standard input with --%s -", flagName, path, unwrapPath(err), flagName, flagName)
-		}
-		return fmt.Errorf("--%s %s: %w", flagName, path, unwrapPath(err))
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("--%s %s: not a regular file", flagName, path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("--%s %s: cannot be read: %w", flagName, path, unwrapPath(err))
-	}
-	defer f.Close()
-	// An empty input is a mistake (a failed export, the wrong file), never
-	// a valid dataset, graph or set of predictions.
-	buf := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, buf)
-	if len(bytes.TrimSpace(buf[:n])) == 0 && int64(n) == st.Size() {
-		return fmt.Errorf("--%s %s: the file is empty; expected at least one record", flagName, path)
-	}
-	return nil
-}
-
-// checkInputPath is checkInputFile for flags that also take a directory.
-func checkInputPath(flagName, path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("--%s %s: %w", flagName, path, unwrapPath(err))
-	}
-	if st.IsDir() {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("--%s %s: cannot be read: %w", flagName, path, unwrapPath(err))
-		}
-		return f.Close()
-	}
-	return checkInputFile(flagName, path, false)
-}
-
-// checkOutputFile checks, before any work, that the file a flag names can
-// be written: its directory is writable and the path is not a directory.
-// "-" (standard output) is accepted when stdout is true.
-func checkOutputFile(flagName, path string, stdout bool) error {
-	if path == "-" && stdout {
-		return nil
-	}
-	if path == "" {
-		return fmt.Errorf("--%s is required", flagName)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("--%s %s: is a directory; expected a file name", flagName, path)
-	}
-	if err := fsutil.CheckCreatableDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("--%s %s: %w", flagName, path, err)
-	}
-	return nil
-}
-
-// checkOutputDir checks that a directory flag names a writable directory,
-// or one that can be created (nothing is created: the writers do that).
-func checkOutputDir(flagName, dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return fmt.Errorf("--%s %s: is a file; expected a directory", flagName, dir)
-	}
-	if err := fsutil.CheckCreatableDir(dir); err != nil {
-		return fmt.Errorf("--%s %s: %w", flagName, dir, err)
-	}
-	return nil
-}
-
-// unwrapPath drops the *PathError wrapper whose message repeats the path.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // checkSamples refuses count samples of algo at length when they would not
 // fit the memory budget (clrs.SampleBytes, membudget.Check).
 func checkSamples(algo string, length int, seed int64, count int, lower string, opts ...clrs.Option) error {
@@ -501,16 +224,16 @@ func checkSamples(algo string, length int, seed int64, count int, lower string, 
 
 // A fileKind says what a flag's path must be, checked by checkFlags before
 // a command starts work.
-type fileKind int
+type fileKind = cliflag.FileKind
 
 const (
-	inFile        fileKind = iota // a readable regular file
-	inFileStdin                   // … or "-" for standard input
-	inPath                        // a readable file or directory
-	inDir                         // a readable directory
-	outFile                       // a file that can be written (its directory writable, not a directory)
-	outFileStdout                 // … or "-" for standard output
-	outDir                        // a writable directory, or one that can be created
+	inFile        = cliflag.InFile
+	inFileStdin   = cliflag.InFileStdin
+	inPath        = cliflag.InPath
+	inDir         = cliflag.InDir
+	outFile       = cliflag.OutFile
+	outFileStdout = cliflag.OutFileStdout
+	outDir        = cliflag.OutDir
 )
 
 // fileFlags lists every flag that names a file, keyed "COMMAND --FLAG".
@@ -554,36 +277,4 @@ var fileFlags = map[string]fileKind{
 	"clrs export --checkpoint":           inDir,
 	"clrs export --out":                  outFile,
 	"train --dir":                        outDir,
-}
-
-// checkFileFlag checks the path a set flag names (see fileFlags).
-func checkFileFlag(cmd string, f *flag.Flag) error {
-	kind, ok := fileFlags[cmd+" --"+canonicalName(f)]
-	if !ok {
-		return nil
-	}
-	p := f.Value.String()
-	if p == "" {
-		return fmt.Errorf("--%s: empty path", f.Name)
-	}
-	switch kind {
-	case inFile, inFileStdin:
-		return checkInputFile(f.Name, p, kind == inFileStdin)
-	case inPath:
-		return checkInputPath(f.Name, p)
-	case inDir:
-		st, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("--%s %s: %w", f.Name, p, unwrapPath(err))
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("--%s %s: is not a directory", f.Name, p)
-		}
-		return checkInputPath(f.Name, p)
-	case outFile, outFileStdout:
-		return checkOutputFile(f.Name, p, kind == outFileStdout)
-	case outDir:
-		return checkOutputDir(f.Name, p)
-	}
-	return nil
 }
