@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking/mlflow"
@@ -292,6 +294,22 @@ func (r *Report) Text() string {
 		fmt.Fprintf(&b, "\nnot finished (%d): %s\n", len(keys), strings.Join(keys, ", "))
 	}
 	return b.String()
+}
+
+// WriteFiles writes the report into dir: results.md (Text) and, when
+// there are curves, validation_curves.png.
+func (r *Report) WriteFiles(dir string) error {
+	if err := fsutil.WriteFile(filepath.Join(dir, "results.md"), []byte(r.Text()), fsutil.DataMode); err != nil {
+		return err
+	}
+	if r.Curves == nil {
+		return nil
+	}
+	png, err := r.Curves.PNG()
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(filepath.Join(dir, "validation_curves.png"), png, fsutil.DataMode)
 }
 
 // Log logs the report to the sweep's parent run (through

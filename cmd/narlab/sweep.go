@@ -13,7 +13,6 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 
 	"github.com/narlab/narlab/experiments/clrs30"
-	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
 	"github.com/narlab/narlab/sweep"
 )
@@ -186,22 +185,12 @@ func sweepReport(args []string) error {
 	if err != nil {
 		return err
 	}
-	text := rep.Text()
 	if *out != "" {
-		if err := fsutil.WriteFile(filepath.Join(*out, "results.md"), []byte(text), fsutil.DataMode); err != nil {
+		if err := rep.WriteFiles(*out); err != nil {
 			return err
 		}
-		if rep.Curves != nil {
-			png, err := rep.Curves.PNG()
-			if err != nil {
-				return err
-			}
-			if err := fsutil.WriteFile(filepath.Join(*out, "validation_curves.png"), png, fsutil.DataMode); err != nil {
-				return err
-			}
-		}
 	}
-	fmt.Fprint(stdout, text)
+	fmt.Fprint(stdout, rep.Text())
 	if !*noLog {
 		if err := rep.Log(ctx); err != nil {
 			return err

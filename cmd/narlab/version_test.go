@@ -6,52 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/narlab/narlab/lib/nn"
 )
-
-func TestNewVersionInfo(t *testing.T) {
-	choice := nn.Choice{Config: "go", Kind: "go", Reason: "test"}
-	settings := func(kv ...string) []debug.BuildSetting {
-		var out []debug.BuildSetting
-		for i := 0; i < len(kv); i += 2 {
-			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
-		}
-		return out
-	}
-	stamp := buildStamp{"fedcba9", "2026-11-25T10:00:00Z", "true"}
-	for _, tc := range []struct {
-		name  string
-		bi    *debug.BuildInfo
-		stamp buildStamp
-		want  versionInfo
-	}{
-		{"no build information", nil, buildStamp{}, versionInfo{Module: "github.com/narlab/narlab", Version: "unknown", Go: runtime.Version(),
-			Platform: runtime.GOOS + "/" + runtime.GOARCH, Backend: choice}},
-		{"go build in a clean checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/narlab/narlab",
-			Version: "v0.0.0-20261126061000-be79176abcde"}, Settings: settings("CGO_ENABLED", "1", "GOOS", "linux", "GOARCH", "arm64",
-			"vcs.revision", "be79176abcdef", "vcs.time", "2026-11-26T06:10:00Z", "vcs.modified", "false")}, stamp,
-			versionInfo{Module: "github.com/narlab/narlab", Version: "v0.0.0-20261126061000-be79176abcde", Commit: "be79176abcdef",
-				CommitTime: "2026-11-26T06:10:00Z", CommitFrom: "go", Go: "go1.26.8", Platform: "linux/arm64", CGO: true, Backend: choice}},
-		{"modified, without cgo", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/narlab/narlab", Version: "(devel)"},
-			Settings: settings("CGO_ENABLED", "0", "vcs.revision", "abc", "vcs.modified", "true")}, buildStamp{},
-			versionInfo{Module: "github.com/narlab/narlab", Version: "(devel)", Commit: "abc", Modified: true, CommitFrom: "go", Go: "go1.26.8",
-				Platform: runtime.GOOS + "/" + runtime.GOARCH, Backend: choice}},
-		{"no go stamp (worktree): the build script's", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/narlab/narlab", Version: "(devel)"},
-			Settings: settings("CGO_ENABLED", "1")}, stamp,
-			versionInfo{Module: "github.com/narlab/narlab", Version: "(devel)", Commit: "fedcba9", CommitTime: "2026-11-25T10:00:00Z", Modified: true,
-				CommitFrom: "build-narlab.sh", Go: "go1.26.8", Platform: runtime.GOOS + "/" + runtime.GOARCH, CGO: true, Backend: choice}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := newVersionInfo(tc.bi, tc.stamp, choice); got != tc.want {
-				t.Errorf("got  %+v\nwant %+v", got, tc.want)
-			}
-		})
-	}
-}
 
 // TestVersionCommand builds narlab as make setup does (scripts/build-narlab.sh)
 // and runs it: its commit is the checkout's HEAD (and "modified" says whether
