@@ -95,81 +95,112 @@ func clrsAlgos(args []string) error {
 	return nil
 }
 
+// sampleFlags are clrs sample's flags.
+type sampleFlags struct {
+	algo, split, format, out, kwargs string
+	length, num, batch, trunc        int
+	seed, randomPos                  int64
+	predAsInput, perms               bool
+}
+
 func clrsSample(args []string) error {
 	fs := newFlags("clrs sample")
-	algo := fs.String("algo", "", "algorithm (required; see 'narlab clrs algos')")
-	length := fs.Int("length", 16, "sampler length (number of nodes for most algorithms)")
-	seed := fs.Int64("seed", 0, "RandomState seed")
-	num := fs.Int("count", 1, "number of samples generated (the whole set is printed)")
+	var f sampleFlags
+	fs.StringVar(&f.algo, "algo", "", "algorithm (required; see 'narlab clrs algos')")
+	fs.IntVar(&f.length, "length", 16, "sampler length (number of nodes for most algorithms)")
+	fs.Int64Var(&f.seed, "seed", 0, "RandomState seed")
+	fs.IntVar(&f.num, "count", 1, "number of samples generated (the whole set is printed)")
 	alias(fs, "num-samples", "count")
-	split := fs.String("split", "", "use the official CLRS-30 split settings instead (train, val or test)")
-	format := fs.String("format", "reference-json", "output format: reference-json (the reference's dump layout), text, or npz (the layout of clrs generate's files, into --out)")
-	out := fs.String("out", "", "write to this file instead of standard output (required with --format npz; written whole or not at all)")
-	kwargs := fs.String("kwargs", "", `sampler parameters as JSON, e.g. '{"p": [0.5]}'`)
-	batch := fs.Int("batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set (0: the whole set)")
-	randomPos := fs.Int64("random-pos", -1, "randomise pos with a RandomState of this seed (run.py's process_random_pos)")
-	predAsInput := fs.Bool("pred-as-input", false, "move a constant pred_h hint to a pred input (only for run.py's list of algorithms)")
-	perms := fs.Bool("permutations", false, "turn should_be_permutation outputs into permutation pointers and masks")
-	trunc := fs.Int("truncate-decimals", 0, "truncate real inputs to this many decimals (0: off)")
+	fs.StringVar(&f.split, "split", "", "use the official CLRS-30 split settings instead (train, val or test)")
+	fs.StringVar(&f.format, "format", "reference-json", "output format: reference-json (the reference's dump layout), text, or npz (the layout of clrs generate's files, into --out)")
+	fs.StringVar(&f.out, "out", "", "write to this file instead of standard output (required with --format npz; written whole or not at all)")
+	fs.StringVar(&f.kwargs, "kwargs", "", `sampler parameters as JSON, e.g. '{"p": [0.5]}'`)
+	fs.IntVar(&f.batch, "batch", 0, "print next(BATCH), a random batch drawn with replacement, instead of the whole set (0: the whole set)")
+	fs.Int64Var(&f.randomPos, "random-pos", -1, "randomise pos with a RandomState of this seed (run.py's process_random_pos)")
+	fs.BoolVar(&f.predAsInput, "pred-as-input", false, "move a constant pred_h hint to a pred input (only for run.py's list of algorithms)")
+	fs.BoolVar(&f.perms, "permutations", false, "turn should_be_permutation outputs into permutation pointers and masks")
+	fs.IntVar(&f.trunc, "truncate-decimals", 0, "truncate real inputs to this many decimals (0: off)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if *algo == "" {
-		fs.Usage()
-		return fmt.Errorf("--algo is required")
+	if f.algo == "" {
+		return missingFlag(fs, "--algo is required")
 	}
-	if *format != "reference-json" && *format != "text" && *format != "npz" {
-		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json, text or npz)", *format)
+	if err := f.checkFormat(); err != nil {
+		return err
 	}
-	if *format == "npz" {
-		if *out == "" || *out == "-" {
-			return fmt.Errorf("clrs sample: --format npz writes a file: give it with --out FILE.npz")
-		}
-		if *randomPos >= 0 || *predAsInput || *perms {
-			return fmt.Errorf("clrs sample: --format npz writes the spec's probes, as clrs generate's files hold them; --random-pos, --pred-as-input and --permutations change them (narlab's and dm-clrs's training apply them to batches)")
-		}
-	}
-	params, err := clrs.ParseParams(*kwargs)
+	s, h, err := f.sampler()
 	if err != nil {
-		return fmt.Errorf("--kwargs %w", err)
+		return err
+	}
+	fb, err := f.feedback(s)
+	if err != nil {
+		return err
+	}
+	return f.write(h, fb)
+}
+
+// checkFormat refuses an unknown --format, and npz without a file or with
+// the options that change the spec's probes.
+func (f *sampleFlags) checkFormat() error {
+	if f.format != "reference-json" && f.format != "text" && f.format != "npz" {
+		return fmt.Errorf("clrs sample: unknown --format %q (want reference-json, text or npz)", f.format)
+	}
+	if f.format != "npz" {
+		return nil
+	}
+	if f.out == "" || f.out == "-" {
+		return fmt.Errorf("clrs sample: --format npz writes a file: give it with --out FILE.npz")
+	}
+	if f.randomPos >= 0 || f.predAsInput || f.perms {
+		return fmt.Errorf("clrs sample: --format npz writes the spec's probes, as clrs generate's files hold them; --random-pos, --pred-as-input and --permutations change them (narlab's and dm-clrs's training apply them to batches)")
+	}
+	return nil
+}
+
+// sampler is the sampler the flags describe (a CLRS-30 split's, or one of
+// the given length, seed and count), checked against the memory budget,
+// with the reference dump's header.
+func (f *sampleFlags) sampler() (*clrs.Sampler, clrs.ReferenceHeader, error) {
+	params, err := clrs.ParseParams(f.kwargs)
+	if err != nil {
+		return nil, clrs.ReferenceHeader{}, fmt.Errorf("--kwargs %w", err)
 	}
 	opts := []clrs.Option{}
 	for _, p := range params {
 		opts = append(opts, clrs.Kwarg(p.Name, p.Value))
 	}
-	if *trunc > 0 {
-		opts = append(opts, clrs.TruncateDecimals(*trunc))
+	if f.trunc > 0 {
+		opts = append(opts, clrs.TruncateDecimals(f.trunc))
 	}
-	h := clrs.ReferenceHeader{Algorithm: *algo, Length: *length, Seed: *seed, NumSamples: *num, Kwargs: params}
-	var s *clrs.Sampler
-	if *split != "" {
-		sp, err := clrs.CLRS30Split(*algo, *split)
+	h := clrs.ReferenceHeader{Algorithm: f.algo, Length: f.length, Seed: f.seed, NumSamples: f.num, Kwargs: params}
+	if f.split != "" {
+		sp, err := clrs.CLRS30Split(f.algo, f.split)
 		if err != nil {
-			return err
+			return nil, h, err
 		}
 		h.Length, h.Seed, h.NumSamples = sp.Length, sp.Seed, sp.NumSamples
-		if err := checkSamples(*algo, sp.Length, sp.Seed, sp.NumSamples+*batch, "--batch", opts...); err != nil {
-			return fmt.Errorf("clrs sample: %w", err)
+		if err := checkSamples(f.algo, sp.Length, sp.Seed, sp.NumSamples+f.batch, "--batch", opts...); err != nil {
+			return nil, h, fmt.Errorf("clrs sample: %w", err)
 		}
-		s, err = clrs.NewSplitSampler(*algo, *split, opts...)
-		if err != nil {
-			return err
-		}
-	} else {
-		if *num < 1 {
-			return fmt.Errorf("--count must be at least 1, got %d", *num)
-		}
-		if err := checkSamples(*algo, *length, *seed, *num+*batch, "--count, --batch or --length", opts...); err != nil {
-			return fmt.Errorf("clrs sample: %w", err)
-		}
-		s, err = clrs.NewSampler(*algo, append(opts, clrs.Length(*length), clrs.Seed(*seed), clrs.NumSamples(*num))...)
-		if err != nil {
-			return err
-		}
+		s, err := clrs.NewSplitSampler(f.algo, f.split, opts...)
+		return s, h, err
 	}
-	var fb *clrs.Feedback
-	if *batch > 0 {
-		fb, err = s.Next(*batch)
+	if f.num < 1 {
+		return nil, h, fmt.Errorf("--count must be at least 1, got %d", f.num)
+	}
+	if err := checkSamples(f.algo, f.length, f.seed, f.num+f.batch, "--count, --batch or --length", opts...); err != nil {
+		return nil, h, fmt.Errorf("clrs sample: %w", err)
+	}
+	s, err := clrs.NewSampler(f.algo, append(opts, clrs.Length(f.length), clrs.Seed(f.seed), clrs.NumSamples(f.num))...)
+	return s, h, err
+}
+
+// feedback draws the whole set (or a batch) and applies the flags'
+// transformations of run.py.
+func (f *sampleFlags) feedback(s *clrs.Sampler) (fb *clrs.Feedback, err error) {
+	if f.batch > 0 {
+		fb, err = s.Next(f.batch)
 		if err == nil {
 			fb.Args = nil
 			for _, t := range s.Trajectories() {
@@ -180,53 +211,54 @@ func clrsSample(args []string) error {
 		fb, err = s.Dataset()
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if *randomPos >= 0 {
-		rng, err := nprand.NewChecked(*randomPos)
+	if f.randomPos >= 0 {
+		rng, err := nprand.NewChecked(f.randomPos)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if fb, err = clrs.RandomPos(fb, rng); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if *predAsInput && slices.Contains(clrs.PredAsInputAlgorithms, *algo) {
+	if f.predAsInput && slices.Contains(clrs.PredAsInputAlgorithms, f.algo) {
 		if fb, err = clrs.PredAsInput(fb); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if *perms {
-		if fb, err = clrs.Permutations(fb, true); err != nil {
-			return err
-		}
+	if f.perms {
+		fb, err = clrs.Permutations(fb, true)
 	}
-	if *format == "npz" {
-		return clrs.SaveNPZ(*out, fb, clrs.Compressed())
+	return fb, err
+}
+
+// write writes the samples in the flags' format to --out or standard
+// output.
+func (f *sampleFlags) write(h clrs.ReferenceHeader, fb *clrs.Feedback) error {
+	if f.format == "npz" {
+		return clrs.SaveNPZ(f.out, fb, clrs.Compressed())
 	}
 	write := func(w io.Writer) error {
-		switch *format {
-		case "reference-json":
+		if f.format == "reference-json" {
 			return clrs.WriteReferenceJSON(w, h, fb)
-		case "text":
-			for b := 0; b < fb.BatchSize(); b++ {
-				t, err := fb.Trajectory(b)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "# sample %d\n", b)
-				if err := clrs.WriteText(w, t); err != nil {
-					return err
-				}
-			}
-			return nil
 		}
-		return fmt.Errorf("unknown --format %q (want reference-json, text or npz)", *format)
+		for b := 0; b < fb.BatchSize(); b++ {
+			t, err := fb.Trajectory(b)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "# sample %d\n", b)
+			if err := clrs.WriteText(w, t); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	if *out == "" || *out == "-" {
+	if f.out == "" || f.out == "-" {
 		return write(stdout)
 	}
-	return fsutil.Write(*out, fsutil.DataMode, write)
+	return fsutil.Write(f.out, fsutil.DataMode, write)
 }
 
 func clrsRun(args []string) error {
