@@ -19,8 +19,8 @@ type BarGroup struct {
 	Label  string
 	Values []float64
 	Errors []float64
-	// Color, when set, overrides the colour picked from the label (a
-	// processor's paper colour, else the palette).
+	// Color is the group's colour (nil: the palette's, by the group's
+	// place).
 	Color color.Color
 }
 
@@ -124,10 +124,7 @@ func barPlot(categories []string, groups []BarGroup, o BarOptions, lo, hi float6
 	// [k-0.4, k+0.4], split evenly among the series.
 	w := 0.8 / float64(len(groups))
 	for i, g := range groups {
-		var col color.Color = seriesColor(g.Label, i)
-		if g.Color != nil {
-			col = g.Color
-		}
+		col := seriesColor(g.Color, i)
 		var legendThumb plot.Thumbnailer
 		for k, v := range g.Values {
 			if math.IsNaN(v) {

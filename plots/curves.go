@@ -18,11 +18,12 @@ type Curve struct {
 	Values []float64
 }
 
-// Series is one line of a panel: a label (a processor name picks the
-// paper's colour) and one curve per seed.
+// Series is one line of a panel: a label, one curve per seed, and its
+// colour (nil: the palette's, by the series' place in the panel).
 type Series struct {
 	Label string
 	Runs  []Curve
+	Color color.Color
 }
 
 // Panel is one subplot: a title (an algorithm) and its series.
@@ -91,7 +92,7 @@ func ValidationCurves(panels []Panel, o CurveOptions) (*Figure, error) {
 			if err != nil {
 				return nil, fmt.Errorf("plots: panel %q series %q: %w", pn.Title, s.Label, err)
 			}
-			col := seriesColor(s.Label, k)
+			col := seriesColor(s.Color, k)
 			line := make(plotter.XYs, len(steps))
 			band := make(plotter.XYs, 0, 2*len(steps))
 			for j, x := range steps {
@@ -106,7 +107,8 @@ func ValidationCurves(panels []Panel, o CurveOptions) (*Figure, error) {
 				if err != nil {
 					return nil, err
 				}
-				poly.Color = color.NRGBA{R: col.R, G: col.G, B: col.B, A: 0x40}
+				r, g, b, _ := col.RGBA()
+				poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x40}
 				poly.LineStyle.Width = 0
 				p.Add(poly)
 			}

@@ -101,7 +101,7 @@ func Densities(panels []DensityPanel, cols int) (*Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			l.Color = seriesColor(s.Label, k)
+			l.Color = seriesColor(nil, k)
 			l.Width = vg.Points(1.5)
 			p.Add(l)
 			p.Legend.Add(s.Label, l)

@@ -66,7 +66,7 @@ func Radar(title string, axes []string, series []RadarSeries, maxValue float64) 
 		if len(se.Values) != k {
 			return nil, fmt.Errorf("plots: radar series %q has %d values for %d axes", se.Label, len(se.Values), k)
 		}
-		col := seriesColor(se.Label, s)
+		col := seriesColor(nil, s)
 		// The outline joins neighbouring axes that both have a value (NaN:
 		// no value, the outline breaks there); every value also gets a dot,
 		// so a series at 0 on every axis shows as a dot at the centre

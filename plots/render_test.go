@@ -78,8 +78,8 @@ func TestRenderings(t *testing.T) {
 		return c
 	}
 	f, err := ValidationCurves([]Panel{
-		{Title: "insertion_sort", Series: []Series{{"mpnn", []Curve{curve(0.9), curve(0.95)}}, {"pgn", []Curve{curve(0.7)}}}},
-		{Title: "bfs", Series: []Series{{"deepsets", []Curve{curve(0.6), curve(0.5), curve(0.55)}}}},
+		{Title: "insertion_sort", Series: []Series{{Label: "mpnn", Runs: []Curve{curve(0.9), curve(0.95)}}, {Label: "pgn", Runs: []Curve{curve(0.7)}}}},
+		{Title: "bfs", Series: []Series{{Label: "deepsets", Runs: []Curve{curve(0.6), curve(0.5), curve(0.55)}}}},
 	}, DefaultCurveOptions())
 	checkRenders(t, "ValidationCurves", f, err)
 
@@ -104,7 +104,7 @@ func TestRenderErrors(t *testing.T) {
 	if _, err := ValidationCurves(nil, DefaultCurveOptions()); err == nil {
 		t.Error("ValidationCurves(nil): want an error")
 	}
-	if _, err := ValidationCurves([]Panel{{Series: []Series{{"x", []Curve{{Steps: []float64{1}, Values: nil}}}}}}, DefaultCurveOptions()); err == nil {
+	if _, err := ValidationCurves([]Panel{{Series: []Series{{Label: "x", Runs: []Curve{{Steps: []float64{1}, Values: nil}}}}}}, DefaultCurveOptions()); err == nil {
 		t.Error("mismatched curve: want an error")
 	}
 	if _, err := Bars([]string{"a"}, []BarGroup{{"x", []float64{1, 2}, nil, nil}}, BarOptions{}); err == nil {

@@ -123,7 +123,7 @@ func runDemo(o demoRun) error {
 // scripts/bench_demo.sh: results/demo.jsonl, from which the README's
 // transcript is rendered by the same code), and prints the summary.
 func finishDemo(sum *results.Demo, res *clrs30.Result, runDir, data string, start time.Time) error {
-	png, err := clrs30.CurvePNG(demoAlgo, "MPNN (narlab)", res.History)
+	png, err := clrs30.CurvePNG(demoAlgo, demoProcessor, res.History)
 	if err != nil {
 		return err
 	}

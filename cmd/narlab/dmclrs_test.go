@@ -14,7 +14,8 @@ import (
 // (lib/nn's fixture) and says what it inferred; `narlab clrs export`
 // writes a narlab checkpoint in dm-clrs's layout, which eval then scores
 // as the narlab checkpoint itself; the dm-clrs flags are refused for a
-// narlab checkpoint. (--no-mlflow: scores only; TestRunsAsMLflowClientSeesThem
+// narlab checkpoint; a processor dm-clrs cannot restore is not exported.
+// (--no-mlflow: scores only; TestRunsAsMLflowClientSeesThem
 // checks eval's run.)
 func TestDMCLRSCheckpoints(t *testing.T) {
 	var out strings.Builder
@@ -86,5 +87,27 @@ func TestDMCLRSCheckpoints(t *testing.T) {
 	}
 	if err := run([]string{"clrs", "export", "--checkpoint", pkl, "--out", filepath.Join(dir, "x.pkl")}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("export of a file: %v", err)
+	}
+	// A processor dm-clrs cannot restore is refused, saying so, and nothing
+	// is written.
+	cfg = nn.DefaultConfig("bfs", "memnet")
+	cfg.Hidden = 4
+	if m, err = nn.New(be, cfg); err != nil {
+		t.Fatal(err)
+	}
+	memnet := filepath.Join(dir, "memnet")
+	if _, err := m.Predict(fb); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(memnet); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	err = run([]string{"clrs", "export", "--checkpoint", memnet, "--out", memnet + ".pkl", "--backend", "go"})
+	if err == nil || !strings.Contains(err.Error(), "processor memnet has no dm-clrs layout") {
+		t.Errorf("export of a memnet checkpoint: %v", err)
+	}
+	if _, err := os.Stat(memnet + ".pkl"); err == nil {
+		t.Error("a refused export wrote its file")
 	}
 }

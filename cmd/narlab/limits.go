@@ -9,7 +9,7 @@ import (
 	"github.com/narlab/narlab/internal/cliflag"
 	"github.com/narlab/narlab/internal/membudget"
 	"github.com/narlab/narlab/lib/clrs"
-	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // Every number a user can give narlab is checked here, before a command
@@ -100,7 +100,7 @@ var flagBounds = map[string]bound{
 	"train --grad-clip":                  {min: -1, max: 1e6, zero: "no clipping", why: "the gradients' global norm bound (-1 or 0: none)"},
 	"train --teacher-forcing":            {min: -1, max: 1, why: "a probability (negative: 0)"},
 	"train --eval-every":                 {min: 1, max: 100_000_000, why: "steps between validations"},
-	"train --steps-per-call":             {min: 1, max: nn.MaxStepsPerCall, why: "each training call of the step loop unrolls this many steps: its program and compile time grow with it"},
+	"train --steps-per-call":             {min: 1, max: engine.MaxStepsPerCall, why: "each training call of the step loop unrolls this many steps: its program and compile time grow with it"},
 	"train --train-length":               {min: 2, max: 64, zero: "off: --train-data chooses the data (default: fresh samples of --train-lengths)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
 	"train --val-samples":                {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/narlab/narlab/internal/hugepages"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"os"
 	"sync/atomic"
 
@@ -41,7 +42,8 @@ func commandContext() context.Context {
 const ExitLost = 3
 
 func main() {
-	hugepages.Reexec() // before anything else: XLA's buffers as huge pages
+	hugepages.Reexec()   // before anything else: XLA's buffers as huge pages
+	engine.TuneProcess() // the collector's pace and malloc's modes for XLA
 	interrupted, stopInterrupt = tracking.InterruptContext(context.Background())
 	go func() {
 		<-interrupted.Done()

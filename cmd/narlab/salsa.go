@@ -25,7 +25,7 @@ func salsaRun(args []string) error {
 	algos := fs.String("algos", "all", "comma-separated algorithms ("+strings.Join(salsa.Algorithms(), ", ")+"), or all")
 	sets := fs.String("sets", "all", "comma-separated test sets (er_16 … delaunay_1600: see salsa sets), or all")
 	fs.StringVar(&c.Dir, "dir", "", "keep each finished algorithm's result in DIR (ALGO.json, results.md, figure.png); rerun with the same DIR and settings to resume")
-	fs.StringVar(&c.Processor, "processor", "pgn", "sparse processor: "+strings.Join(nn.SparseProcessors, ", "))
+	fs.StringVar(&c.Processor, "processor", "pgn", "sparse processor: "+strings.Join(nn.SparseProcessors(), ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", "none", "none (SALSA-CLRS's: no hint loss) or decoded_only")
 	fs.IntVar(&c.Hidden, "hidden", 64, "hidden size")
 	fs.IntVar(&c.Batch, "batch", 8, "training graphs per step (SALSA-CLRS: 8)")

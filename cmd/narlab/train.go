@@ -10,6 +10,7 @@ import (
 
 	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/tracking"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
@@ -75,7 +76,7 @@ func trainCmd(args []string) error {
 func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs = newFlags("train")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
-	fs.StringVar(&c.Processor, "processor", "triplet_gmpnn", "processor (the reference's names): "+strings.Join(nn.Processors, ", "))
+	fs.StringVar(&c.Processor, "processor", "triplet_gmpnn", "processor (the reference's names): "+strings.Join(nn.Processors(), ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", "encoded_decoded", "hint mode: "+strings.Join(nn.HintModes, ", "))
 	fs.StringVar(&c.HintRepred, "hint-repred", "soft", "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
 	fs.IntVar(&c.Steps, "steps", 10000, "training steps")
@@ -96,9 +97,9 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
-	fs.StringVar(&c.StepLoop, "step-loop", nn.StepLoopAuto, "how the steps run: "+strings.Join(nn.StepLoopModes, ", ")+
+	fs.StringVar(&c.StepLoop, "step-loop", engine.StepLoopAuto, "how the steps run: "+strings.Join(engine.StepLoopModes, ", ")+
 		" (auto: one compiled step in a loop; in runs of 2,000 steps or more, short batches unrolled from step 25; the same function either way)")
-	fs.StringVar(&c.EvalLoop, "eval-loop", nn.EvalLoopAuto, "where evaluation's loop over the steps runs: "+strings.Join(nn.EvalLoopModes, ", ")+
+	fs.StringVar(&c.EvalLoop, "eval-loop", engine.EvalLoopAuto, "where evaluation's loop over the steps runs: "+strings.Join(engine.EvalLoopModes, ", ")+
 		" (device: one program a batch instead of one call a step, 3× faster on Kadane on an H100; auto: device on an NVIDIA GPU, host elsewhere; the same predictions)")
 	fs.IntVar(&c.StepsPerCall, "steps-per-call", 1, "training steps a call of the step loop runs (more: fewer calls, longer compilation; for GPUs; the same function)")
 	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/narlab/narlab/lib/clrs/paper"
+	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/sweep"
 	"github.com/narlab/narlab/tracking"
@@ -286,7 +287,11 @@ func (g *Figure3Grid) report(ctx context.Context, grp sweep.Group, parent string
 			panelOf[cell.Algorithm] = i
 			panels = append(panels, plots.Panel{Title: cell.Algorithm})
 		}
-		panels[i].Series = append(panels[i].Series, plots.Series{Label: PaperModel(cell.Processor), Runs: []plots.Curve{cv}})
+		series := plots.Series{Label: nn.PaperModel(cell.Processor), Runs: []plots.Curve{cv}}
+		if col, ok := nn.ProcessorColor(cell.Processor); ok {
+			series.Color = col
+		}
+		panels[i].Series = append(panels[i].Series, series)
 	}
 	table, err := json.Marshal(map[string]any{"columns": Figure3Columns, "data": nonNil(out.Rows)})
 	if err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
 	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/nprand"
 	"github.com/narlab/narlab/lib/trainloop"
 	"github.com/narlab/narlab/plots"
@@ -48,7 +49,7 @@ import (
 // CLRS-30 test split (n=64).
 type Config struct {
 	Algo      string  // CLRS algorithm, e.g. "insertion_sort"
-	Processor string  // one of nn.Processors (default triplet_gmpnn)
+	Processor string  // one of nn.Processors() (default triplet_gmpnn)
 	HintMode  string  // one of nn.HintModes (default encoded_decoded)
 	Steps     int     // training steps (default 10000, the paper's)
 	Batch     int     // batch size (default 32)
@@ -91,16 +92,16 @@ type Config struct {
 	// Backend is the GoMLX backend ("" picks, see nn.BackendChoice).
 	Backend string
 	// StepLoop is how the model runs the algorithm's steps (one of
-	// nn.StepLoopModes; default auto, which is loop for runs shorter than
-	// AutoUnrollMinSteps). It changes speed and memory, not the function
-	// computed, so it is not part of the run's settings; a resumed run uses
-	// this session's.
+	// engine.StepLoopModes; default auto, which the engine keeps in the
+	// loop for runs shorter than engine.UnrollMinRunTrainingSteps). It
+	// changes speed and memory, not the function computed, so it is not
+	// part of the run's settings; a resumed run uses this session's.
 	StepLoop string
-	// EvalLoop (nn.EvalLoopModes; default auto) and StepsPerCall (default
-	// 1) are nn.Config's: where evaluation's loop over the steps runs, and
-	// how many steps a training call of the step loop runs. Like StepLoop
-	// they change speed, not the function, so they are not part of the
-	// run's settings; a resumed run uses this session's.
+	// EvalLoop (engine.EvalLoopModes; default auto) and StepsPerCall
+	// (default 1) are engine.Options': where evaluation's loop over the
+	// steps runs, and how many steps a training call of the step loop runs.
+	// Like StepLoop they change speed, not the function, so they are not
+	// part of the run's settings; a resumed run uses this session's.
 	EvalLoop     string
 	StepsPerCall int
 	// Dir keeps the run's checkpoints (best/, last/) and state; default
@@ -176,10 +177,10 @@ func (c *Config) defaults() error {
 		c.Experiment = "clrs-baselines"
 	}
 	if c.StepLoop == "" {
-		c.StepLoop = nn.StepLoopAuto
+		c.StepLoop = engine.StepLoopAuto
 	}
 	if c.EvalLoop == "" {
-		c.EvalLoop = nn.EvalLoopAuto
+		c.EvalLoop = engine.EvalLoopAuto
 	}
 	if c.Fresh {
 		if c.TrainData == "split" {
@@ -241,35 +242,13 @@ func (c *Config) defaultDir() error {
 func (c Config) modelConfig() nn.Config {
 	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
-		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, StepLoop: c.modelStepLoop(),
-		EvalLoop: c.EvalLoop, StepsPerCall: c.StepsPerCall}
+		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, Exec: c.execOptions()}
 }
 
-// AutoUnrollMinSteps is the shortest run that StepLoop auto trains with
-// unrolled programs. Compiling them takes seconds to a minute per batch
-// shape and pays off over thousands of steps (the paper's 10,000), not
-// over a few hundred: shorter runs train in the step loop throughout.
-const AutoUnrollMinSteps = 2000
-
-// modelStepLoop is the step-loop mode the model gets: StepLoop, except
-// that auto is loop for runs shorter than AutoUnrollMinSteps.
-func (c Config) modelStepLoop() string {
-	if (c.StepLoop == "" || c.StepLoop == nn.StepLoopAuto) && c.Steps < AutoUnrollMinSteps {
-		return nn.StepLoopLoop
-	}
-	return c.StepLoop
-}
-
-// stepLoopParam is the step_loop run parameter: the mode asked for and
-// the one in effect, given whether auto unrolls the processor on the run's
-// backend (nn.AutoUnrolls: a Triplet processor stays in the loop
-// throughout except on an NVIDIA card).
-func (c Config) stepLoopParam(autoUnrolls bool) string {
-	used := c.modelStepLoop()
-	if used == nn.StepLoopAuto && !autoUnrolls {
-		used = nn.StepLoopLoop
-	}
-	return stepLoopName(c.StepLoop, used)
+// execOptions are how the run's model runs its steps: the modes asked for
+// and the run's length, from which the engine decides (engine.Plan).
+func (c Config) execOptions() engine.Options {
+	return engine.Options{StepLoop: c.StepLoop, EvalLoop: c.EvalLoop, StepsPerCall: c.StepsPerCall, RunSteps: c.Steps}
 }
 
 // Settings are everything that changes a run's result except its number
@@ -288,10 +267,9 @@ type Settings struct {
 }
 
 func (c Config) settings() Settings {
-	model := c.modelConfig()
-	// The same function either way: a run may resume in another mode.
-	model.StepLoop, model.EvalLoop, model.StepsPerCall = "", "", 0
-	return Settings{Model: model, Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
+	// The model's execution options (not serialised) change the speed, not
+	// the function: a run may resume under others.
+	return Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
 		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
 		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
 }
@@ -330,10 +308,10 @@ func (c Config) Params() map[string]string {
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
-		"step_loop": stepLoopName(c.StepLoop, c.modelStepLoop()), // Run: stepLoopParam on its backend
+		"step_loop": stepLoopName(c.StepLoop, engine.UnrollsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor))), // Run: on its backend
 		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
 	}
-	if strings.HasPrefix(c.Processor, "triplet_") {
+	if proc, ok := nn.LookupProcessor(c.Processor); ok && proc.Triplets {
 		p["nb_triplet_fts"] = "8"
 	}
 	return p
@@ -350,16 +328,16 @@ func trainDataName(c Config) string {
 }
 
 // stepLoopName says how the model runs the steps, as logged: the mode
-// asked for and, for auto, the one used.
-func stepLoopName(asked, used string) string {
+// asked for and, for auto, whether it ever unrolls (engine.UnrollsEver).
+func stepLoopName(asked string, unrolls bool) string {
 	switch {
-	case (asked == "" || asked == nn.StepLoopAuto) && used == nn.StepLoopLoop:
+	case (asked == "" || asked == engine.StepLoopAuto) && !unrolls:
 		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps, and the Triplet processors off an NVIDIA card, do not compile unrolled programs)",
-			AutoUnrollMinSteps)
-	case asked == "" || asked == nn.StepLoopAuto:
-		return fmt.Sprintf("auto (one compiled step in a loop; from step %d, training batches of at most %d steps unrolled)",
-			nn.UnrollFromStep, nn.UnrollMaxSteps)
-	case asked == nn.StepLoopLoop:
+			engine.UnrollMinRunTrainingSteps)
+	case asked == "" || asked == engine.StepLoopAuto:
+		return fmt.Sprintf("auto (one compiled step in a loop; from training step %d, training batches of at most %d algorithm steps unrolled)",
+			engine.UnrollFromTrainingStep, engine.UnrollMaxAlgorithmSteps)
+	case asked == engine.StepLoopLoop:
 		return "loop (one compiled step in a loop)"
 	}
 	return "unroll (every step in the program)"
@@ -493,14 +471,8 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if m, err = nn.Load(be, lastDir); err != nil {
 			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
 		}
-		// This session's step-loop options, not the checkpoint's.
-		if err := m.SetStepLoop(cfg.modelStepLoop()); err != nil {
-			return nil, err
-		}
-		if err := m.SetEvalLoop(cfg.EvalLoop); err != nil {
-			return nil, err
-		}
-		if err := m.SetStepsPerCall(cfg.StepsPerCall); err != nil {
+		// This session's execution options (a checkpoint records none).
+		if err := m.SetExecution(cfg.execOptions()); err != nil {
 			return nil, err
 		}
 		if int(m.Step()) != st.Step {
@@ -540,8 +512,8 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		params = cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
-		params["step_loop"] = cfg.stepLoopParam(nn.AutoUnrolls(cfg.Processor, be))
-		if cfg.EvalLoop == nn.EvalLoopAuto {
+		params["step_loop"] = stepLoopName(cfg.StepLoop, m.UnrollsEver())
+		if cfg.EvalLoop == engine.EvalLoopAuto {
 			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
 		}
 		params["resumed_at_step"] = strconv.Itoa(start)
@@ -866,21 +838,26 @@ func logRun(run *tracking.Run, cfg Config, res *Result) {
 		cfg.Algo, cfg.Processor, res.BestStep, tracking.MarkdownTable(ResultColumns, rows),
 		tracking.MarkdownTable([]string{"output", "test_score"}, outRows))
 	run.LogArtifact("results.md", []byte(md))
-	if png, err := CurvePNG(cfg.Algo, PaperModel(cfg.Processor), res.History); err == nil {
+	if png, err := CurvePNG(cfg.Algo, cfg.Processor, res.History); err == nil {
 		run.LogArtifact("plots/validation_curve.png", png)
 	}
 }
 
 // CurvePNG draws one training's validation curve (its History: the score
-// at each evaluation) as a PNG: one panel titled algo, one line labeled
-// label. A run logs it as plots/validation_curve.png; `narlab demo` writes
-// it beside the run directory.
-func CurvePNG(algo, label string, history []Point) ([]byte, error) {
+// at each evaluation) as a PNG: one panel titled algo, one line in the
+// processor's colour, labeled with its name in the CLRS paper
+// (nn.PaperModel). A run logs it as plots/validation_curve.png; `narlab
+// demo` writes it beside the run directory.
+func CurvePNG(algo, processor string, history []Point) ([]byte, error) {
 	var c plots.Curve
 	for _, p := range history {
 		c.Steps, c.Values = append(c.Steps, float64(p.Step)), append(c.Values, p.Score)
 	}
-	fig, err := plots.ValidationCurves([]plots.Panel{{Title: algo, Series: []plots.Series{{Label: label, Runs: []plots.Curve{c}}}}},
+	s := plots.Series{Label: nn.PaperModel(processor), Runs: []plots.Curve{c}}
+	if col, ok := nn.ProcessorColor(processor); ok {
+		s.Color = col
+	}
+	fig, err := plots.ValidationCurves([]plots.Panel{{Title: algo, Series: []plots.Series{s}}},
 		plots.DefaultCurveOptions())
 	if err != nil {
 		return nil, err
@@ -888,31 +865,13 @@ func CurvePNG(algo, label string, history []Point) ([]byte, error) {
 	return fig.PNG()
 }
 
-// PaperModel maps a processor to the CLRS paper's column name (processors
-// the paper has no column for are returned unchanged).
-func PaperModel(p string) string {
-	switch p {
-	case "mpnn":
-		return "MPNN"
-	case "pgn":
-		return "PGN"
-	case "gat":
-		return "GAT"
-	case "deepsets":
-		return "Deep Sets"
-	case "memnet":
-		return "Memnet"
-	}
-	return p
-}
-
 // paperScores returns the paper's validation (Table 4) and test (Table 2)
 // means in percent for an algorithm and processor, or nil.
 func paperScores(algo, processor string) (val, test any) {
-	if s, ok := paper.Validation[algo][PaperModel(processor)]; ok {
+	if s, ok := paper.Validation[algo][nn.PaperModel(processor)]; ok {
 		val = s.Mean
 	}
-	if s, ok := paper.Test[algo][PaperModel(processor)]; ok {
+	if s, ok := paper.Test[algo][nn.PaperModel(processor)]; ok {
 		test = s.Mean
 	}
 	return val, test

@@ -8,6 +8,7 @@ import (
 	"github.com/narlab/narlab/internal/membudget"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // Validate checks a training configuration before any work, as Run does
@@ -37,18 +38,18 @@ func (c Config) validate(pluginHere bool) error {
 		flag, value string
 		known       []string
 	}{
-		{"processor", c.Processor, nn.Processors},
+		{"processor", c.Processor, nn.Processors()},
 		{"hint-mode", c.HintMode, nn.HintModes},
 		{"hint-repred", c.HintRepred, nn.HintRepredModes},
-		{"step-loop", c.StepLoop, nn.StepLoopModes},
-		{"eval-loop", c.EvalLoop, nn.EvalLoopModes},
+		{"step-loop", c.StepLoop, engine.StepLoopModes},
+		{"eval-loop", c.EvalLoop, engine.EvalLoopModes},
 	} {
 		if !slices.Contains(name.known, name.value) {
 			return fmt.Errorf("train: unknown --%s %q (want one of %s)", name.flag, name.value, strings.Join(name.known, ", "))
 		}
 	}
-	if c.StepsPerCall < 0 || c.StepsPerCall > nn.MaxStepsPerCall {
-		return fmt.Errorf("train: --steps-per-call %d: want 1 to %d", c.StepsPerCall, nn.MaxStepsPerCall)
+	if c.StepsPerCall < 0 || c.StepsPerCall > engine.MaxStepsPerCall {
+		return fmt.Errorf("train: --steps-per-call %d: want 1 to %d", c.StepsPerCall, engine.MaxStepsPerCall)
 	}
 	// One edge activation of the processor holds batch × n² × hidden
 	// float32s, in training (n = 16 or TrainLength) and in the test

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/narlab/narlab/lib/nn"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/trainloop"
 )
 
@@ -108,29 +108,6 @@ func TestLongRunWarning(t *testing.T) {
 	}
 }
 
-// TestModelStepLoop checks which step-loop mode a run's model gets: auto
-// becomes loop for runs shorter than AutoUnrollMinSteps, where compiling
-// unrolled programs would not pay off; an explicit mode is kept.
-func TestModelStepLoop(t *testing.T) {
-	for _, c := range []struct {
-		asked string
-		steps int
-		want  string
-	}{
-		{"", 300, nn.StepLoopLoop},
-		{nn.StepLoopAuto, AutoUnrollMinSteps - 1, nn.StepLoopLoop},
-		{nn.StepLoopAuto, AutoUnrollMinSteps, nn.StepLoopAuto},
-		{"", 10000, ""},
-		{nn.StepLoopUnroll, 300, nn.StepLoopUnroll},
-		{nn.StepLoopLoop, 10000, nn.StepLoopLoop},
-	} {
-		cfg := Config{StepLoop: c.asked, Steps: c.steps}
-		if got := cfg.modelConfig().StepLoop; got != c.want {
-			t.Errorf("--step-loop %q, %d steps: the model gets %q, want %q", c.asked, c.steps, got, c.want)
-		}
-	}
-}
-
 // TestSpeedOptionsNotSettings checks that the options that change speed,
 // not the function (step loop, evaluation loop, steps per call), reach the
 // model but leave a run's settings, and so its directory and the resume
@@ -141,16 +118,17 @@ func TestSpeedOptionsNotSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast := base
-	fast.StepLoop, fast.EvalLoop, fast.StepsPerCall = nn.StepLoopUnroll, nn.EvalLoopDevice, 16
+	fast.StepLoop, fast.EvalLoop, fast.StepsPerCall = engine.StepLoopUnroll, engine.EvalLoopDevice, 16
 	if a, b := base.settings().ID(), fast.settings().ID(); a != b {
 		t.Errorf("settings id %s with the default options, %s with others", a, b)
 	}
-	m := fast.modelConfig()
-	if m.StepLoop != nn.StepLoopUnroll || m.EvalLoop != nn.EvalLoopDevice || m.StepsPerCall != 16 {
-		t.Errorf("the model gets %q, %q, %d steps a call", m.StepLoop, m.EvalLoop, m.StepsPerCall)
+	// The run's length goes with them: the engine unrolls only long runs.
+	want := engine.Options{StepLoop: engine.StepLoopUnroll, EvalLoop: engine.EvalLoopDevice, StepsPerCall: 16, RunSteps: 300}
+	if m := fast.modelConfig(); m.Exec != want {
+		t.Errorf("the model gets %+v, want %+v", m.Exec, want)
 	}
-	if base.EvalLoop != nn.EvalLoopAuto {
-		t.Errorf("default evaluation loop %q, want %q", base.EvalLoop, nn.EvalLoopAuto)
+	if base.EvalLoop != engine.EvalLoopAuto {
+		t.Errorf("default evaluation loop %q, want %q", base.EvalLoop, engine.EvalLoopAuto)
 	}
 	changed := base
 	changed.Hidden = 2 * max(base.Hidden, 1)

@@ -35,7 +35,7 @@ import (
 // Config is an extrapolation run. Zero values take the defaults.
 type Config struct {
 	Algos     []string // default: SALSA-CLRS's six
-	Processor string   // one of nn.SparseProcessors (default pgn)
+	Processor string   // one of nn.SparseProcessors() (default pgn)
 	HintMode  string   // default none (SALSA-CLRS's hint loss weight is 0)
 	Hidden    int      // default 64
 	Batch     int      // training graphs per step (default 8)
@@ -142,8 +142,8 @@ func (c *Config) defaults() error {
 			return fmt.Errorf("salsaclrs: %s is not a test set", s)
 		}
 	}
-	if !slices.Contains(nn.SparseProcessors, c.Processor) {
-		return fmt.Errorf("salsaclrs: processor %q has no sparse form (want one of %s)", c.Processor, strings.Join(nn.SparseProcessors, ", "))
+	if !slices.Contains(nn.SparseProcessors(), c.Processor) {
+		return fmt.Errorf("salsaclrs: processor %q has no sparse form (want one of %s)", c.Processor, strings.Join(nn.SparseProcessors(), ", "))
 	}
 	if c.HintMode == "encoded_decoded" {
 		return fmt.Errorf("salsaclrs: hint mode encoded_decoded needs the test sets' hints, which lib/salsa does not keep; use decoded_only or none")

@@ -3,9 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"sort"
 
-	"github.com/narlab/narlab/experiments/clrs30"
+	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
@@ -68,8 +69,12 @@ func curvesFigure(rs Runs, histories [][]mlflow.Metric, metric string, o plots.C
 			panels = append(panels, plots.Panel{Title: algo})
 		}
 		label := r.Name
+		var col color.Color
 		if proc, ok := r.Params["processor"]; ok {
-			label = clrs30.PaperModel(proc)
+			label = nn.PaperModel(proc)
+			if c, ok := nn.ProcessorColor(proc); ok {
+				col = c
+			}
 		}
 		s := -1
 		for k := range panels[p].Series {
@@ -79,7 +84,7 @@ func curvesFigure(rs Runs, histories [][]mlflow.Metric, metric string, o plots.C
 		}
 		if s < 0 {
 			s = len(panels[p].Series)
-			panels[p].Series = append(panels[p].Series, plots.Series{Label: label})
+			panels[p].Series = append(panels[p].Series, plots.Series{Label: label, Color: col})
 		}
 		panels[p].Series[s].Runs = append(panels[p].Series[s].Runs, c)
 	}

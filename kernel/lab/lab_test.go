@@ -12,6 +12,7 @@ import (
 
 	"github.com/narlab/narlab/kernel"
 	"github.com/narlab/narlab/lib/clrs/paper"
+	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/plots"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
@@ -320,7 +321,7 @@ func TestPaperBars(t *testing.T) {
 }
 
 func TestShade(t *testing.T) {
-	red, _ := plots.ProcessorColor("mpnn")
+	red, _ := nn.ProcessorColor("mpnn")
 	lum := func(c color.Color) float64 {
 		r, g, b, _ := c.RGBA()
 		return float64(r+g+b) / 3

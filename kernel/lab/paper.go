@@ -11,6 +11,7 @@ import (
 	"github.com/narlab/narlab/kernel"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/clrs/paper"
+	"github.com/narlab/narlab/lib/nn"
 	"github.com/narlab/narlab/plots"
 )
 
@@ -31,7 +32,7 @@ func besidePaper(rs Runs) ([]string, [][]cell) {
 	var rows [][]cell
 	for _, r := range rs {
 		algo, proc := r.Params["algorithm"], r.Params["processor"]
-		model := clrs30.PaperModel(proc)
+		model := nn.PaperModel(proc)
 		row := []cell{{text: algo}, {text: model}, {text: r.Value("params.train_steps")},
 			{text: r.Value("params.hidden_size")},
 			{text: r.Value("metrics." + clrs30.MetricBestVal + "%")}, {text: paperScore(paper.Validation, algo, model)},
@@ -86,7 +87,7 @@ func paperBars(algos, processors []string, groups []Group) ([]string, []plots.Ba
 	}
 	var bars []plots.BarGroup
 	for _, p := range processors {
-		model := clrs30.PaperModel(p)
+		model := nn.PaperModel(p)
 		g := plots.BarGroup{Label: model, Color: shade(p, -1)}
 		if len(groups) > 0 {
 			g.Label += ", paper (Table 4)"
@@ -103,7 +104,7 @@ func paperBars(algos, processors []string, groups []Group) ([]string, []plots.Ba
 	}
 	for gi, grp := range groups {
 		for _, p := range processors {
-			g := plots.BarGroup{Label: "narlab " + clrs30.PaperModel(p) + ", " + grp.Label, Color: shade(p, gi)}
+			g := plots.BarGroup{Label: "narlab " + nn.PaperModel(p) + ", " + grp.Label, Color: shade(p, gi)}
 			found := false
 			for _, a := range algos {
 				v := math.NaN()
@@ -125,7 +126,7 @@ func paperBars(algos, processors []string, groups []Group) ([]string, []plots.Ba
 // shade is a processor's paper colour (group < 0), lightened for group 0 and
 // darkened for the groups after it.
 func shade(processor string, group int) color.Color {
-	c, ok := plots.ProcessorColor(processor)
+	c, ok := nn.ProcessorColor(processor)
 	if !ok {
 		c = color.RGBA{0x7f, 0x7f, 0x7f, 0xff}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/kernel"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/trainloop"
 )
 
@@ -16,8 +17,12 @@ import (
 // MLflow run. With no cfg.Dir the checkpoints go to a scratch directory that
 // is removed afterwards (the run's MLflow model or artifacts keep the best
 // checkpoint), so that running the cell again trains again rather than
-// resuming the finished run; the result's Checkpoint is then gone.
+// resuming the finished run; the result's Checkpoint is then gone. Train
+// tunes the process as narlab's binaries do (engine.TuneProcess).
 func Train(ctx context.Context, cfg clrs30.Config) (*clrs30.Result, error) {
+	// A notebook cell is a program of its own: tuned as narlab's binaries
+	// are (the collector's pace, malloc's modes for XLA).
+	engine.TuneProcess()
 	label := trainLabel(cfg)
 	if cfg.Dir == "" {
 		dir, err := os.MkdirTemp("", "narlab-lab-")

@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/compute"
 	_ "github.com/gomlx/compute/gobackend" // the pure-Go backend, "go"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // Choice is the backend narlab picked and why: Config is what GoMLX is
@@ -229,30 +230,15 @@ func BackendChoice(config string) (compute.Backend, Choice, error) {
 	return b, c, nil
 }
 
-// onNVIDIA tells whether be is a backend [BackendChoice] made for an
-// NVIDIA card (an XLA backend on a CUDA plugin).
-func onNVIDIA(be compute.Backend) bool {
+// deviceOf is the device of a backend [BackendChoice] made (engine.DeviceGo
+// for a backend made elsewhere).
+func deviceOf(be compute.Backend) engine.Device {
 	backendsMu.Lock()
 	defer backendsMu.Unlock()
 	for config, b := range backends {
 		if b == be {
-			return kindOf(config) == "xla-cuda"
+			return engine.Device(kindOf(config))
 		}
 	}
-	return false
-}
-
-// evalLoopOnDevice resolves Config.EvalLoop for a backend: "auto" (or
-// empty) runs evaluation's loop on the device on an NVIDIA card, where a program
-// call costs about as much as a step (docs/performance.md, "On a GPU"),
-// and on the host elsewhere.
-func evalLoopOnDevice(mode string, be compute.Backend) bool {
-	return evalLoopFor(mode, onNVIDIA(be))
-}
-
-func evalLoopFor(mode string, nvidia bool) bool {
-	if mode == "" || mode == EvalLoopAuto {
-		return nvidia
-	}
-	return mode == EvalLoopDevice
+	return engine.DeviceGo
 }

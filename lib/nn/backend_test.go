@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // TestCheckBackend: the pre-work check of a --backend value says what is
@@ -124,10 +125,10 @@ func TestCUDABackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if !m.loop.evalOnDevice {
+	if !m.loop.EvalOnDevice() {
 		t.Error("the default evaluation loop (auto) runs on the host on the GPU")
 	}
-	if !AutoUnrolls("triplet_gmpnn", be) {
+	if !engine.AutoUnrolls(deviceOf(be), engine.Traits{Triplets: true}) {
 		t.Error("auto's step loop keeps Triplet-GMPNN in the loop on the GPU")
 	}
 	loss, err := m.TrainStep(fb)
@@ -139,31 +140,13 @@ func TestCUDABackend(t *testing.T) {
 	}
 }
 
-// TestEvalLoopAuto checks how Config.EvalLoop resolves: auto (or empty)
-// runs evaluation's loop on the device on an NVIDIA card only, the named
-// modes wherever they are asked for, and the CPU backends this binary has
-// are not taken for a card.
+// TestEvalLoopAuto checks that the CPU backends this binary has are not
+// taken for an NVIDIA card (where engine.Plan runs evaluation's loop on the
+// device by default; TestPlan holds the rule): a model evaluates on the
+// host by default and on the device when asked.
 func TestEvalLoopAuto(t *testing.T) {
-	for _, tt := range []struct {
-		mode   string
-		nvidia bool
-		device bool
-	}{
-		{"", true, true},
-		{"", false, false},
-		{EvalLoopAuto, true, true},
-		{EvalLoopAuto, false, false},
-		{EvalLoopHost, true, false},
-		{EvalLoopHost, false, false},
-		{EvalLoopDevice, true, true},
-		{EvalLoopDevice, false, true},
-	} {
-		if got := evalLoopFor(tt.mode, tt.nvidia); got != tt.device {
-			t.Errorf("mode %q, NVIDIA card %v: on the device %v, want %v", tt.mode, tt.nvidia, got, tt.device)
-		}
-	}
 	for name, be := range testBackends(t) {
-		if onNVIDIA(be) {
+		if deviceOf(be) == engine.DeviceCUDA {
 			t.Errorf("%s: taken for an NVIDIA card", name)
 		}
 		cfg := DefaultConfig("bfs", "mpnn")
@@ -172,11 +155,11 @@ func TestEvalLoopAuto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.loop.evalOnDevice || m.EvalLoopUsed() != EvalLoopHost {
+		if m.loop.EvalOnDevice() || m.EvalLoopUsed() != engine.EvalLoopHost {
 			t.Errorf("%s: the default evaluates on the device off a GPU", name)
 		}
-		if err := m.SetEvalLoop(EvalLoopDevice); err != nil || m.EvalLoopUsed() != EvalLoopDevice {
-			t.Errorf("%s: SetEvalLoop(device): error %v, evaluates on the %s", name, err, m.EvalLoopUsed())
+		if err := m.SetExecution(engine.Options{EvalLoop: engine.EvalLoopDevice}); err != nil || m.EvalLoopUsed() != engine.EvalLoopDevice {
+			t.Errorf("%s: SetExecution(EvalLoop device): error %v, evaluates on the %s", name, err, m.EvalLoopUsed())
 		}
 		m.Close()
 	}

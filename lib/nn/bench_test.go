@@ -12,9 +12,9 @@ import (
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // as in the package
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/salsa"
 )
 
@@ -79,8 +79,8 @@ func BenchmarkTrainStep(b *testing.B) {
 		batches := trainBenchBatches(b, algo)
 		cfg := DefaultConfig(algo, proc)
 		cfg.TeacherForcing = 0
-		cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
-		cfg.StepsPerCall = stepsPerCallEnv(b)
+		cfg.Exec.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+		cfg.Exec.StepsPerCall = stepsPerCallEnv(b)
 		m, err := New(be, cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -94,8 +94,8 @@ func BenchmarkTrainStep(b *testing.B) {
 		warmUp(b, m, batches)
 		warm := time.Since(tw)
 		host0 := m.hostPrep.Load()
-		fwd0, fwdN0 := m.loop.times.of(m.loop.progs.stepFwd)
-		bwd0, bwdN0 := m.loop.times.of(m.loop.progs.stepBwd)
+		fwd0, fwdN0 := m.loop.CallTime(engine.ForwardStep)
+		bwd0, bwdN0 := m.loop.CallTime(engine.BackwardStep)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if _, err := m.TrainStep(batches[(i+1)%len(batches)]); err != nil {
@@ -106,10 +106,10 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.ReportMetric(float64(m.hostPrep.Load()-host0)/1e6/float64(b.N), "host_ms/step")
 		// The step loop's forward and backward step programs, per call (in
 		// the steady state; none when every batch trains unrolled).
-		if fwd, n := m.loop.times.of(m.loop.progs.stepFwd); n > fwdN0 {
+		if fwd, n := m.loop.CallTime(engine.ForwardStep); n > fwdN0 {
 			b.ReportMetric(float64((fwd-fwd0).Microseconds())/1e3/float64(n-fwdN0), "fwd_ms/call")
 		}
-		if bwd, n := m.loop.times.of(m.loop.progs.stepBwd); n > bwdN0 {
+		if bwd, n := m.loop.CallTime(engine.BackwardStep); n > bwdN0 {
 			b.ReportMetric(float64((bwd-bwd0).Microseconds())/1e3/float64(n-bwdN0), "bwd_ms/call")
 			b.ReportMetric(float64(n-bwdN0)/float64(b.N), "loop_steps/step")
 		}
@@ -160,8 +160,8 @@ func BenchmarkBatchPrep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = bd.paddedTo(min(unrollBucket(bd.S), UnrollMaxSteps)).unrolledArgs()
-			bd.release()
+			_ = bd.paddedTo(m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, 0).UnrolledSteps).unrolledArgs()
+			bd.Release()
 		}
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/batch")
 	})
@@ -180,7 +180,7 @@ func BenchmarkPredict(b *testing.B) {
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
 		fb := firstTestBatch(b, algo)
 		cfg := DefaultConfig(algo, proc)
-		cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = auto
+		cfg.Exec.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = auto
 		m, err := New(be, cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -230,7 +230,7 @@ func BenchmarkStepCall(b *testing.B) {
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
 		fb := firstTestBatch(b, algo)
 		cfg := DefaultConfig(algo, proc)
-		cfg.StepLoop = StepLoopLoop
+		cfg.Exec.StepLoop = engine.StepLoopLoop
 		m, err := New(be, cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -243,32 +243,17 @@ func BenchmarkStepCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer bd.release()
-		sl, S := m.loop, bd.steps()
-		static := bd.static()
-		if sl.layout.nhoist > 0 {
-			hoisted, err := sl.callOrdered(sl.progs.hoist, static, nil, nil)
-			if err != nil {
+		defer bd.Release()
+		S := bd.Steps()
+		calls0, release, err := m.loop.EvalStepCalls(bd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer release()
+		calls := func() { // S step calls, the last result read back
+			if err := calls0(); err != nil {
 				b.Fatal(err)
 			}
-			defer free(hoisted...)
-			static = append(static[:len(static):len(static)], hoisted...)
-		}
-		tails := make([][]*tensors.Tensor, S)
-		for i := range tails {
-			tails[i] = append([]*tensors.Tensor{bd.outStepAt(i)}, bd.stepInputsAt(i)...)
-		}
-		calls := func() { // S step calls, the last result read back
-			state := append(bd.initialCarry(), bd.readoutZeros()...)
-			for i := 0; i < S; i++ {
-				res, err := sl.callOrdered(sl.progs.stepEval, static, state, tails[i])
-				if err != nil {
-					b.Fatal(err)
-				}
-				state = res
-			}
-			state[0].ConstFlatData(func(any) {})
-			free(state...)
 		}
 		n, err := nodes(fb)
 		if err != nil {
@@ -281,7 +266,7 @@ func BenchmarkStepCall(b *testing.B) {
 		}
 		defer null.Finalize()
 		nullCalls := func() {
-			x := zeros(B, n, H)
+			x := engine.ZeroTensor(B, n, H)
 			for i := 0; i < S; i++ {
 				d, err := DonateTensorBuffer(x, be, 0)
 				if err != nil {
@@ -294,7 +279,7 @@ func BenchmarkStepCall(b *testing.B) {
 				x = res[0]
 			}
 			x.ConstFlatData(func(any) {})
-			free(x)
+			engine.Free(x)
 		}
 		calls()
 		nullCalls() // compilation
@@ -330,7 +315,7 @@ func BenchmarkStepCall(b *testing.B) {
 //   - val_s, test_s: the two evaluations;
 //   - steps/s: steady-state training, over NARLAB_BENCH_STEPS (default 5)
 //     steps after one pass over the eight batches the steps cycle through
-//     (and, where StepLoopAuto trains them unrolled, after the switch: see
+//     (and, where engine.StepLoopAuto trains them unrolled, after the switch: see
 //     warmUp); host_ms/step, the part of each of those steps spent
 //     preparing the batch on the host;
 //   - peak_rss_mb: the process's peak resident memory at the end of the
@@ -390,9 +375,9 @@ func BenchmarkProtocol(b *testing.B) {
 				fmt.Fprintf(os.Stderr, "%s/%s: %s after %.1f s\n", algo, proc, what, time.Since(t0).Seconds())
 			}
 			cfg := DefaultConfig(algo, proc)
-			cfg.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
-			cfg.StepsPerCall = stepsPerCallEnv(b)
-			cfg.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = auto
+			cfg.Exec.StepLoop = os.Getenv("NARLAB_STEP_LOOP") // "" = auto
+			cfg.Exec.StepsPerCall = stepsPerCallEnv(b)
+			cfg.Exec.EvalLoop = os.Getenv("NARLAB_EVAL_LOOP") // "" = auto
 			m, err := New(be, cfg)
 			if err != nil {
 				b.Fatal(err)
@@ -490,7 +475,7 @@ func BenchmarkProtocol(b *testing.B) {
 // Erdős–Rényi test graphs of NARLAB_BENCH_N nodes (default 160), on the
 // sparse model (edge lists) or the dense one (NARLAB_BENCH_PATH=sparse or
 // dense), hidden 64, NARLAB_BENCH_GRAPHS graphs (default 4) per batch, the
-// dense model splitting batches beyond EvalMemoryBudget as it does:
+// dense model splitting batches beyond its evaluation budget as it does:
 //
 //   - first_s: the first Predict (compilation included);
 //   - eval_s: a second Predict of the same graphs;
@@ -509,7 +494,7 @@ func BenchmarkSparseVsDense(b *testing.B) {
 	b.Logf("backend %s", choice.Kind)
 	ds := erBenchData(b, "bfs", &n, graphs, true)
 	cfg := DefaultConfig("bfs", "mpnn")
-	cfg.Hidden, cfg.HintMode, cfg.StepLoop = 64, "decoded_only", StepLoopLoop
+	cfg.Hidden, cfg.HintMode, cfg.Exec.StepLoop = 64, "decoded_only", engine.StepLoopLoop
 	b.Run(fmt.Sprintf("%s/n=%d", path, n), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			var predict func() error
@@ -554,13 +539,13 @@ func BenchmarkSparseVsDense(b *testing.B) {
 	})
 }
 
-// warmUp trains a model on batches (cycled) until StepLoopAuto has
+// warmUp trains a model on batches (cycled) until engine.StepLoopAuto has
 // switched every one of them that it trains unrolled, so that what follows
 // measures the steady state of a long run; it does nothing when none is
 // (or in the other modes).
 func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
 	b.Helper()
-	if m.cfg.StepLoop != StepLoopAuto {
+	if s := m.cfg.Exec.StepLoop; s != "" && s != engine.StepLoopAuto {
 		return
 	}
 	fits := false
@@ -569,10 +554,10 @@ func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		fits = fits || m.unrollFits(bd)
-		bd.release()
+		fits = fits || m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, 0).UnrolledSteps > 0
+		bd.Release()
 	}
-	for k := 0; fits && m.Step() < UnrollFromStep+int64(len(batches)); k++ {
+	for k := 0; fits && m.Step() < engine.UnrollFromTrainingStep+int64(len(batches)); k++ {
 		if _, err := m.TrainStep(batches[k%len(batches)]); err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,14 @@
 // latents, per-probe decoders, and the per-type losses of the CLRS
 // reference (clrs/_src/nets.py, decoders.py, loss.py).
 //
+// Each processor is defined once, as a [Processor] in a registry
+// ([RegisterProcessor]; processors.go holds the built-in ones), from which
+// every list of processors is derived ([Processors], [SparseProcessors],
+// [ReferenceProcessors], [PaperModel], [ProcessorColor], what export
+// refuses): docs/baselines.md, "Adding a processor". How the model runs
+// (step loop or unrolled, budgets) is the execution engine's, package
+// lib/nn/engine.
+//
 // Graphs are dense: N nodes, every (i, j) pair an edge slot, the
 // processor's adjacency the identity plus the algorithm's graph (its edge
 // masks and node pointers, both ways; with encoded hints, also the hints'
@@ -18,28 +26,31 @@
 // # Steps
 //
 // The model is written once, as one algorithm step (step.go), and run by
-// one of two drivers, chosen per batch by Config.StepLoop:
+// the execution engine, package lib/nn/engine, in one of two ways that
+// engine.Plan picks per batch from Config.Exec (engine.Options), the
+// backend's device, the processor's traits, the batch's shape and the
+// run's progress:
 //
-//   - the step loop (loop.go, the default): one compiled step, called once
-//     per step of the batch's longest trajectory. Compile time and program
-//     size do not depend on the trajectory's length. Evaluation keeps one
-//     step's state; training keeps each step's carry (node latents and fed
-//     hints: O(T × B × N × H)) and computes gradients with a reverse loop
-//     that recomputes each step and runs its vector-Jacobian product, as
-//     jax.lax.scan's transpose does. Its programs are compiled in parallel
-//     the first time a batch and graph size is seen.
-//   - unrolling: every step in one program, compiled per trajectory length.
-//     It trains short trajectories about 1.45× as fast with MPNN-family
-//     processors (no per-step calls, no recomputation), so the default
-//     mode, auto, trains their batches of at most UnrollMaxSteps steps
-//     unrolled from training step UnrollFromStep on, their programs
-//     compiled in the background until then (unroll.go); the Triplet
+//   - the step loop (the default): one compiled step, called once per step
+//     of the batch's longest trajectory. Compile time and program size do
+//     not depend on the trajectory's length. Evaluation keeps one step's
+//     state; training keeps each step's carry (node latents and fed hints:
+//     O(T × B × N × H)) and computes gradients with a reverse loop that
+//     recomputes each step and runs its vector-Jacobian product, as
+//     jax.lax.scan's transpose does.
+//   - unrolling: every step in one program, compiled per trajectory length
+//     (unroll.go). It trains short trajectories about 1.45× as fast with
+//     MPNN-family processors, so the default mode, auto, trains their
+//     batches of at most engine.UnrollMaxAlgorithmSteps algorithm steps
+//     unrolled from training step engine.UnrollFromTrainingStep on, their
+//     programs compiled in the background until then; the Triplet
 //     processors, which gained at most 15 % for two to four times the
-//     memory, stay in the loop; evaluation always loops.
+//     memory, stay in the loop off an NVIDIA card; evaluation always loops.
 //
 // Both compute the same function (TestStepLoopSameFunction compares
 // predictions, losses and gradients over every probe type and processor).
-// Predict splits a batch whose widest step would exceed EvalMemoryBudget.
+// Predict splits a batch whose widest step would exceed the evaluation
+// memory budget (engine.Options.EvalMemory).
 //
 // # Checkpoints
 //

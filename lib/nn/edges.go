@@ -7,8 +7,8 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
-// edgeLatents are the edge latents e [B,N,N,D] of one processor step, kept
-// factored: every edge encoder is a linear map of a few raw fields (an edge
+// EdgeLatents are the edge latents e [B,N,N,D] of one processor step, kept
+// factored (a processor reads them through Dense and Full): every edge encoder is a linear map of a few raw fields (an edge
 // scalar or mask is one field, a node pointer's one-hot row one, an edge
 // pointer two, a categorical C), so the encoded sum is affine in those
 // fields,
@@ -23,7 +23,7 @@ import (
 // instead of one over H features per edge: the same function of the same
 // variables, with F ≪ H. At hidden 128 this removes most of a step's
 // [B·N·N, H]×[H, H] products (see docs/baselines.md, "Speed").
-type edgeLatents struct {
+type EdgeLatents struct {
 	b, n, h int
 	raw     *Node // [B,N,N,F]; nil when there are no raw fields (e = bias)
 	w       *Node // [F,H]
@@ -32,11 +32,11 @@ type edgeLatents struct {
 }
 
 // noEdges are zero edge latents of width h.
-func noEdges(b, n, h int) edgeLatents { return edgeLatents{b: b, n: n, h: h} }
+func noEdges(b, n, h int) EdgeLatents { return EdgeLatents{b: b, n: n, h: h} }
 
 // withField returns e plus the encoding field·w + bias of one edge encoder
 // (field [B,N,N,k], w [k,H], bias [H]).
-func (e edgeLatents) withField(field, w, bias *Node) edgeLatents {
+func (e EdgeLatents) withField(field, w, bias *Node) EdgeLatents {
 	if e.raw == nil {
 		e.raw, e.w = field, w
 	} else {
@@ -54,13 +54,13 @@ func (e edgeLatents) withField(field, w, bias *Node) edgeLatents {
 }
 
 // withExtra returns e with dense latents [B,N,N,H'] concatenated after it.
-func (e edgeLatents) withExtra(x *Node) edgeLatents {
+func (e EdgeLatents) withExtra(x *Node) EdgeLatents {
 	e.extra = x
 	return e
 }
 
 // width is D, the size of the last axis of the materialized latents.
-func (e edgeLatents) width() int {
+func (e EdgeLatents) width() int {
 	if e.extra == nil {
 		return e.h
 	}
@@ -68,7 +68,7 @@ func (e edgeLatents) width() int {
 }
 
 // affine materializes the affine part raw·W + bias as [B,N,N,H].
-func (e edgeLatents) affine(g *Graph) *Node {
+func (e EdgeLatents) affine(g *Graph) *Node {
 	var y *Node
 	if e.raw != nil {
 		y = edgeProduct(e.raw, e.w)
@@ -88,7 +88,7 @@ func (e edgeLatents) affine(g *Graph) *Node {
 }
 
 // full materializes e as [B,N,N,D] (for layers that are not linear in it).
-func (e edgeLatents) full(g *Graph) *Node {
+func (e EdgeLatents) full(g *Graph) *Node {
 	y := e.affine(g)
 	if e.extra != nil {
 		y = Concatenate([]*Node{y, e.extra}, -1)
@@ -96,9 +96,20 @@ func (e edgeLatents) full(g *Graph) *Node {
 	return y
 }
 
+// Dense is [Dense] of the materialized latents (scope, e.Full(g), useBias,
+// out): the same variables and the same function, computed on the factored
+// form, at a fraction of the cost. Processors read edge latents this way.
+func (e EdgeLatents) Dense(scope *model.Scope, g *Graph, useBias bool, out int) *Node {
+	return e.dense(scope, g, useBias, out)
+}
+
+// Full materializes the latents as [B,N,N,D], for a layer that is not
+// linear in them (a memory network's lookups).
+func (e EdgeLatents) Full(g *Graph) *Node { return e.full(g) }
+
 // dense is Dense(scope, e.full(), useBias, out) — the same variables, the
 // same function — computed on the factored form.
-func (e edgeLatents) dense(scope *model.Scope, g *Graph, useBias bool, out int) *Node {
+func (e EdgeLatents) dense(scope *model.Scope, g *Graph, useBias bool, out int) *Node {
 	w, b := denseVariables(scope, g, shapes.Make(dtypes.Float32, e.width(), out), useBias)
 	wAffine := w
 	if e.extra != nil {
@@ -142,7 +153,7 @@ func (e edgeLatents) dense(scope *model.Scope, g *Graph, useBias bool, out int) 
 // (weights [S,B], one-hot over s for each sample: the sample's last step),
 // the latents each sample's outputs are decoded from. A product with a
 // one-hot weight and a sum of zeros is exact.
-func selectEdges(steps []edgeLatents, weights *Node) edgeLatents {
+func selectEdges(steps []EdgeLatents, weights *Node) EdgeLatents {
 	sel := steps[0]
 	sel.raw = selectStep(rawOf(steps), weights)
 	sel.extra = selectStep(extraOf(steps), weights)
@@ -152,7 +163,7 @@ func selectEdges(steps []edgeLatents, weights *Node) edgeLatents {
 	return sel
 }
 
-func rawOf(steps []edgeLatents) []*Node {
+func rawOf(steps []EdgeLatents) []*Node {
 	out := make([]*Node, len(steps))
 	for i, s := range steps {
 		out[i] = s.raw
@@ -160,7 +171,7 @@ func rawOf(steps []edgeLatents) []*Node {
 	return out
 }
 
-func extraOf(steps []edgeLatents) []*Node {
+func extraOf(steps []EdgeLatents) []*Node {
 	out := make([]*Node, len(steps))
 	for i, s := range steps {
 		out[i] = s.extra

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/salsa"
 )
 
@@ -38,7 +39,7 @@ func unrolledGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer bd.release()
+	defer bd.Release()
 	return unrolledGradientsOf(t, m, bd)
 }
 
@@ -55,7 +56,7 @@ func unrolledGradientsOf(t *testing.T, m *Model, bd *batchTensors) (float64, [][
 			loss = Add(loss, hintLoss)
 		}
 		var wrt []*Node
-		for _, v := range trainableVariables(scope) {
+		for _, v := range engine.TrainableVariables(scope) {
 			wrt = append(wrt, v.NodeValue(g))
 		}
 		return append([]*Node{loss}, Gradient(loss, wrt...)...)
@@ -83,8 +84,8 @@ func loopGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer bd.release()
-	loss, gs, err := m.loop.lossAndGradients(bd, false)
+	defer bd.Release()
+	loss, gs, err := m.loop.LossAndGradients(bd, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func loopGradients(t *testing.T, m *Model, fb *clrs.Feedback) (float64, [][]floa
 	for _, g := range gs {
 		grads = append(grads, flat32(t, g))
 	}
-	free(gs...)
+	engine.Free(gs...)
 	return loss, grads
 }
 
@@ -157,9 +158,9 @@ func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor,
 	fb := fixedBatch(t, algo, n, 3)
 	mk := func(mode string) *Model {
 		cfg := DefaultConfig(algo, processor)
-		cfg.Hidden, cfg.TeacherForcing, cfg.StepLoop = 16, teacher, mode
-		if mode == StepLoopLoop {
-			cfg.StepsPerCall = stepsPerCall
+		cfg.Hidden, cfg.TeacherForcing, cfg.Exec.StepLoop = 16, teacher, mode
+		if mode == engine.StepLoopLoop {
+			cfg.Exec.StepsPerCall = stepsPerCall
 		}
 		if hintMode != "" {
 			cfg.HintMode = hintMode
@@ -171,7 +172,7 @@ func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor,
 		t.Cleanup(m.Close)
 		return m
 	}
-	loop, unrolled := mk(StepLoopLoop), mk(StepLoopUnroll)
+	loop, unrolled := mk(engine.StepLoopLoop), mk(engine.StepLoopUnroll)
 	if T := fb.MaxSteps(); T < 3 {
 		t.Fatalf("the batch has %d hint steps; want several", T)
 	}
@@ -199,9 +200,9 @@ func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor,
 	}
 	// The two models may have created their variables in another order
 	// (the first program built creates them): match them by path.
-	vars := trainableVariables(loop.store.RootScope())
+	vars := engine.TrainableVariables(loop.store.RootScope())
 	unrolledIndex := map[string]int{}
-	for i, v := range trainableVariables(unrolled.store.RootScope()) {
+	for i, v := range engine.TrainableVariables(unrolled.store.RootScope()) {
 		unrolledIndex[v.Path()] = i
 	}
 	if len(gl) != len(gu) || len(gl) != len(vars) || len(unrolledIndex) != len(vars) {
@@ -288,7 +289,7 @@ func TestStepsPerCall(t *testing.T) {
 }
 
 // TestPredictInParts checks that a batch predicted in parts (as Predict
-// does when a whole batch would exceed EvalMemoryBudget) gives the whole
+// does when a whole batch would exceed its evaluation budget) gives the whole
 // batch's predictions, with trajectories of one length and of several
 // (each part then runs only to its own longest).
 func TestPredictInParts(t *testing.T) {
@@ -323,12 +324,13 @@ func TestPredictInParts(t *testing.T) {
 			if m.EvalBatchSize(tt.n) < 5 {
 				t.Fatalf("EvalBatchSize(%d) = %d at the default budget; the whole batch should fit", tt.n, m.EvalBatchSize(tt.n))
 			}
-			defer func(b int64) { EvalMemoryBudget = b }(EvalMemoryBudget)
 			perSample := m.evalStepBytes(tt.n)
 			// Parts of one sample; parts of two, the last padded with a
 			// repeat of its sample (5 = 2 + 2 + 1).
 			for _, part := range []int{1, 2} {
-				EvalMemoryBudget = int64(part) * perSample
+				if err := m.SetExecution(engine.Options{EvalMemory: int64(part) * perSample}); err != nil {
+					t.Fatal(err)
+				}
 				if got := m.EvalBatchSize(tt.n); got != part {
 					t.Fatalf("EvalBatchSize(%d) = %d under a budget of %d samples", tt.n, got, part)
 				}
@@ -409,7 +411,7 @@ func TestReadoutEdgeLatents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := m.loopLayout().triplets; got != c.want {
+		if got := m.loopLayout().Extra; got != c.want {
 			t.Errorf("%s/%s: the readout carries triplet latents: %v, want %v", c.algo, c.processor, got, c.want)
 		}
 		m.Close()
@@ -417,7 +419,7 @@ func TestReadoutEdgeLatents(t *testing.T) {
 }
 
 // TestEvalLoopDevice checks that evaluation with its loop on the device
-// (EvalLoopDevice: one program, the step in a While) predicts what the
+// (engine.EvalLoopDevice: one program, the step in a While) predicts what the
 // host's loop over the compiled step does, on dense models of each readout
 // kind (node masks, node and edge pointers with triplet latents,
 // permutations) and on sparse ones with and without hoisted encodings,
@@ -477,7 +479,7 @@ func TestEvalLoopDevice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.loop.evalOnDevice = true
+			m.loop.SetEvalOnDevice(true)
 			device, err := m.Predict(fb)
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
@@ -492,7 +494,7 @@ func TestEvalLoopDevice(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := DefaultConfig(tt.algo, tt.processor)
-			cfg.Hidden, cfg.HintMode, cfg.EvalLoop = 8, tt.hintMode, EvalLoopDevice
+			cfg.Hidden, cfg.HintMode, cfg.Exec.EvalLoop = 8, tt.hintMode, engine.EvalLoopDevice
 			m, err := NewSparse(be, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -501,14 +503,14 @@ func TestEvalLoopDevice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !m.loop.deviceEval() {
-				t.Fatalf("%s: evaluates on the host although EvalLoop is %q", what, cfg.EvalLoop)
+			if !m.loop.EvalOnDevice() {
+				t.Fatalf("%s: evaluates on the host although EvalLoop is %q", what, cfg.Exec.EvalLoop)
 			}
 			device, err := m.Predict(b)
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
-			m.loop.evalOnDevice = false
+			m.loop.SetEvalOnDevice(false)
 			host, err := m.Predict(b)
 			if err != nil {
 				t.Fatal(err)
@@ -523,12 +525,12 @@ func TestEvalLoopDevice(t *testing.T) {
 	}
 }
 
-// TestSetStepLoopOptions checks the setters a resumed run uses to apply
-// this session's step-loop options to a model loaded from a checkpoint:
-// SetStepsPerCall rebuilds the training programs (the same loss and
-// gradients after it as before), SetEvalLoop moves evaluation's loop (the
-// same predictions), and both refuse what New refuses.
-func TestSetStepLoopOptions(t *testing.T) {
+// TestSetExecution checks the setter a resumed run uses to apply this
+// session's execution options to a model loaded from a checkpoint: a change
+// of the steps a call rebuilds the training programs (the same loss and
+// gradients after it as before), a change of the evaluation loop moves it
+// (the same predictions), and it refuses what New refuses.
+func TestSetExecution(t *testing.T) {
 	be, err := Backend("go")
 	if err != nil {
 		t.Fatal(err)
@@ -537,7 +539,7 @@ func TestSetStepLoopOptions(t *testing.T) {
 	// noise, no teacher forcing), so two gradients in a row are comparable.
 	fb := fixedBatch(t, "bfs", 6, 3)
 	cfg := DefaultConfig("bfs", "mpnn")
-	cfg.Hidden, cfg.StepLoop = 8, StepLoopLoop
+	cfg.Hidden, cfg.Exec.StepLoop = 8, engine.StepLoopLoop
 	m, err := New(be, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -548,14 +550,12 @@ func TestSetStepLoopOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.SetStepsPerCall(3); err != nil {
+	three := engine.Options{StepLoop: engine.StepLoopLoop, StepsPerCall: 3, EvalLoop: engine.EvalLoopDevice}
+	if err := m.SetExecution(three); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.SetEvalLoop(EvalLoopDevice); err != nil {
-		t.Fatal(err)
-	}
-	if m.loop.progs.k != 3 || !m.loop.evalOnDevice || m.Config().StepsPerCall != 3 || m.Config().EvalLoop != EvalLoopDevice {
-		t.Fatalf("after the setters: %d steps a call, evaluation on the device %v, config %+v", m.loop.progs.k, m.loop.evalOnDevice, m.Config())
+	if m.loop.StepsPerCall() != 3 || !m.loop.EvalOnDevice() || m.Config().Exec != three {
+		t.Fatalf("after the setters: %d steps a call, evaluation on the device %v, config %+v", m.loop.StepsPerCall(), m.loop.EvalOnDevice(), m.Config())
 	}
 	l3, g3 := loopGradients(t, m, fb)
 	if math.Abs(l1-l3) > 1e-5*math.Max(1, math.Abs(l1)) {
@@ -575,33 +575,16 @@ func TestSetStepLoopOptions(t *testing.T) {
 			t.Errorf("prediction %s: relative difference %.2g between the host's loop and the device's", k, d)
 		}
 	}
-	for _, bad := range []int{-1, MaxStepsPerCall + 1} {
-		if err := m.SetStepsPerCall(bad); err == nil {
-			t.Errorf("SetStepsPerCall(%d) accepted", bad)
+	for _, bad := range []engine.Options{{StepsPerCall: -1}, {StepsPerCall: engine.MaxStepsPerCall + 1}, {EvalLoop: "gpu"}} {
+		if err := m.SetExecution(bad); err == nil {
+			t.Errorf("SetExecution(%+v) accepted", bad)
 		}
 	}
-	if err := m.SetEvalLoop("gpu"); err == nil {
-		t.Error(`SetEvalLoop("gpu") accepted`)
+	if m.Config().Exec != three {
+		t.Errorf("a refused SetExecution changed the options to %+v", m.Config().Exec)
 	}
-	if err := m.SetStepsPerCall(0); err != nil || m.loop.progs.k != 1 {
-		t.Errorf("SetStepsPerCall(0): %v, %d steps a call; want one", err, m.loop.progs.k)
-	}
-}
-
-func TestCallSteps(t *testing.T) {
-	for _, c := range []struct {
-		c, k, S int
-		want    string
-	}{
-		{2, 1, 7, "step 3 of 7"},
-		{1, 4, 7, "steps 5–7 of 7"},
-		{0, 4, 7, "steps 1–4 of 7"},
-		{1, 3, 4, "step 4 of 4"},
-		{0, 64, 5, "steps 1–5 of 5"},
-	} {
-		if got := callSteps(c.c, c.k, c.S); got != c.want {
-			t.Errorf("callSteps(%d, %d, %d) = %q, want %q", c.c, c.k, c.S, got, c.want)
-		}
+	if err := m.SetExecution(engine.Options{}); err != nil || m.loop.StepsPerCall() != 1 {
+		t.Errorf("SetExecution(defaults): %v, %d steps a call; want one", err, m.loop.StepsPerCall())
 	}
 }
 

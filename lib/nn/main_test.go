@@ -5,11 +5,14 @@ import (
 	"testing"
 
 	"github.com/narlab/narlab/internal/hugepages"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // TestMain runs the tests and benchmarks as narlab's binaries run: with
-// XLA's large buffers as huge pages (internal/hugepages).
+// XLA's large buffers as huge pages (internal/hugepages) and the process
+// tuned (engine.TuneProcess).
 func TestMain(m *testing.M) {
 	hugepages.Reexec()
+	engine.TuneProcess()
 	os.Exit(m.Run())
 }

@@ -9,6 +9,25 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
+// memnetStep is the memory network's processor step (memnet), over the
+// step's adjacency, or every pair of nodes (full: memnet_full).
+func memnetStep(full bool) ProcessorStep {
+	return func(scope *model.Scope, in ProcessorInput, o ProcessorOptions) (*Node, *Node) {
+		adj := in.Adj
+		if full {
+			B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
+			adj = Ones(adj.Graph(), shapeF32(B, N, N))
+		}
+		return memnet(scope, in.Node, in.Edge.full(adj.Graph()), in.Graph, adj, o.Hidden), nil
+	}
+}
+
+// memnetStepBytes are the memories and their lookups (three [N, slots,
+// embedding] tensors).
+func memnetStepBytes(n int, _ ProcessorOptions) int64 {
+	return 3 * int64(n) * int64(max(memnetSlots, n+1)) * memnetEmbedding * 4
+}
+
 // Memory-network sizes of the reference: embedding 16, 128 memory slots,
 // one hop.
 const (

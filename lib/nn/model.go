@@ -10,36 +10,16 @@ import (
 	"github.com/narlab/narlab/lib/clrs"
 )
 
-// Processors are the processor names New accepts: the reference's names
-// (processors.get_processor_factory).
-var Processors = []string{"deepsets", "gat", "gatv2", "gmpnn", "gpgn", "gpgn_mask", "memnet", "memnet_full", "mpnn",
-	"pgn", "pgn_mask", "triplet_gmpnn", "triplet_gpgn", "triplet_gpgn_mask", "triplet_mpnn", "triplet_pgn",
-	"triplet_pgn_mask"}
+// pgnAdjacency is the adjacency a PGN-family processor's max aggregation
+// runs over: every pair of nodes (MPNN), the step's adjacency (PGN) or
+// each node itself (Deep Sets).
+type pgnAdjacency int
 
-// pgnKind is a processor of the reference's PGN family: which adjacency
-// its max aggregation runs over, whether its update is gated, whether it
-// computes triplet edge messages, and whether its decoders push the
-// pointer and edge-mask logits of non-edges below every edge's (inf_bias).
-type pgnKind struct {
-	adj                      string // "full" (MPNN), "data" (PGN) or "self" (Deep Sets)
-	gated, triplets, infBias bool
-}
-
-var pgnKinds = map[string]pgnKind{
-	"deepsets":          {adj: "self"},
-	"mpnn":              {adj: "full"},
-	"pgn":               {adj: "data"},
-	"pgn_mask":          {adj: "data", infBias: true},
-	"gmpnn":             {adj: "full", gated: true},
-	"gpgn":              {adj: "data", gated: true},
-	"gpgn_mask":         {adj: "data", gated: true, infBias: true},
-	"triplet_mpnn":      {adj: "full", triplets: true},
-	"triplet_pgn":       {adj: "data", triplets: true},
-	"triplet_pgn_mask":  {adj: "data", triplets: true, infBias: true},
-	"triplet_gmpnn":     {adj: "full", triplets: true, gated: true},
-	"triplet_gpgn":      {adj: "data", triplets: true, gated: true},
-	"triplet_gpgn_mask": {adj: "data", triplets: true, gated: true, infBias: true},
-}
+const (
+	adjFull pgnAdjacency = iota
+	adjData
+	adjSelf
+)
 
 // layerNormEpsilon is haiku's LayerNorm epsilon (GoMLX defaults to 1e-3).
 const layerNormEpsilon = 1e-5
@@ -87,53 +67,61 @@ func broadcastSample(w, x *Node) *Node {
 	return Reshape(w, dims...)
 }
 
-// process is one processor step: the next node latents and, for
-// Triplet-GMPNN, the triplet edge latents.
-func (m *Model) process(scope *model.Scope, nodeF *Node, edgeF edgeLatents, graphF, hidden, adj *Node) (*Node, *Node) {
-	H := m.cfg.Hidden
-	z := Concatenate([]*Node{nodeF, hidden}, -1) // [B,N,2H]
-	B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
-	switch m.cfg.Processor {
-	case "gat", "gatv2":
-		return m.gat(scope, z, edgeF, graphF, adj), nil
-	case "memnet":
-		return memnet(scope, nodeF, edgeF.full(adj.Graph()), graphF, adj, H), nil
-	case "memnet_full":
-		return memnet(scope, nodeF, edgeF.full(adj.Graph()), graphF, Ones(adj.Graph(), shapeF32(B, N, N)), H), nil
+// process is one processor step (the registered definition's): the next
+// node latents and, for a processor with triplets, the triplet edge
+// latents.
+func (m *Model) process(scope *model.Scope, nodeF *Node, edgeF EdgeLatents, graphF, hidden, adj *Node) (*Node, *Node) {
+	return m.proc.Step(scope, ProcessorInput{Node: nodeF, Edge: edgeF, Graph: graphF, Hidden: hidden, Adj: adj},
+		m.processorOptions())
+}
+
+// processorOptions are the settings the model's processor is built with.
+func (m *Model) processorOptions() ProcessorOptions { return ProcessorOptions{Hidden: m.cfg.Hidden} }
+
+// pgnStep is the step of the reference's PGN family (dm-clrs's PGN class,
+// also its MPNN and Deep Sets): messages from sender i to receiver j of
+// the node features and latents z, the edge and graph features, through a
+// two-layer MLP, max-aggregated over the adjacency adj, then a linear
+// update with layer norm; optionally gated, and with triplet edge latents.
+func pgnStep(adjacency pgnAdjacency, gated, triplets bool) ProcessorStep {
+	return func(scope *model.Scope, in ProcessorInput, o ProcessorOptions) (*Node, *Node) {
+		H := o.Hidden
+		adj := in.Adj
+		z := Concatenate([]*Node{in.Node, in.Hidden}, -1) // [B,N,2H]
+		B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
+		mask := adj
+		switch adjacency {
+		case adjFull:
+			mask = Ones(adj.Graph(), shapeF32(B, N, N))
+		case adjSelf:
+			mask = eye(adj.Graph(), B, N)
+		}
+		m1 := Dense(scope.At("m1"), z, true, H)                   // sender i
+		m2 := Dense(scope.At("m2"), z, true, H)                   // receiver j
+		me := in.Edge.dense(scope.At("me"), adj.Graph(), true, H) // [B,N,N,H]
+		mg := Dense(scope.At("mg"), in.Graph, true, H)            // [B,H]
+		// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
+		msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
+		msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
+		msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
+		penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
+		agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
+		ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
+		ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
+		var tri *Node
+		if triplets {
+			tri = tripletLatents(scope.At("triplet"), z, in.Edge, in.Graph, H)
+		}
+		if gated {
+			// The reference's gate: h = h·g + hidden·(1−g), g = σ(g3(relu(g1(z) + g2(agg)))) with g3's bias
+			// starting at −3, so that at first a node mostly keeps its previous latents.
+			g1 := Dense(scope.At("gate1"), z, true, H)
+			g2 := Dense(scope.At("gate2"), agg, true, H)
+			gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+			ret = gateMix(ret, in.Hidden, gate)
+		}
+		return ret, tri
 	}
-	pk := pgnKinds[m.cfg.Processor]
-	mask := adj
-	switch pk.adj {
-	case "full":
-		mask = Ones(adj.Graph(), shapeF32(B, N, N))
-	case "self":
-		mask = eye(adj.Graph(), B, N)
-	}
-	m1 := Dense(scope.At("m1"), z, true, H)                 // sender i
-	m2 := Dense(scope.At("m2"), z, true, H)                 // receiver j
-	me := edgeF.dense(scope.At("me"), adj.Graph(), true, H) // [B,N,N,H]
-	mg := Dense(scope.At("mg"), graphF, true, H)            // [B,H]
-	// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
-	msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
-	msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
-	msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
-	penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
-	agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
-	ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
-	ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
-	var tri *Node
-	if pk.triplets {
-		tri = m.triplets(scope.At("triplet"), z, edgeF, graphF)
-	}
-	if pk.gated {
-		// The reference's gate: h = h·g + hidden·(1−g), g = σ(g3(relu(g1(z) + g2(agg)))) with g3's bias
-		// starting at −3, so that at first a node mostly keeps its previous latents.
-		g1 := Dense(scope.At("gate1"), z, true, H)
-		g2 := Dense(scope.At("gate2"), agg, true, H)
-		gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
-		ret = gateMix(ret, hidden, gate)
-	}
-	return ret, tri
 }
 
 // gateMix is the reference's gated update ret·gate + hidden·(1 − gate).
@@ -141,9 +129,9 @@ func gateMix(ret, hidden, gate *Node) *Node {
 	return Add(Mul(ret, gate), Mul(hidden, OneMinus(gate)))
 }
 
-// triplets computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j, z_k,
-// e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
-func (m *Model) triplets(scope *model.Scope, z *Node, edgeF edgeLatents, graphF *Node) *Node {
+// tripletLatents computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j,
+// z_k, e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
+func tripletLatents(scope *model.Scope, z *Node, edgeF EdgeLatents, graphF *Node, hidden int) *Node {
 	const T = 8
 	t1 := Dense(scope.At("t1"), z, true, T) // [B,N,T]  i
 	t2 := Dense(scope.At("t2"), z, true, T) // j
@@ -154,7 +142,7 @@ func (m *Model) triplets(scope *model.Scope, z *Node, edgeF edgeLatents, graphF 
 	te3 := edgeF.dense(scope.At("te3"), g, true, T) // (k,j) read as (j,k) below
 	tg := Dense(scope.At("tg"), graphF, true, T)    // [B,T]
 	tri := tripletMax(t1, t2, t3, te1, te2, te3, tg)
-	out := Dense(scope.At("o3"), tri, true, m.cfg.Hidden) // [B,N(j),N(k),H]
+	out := Dense(scope.At("o3"), tri, true, hidden) // [B,N(j),N(k),H]
 	return activation.Relu(out)
 }
 
@@ -185,33 +173,36 @@ func tripletMax(t1, t2, t3, te1, te2, te3, tg *Node) *Node {
 // check it.
 const leakyReluSlope = 0.01
 
-// gat is one graph-attention step (one head): coefficients softmax_j over
-// the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT) or
-// a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
-func (m *Model) gat(scope *model.Scope, z *Node, edgeF edgeLatents, graphF, adj *Node) *Node {
-	H := m.cfg.Hidden
-	values := Dense(scope.At("values"), z, true, H) // [B,N,H]
-	var logits *Node
-	if m.cfg.Processor == "gat" {
-		a1 := Dense(scope.At("a1"), z, true, 1)
-		a2 := Dense(scope.At("a2"), z, true, 1)
-		ae := edgeF.dense(scope.At("ae"), z.Graph(), true, 1)
-		ag := Dense(scope.At("ag"), graphF, true, 1)
-		l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
-		logits = activation.LeakyReluWith(Squeeze(l, -1), leakyReluSlope)
-	} else {
-		w1 := Dense(scope.At("w1"), z, true, H)
-		w2 := Dense(scope.At("w2"), z, true, H)
-		we := edgeF.dense(scope.At("we"), z.Graph(), true, H)
-		wg := Dense(scope.At("wg"), graphF, true, H)
-		pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
-		logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, leakyReluSlope), true, 1), -1)
+// gatStep is one graph-attention step (one head): coefficients softmax_j
+// over the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT)
+// or a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
+func gatStep(v2 bool) ProcessorStep {
+	return func(scope *model.Scope, in ProcessorInput, o ProcessorOptions) (*Node, *Node) {
+		H, adj := o.Hidden, in.Adj
+		z := Concatenate([]*Node{in.Node, in.Hidden}, -1) // [B,N,2H]
+		values := Dense(scope.At("values"), z, true, H)   // [B,N,H]
+		var logits *Node
+		if !v2 {
+			a1 := Dense(scope.At("a1"), z, true, 1)
+			a2 := Dense(scope.At("a2"), z, true, 1)
+			ae := in.Edge.dense(scope.At("ae"), z.Graph(), true, 1)
+			ag := Dense(scope.At("ag"), in.Graph, true, 1)
+			l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
+			logits = activation.LeakyReluWith(Squeeze(l, -1), leakyReluSlope)
+		} else {
+			w1 := Dense(scope.At("w1"), z, true, H)
+			w2 := Dense(scope.At("w2"), z, true, H)
+			we := in.Edge.dense(scope.At("we"), z.Graph(), true, H)
+			wg := Dense(scope.At("wg"), in.Graph, true, H)
+			pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
+			logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, leakyReluSlope), true, 1), -1)
+		}
+		// logits[b,i,j]: i attends to j over the adjacency.
+		coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
+		att := Einsum("bij,bjh->bih", coefs, values)
+		ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
+		return norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done(), nil
 	}
-	// logits[b,i,j]: i attends to j over the adjacency.
-	coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
-	att := Einsum("bij,bjh->bih", coefs, values)
-	ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
-	return norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
 }
 
 // decode returns a probe's logits in its layout from node latents hT
@@ -219,9 +210,9 @@ func (m *Model) gat(scope *model.Scope, z *Node, edgeF edgeLatents, graphF, adj 
 // step's adjacency [B,N,N] (used by the *_mask processors' inf_bias).
 // Permutation pointers come out as log-Sinkhorn matrices (10 steps,
 // temperature 0.1, Gumbel noise in training), as the reference's.
-func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT edgeLatents, graphF, adj *Node, training bool) *Node {
+func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLatents, graphF, adj *Node, training bool) *Node {
 	H := m.cfg.Hidden
-	infBias := pgnKinds[m.cfg.Processor].infBias
+	infBias := m.proc.InfBias
 	out := 1
 	if l.classes > 0 {
 		out = l.classes
@@ -389,29 +380,6 @@ func probeLoss(l probeLayout, logits, truth, w *Node, hint bool) (sum, count *No
 		has := ReduceMax(positive, -1)
 		return ReduceAllSum(Mul(Mul(wr, has), ce)), ReduceAllSum(Mul(wr, has))
 	}
-}
-
-// clipByGlobalNorm is optax's clip_by_global_norm: when the global norm
-// ‖g‖ = √(Σ all squared gradients) exceeds maxNorm, every gradient is
-// scaled by maxNorm/‖g‖.
-func clipByGlobalNorm(grads []*Node, maxNorm float64) []*Node {
-	var sq *Node
-	for _, g := range grads {
-		s := ReduceAllSum(Square(g))
-		if sq == nil {
-			sq = s
-		} else {
-			sq = Add(sq, s)
-		}
-	}
-	norm := Sqrt(sq)
-	limit := ConstAs(norm, maxNorm)
-	scale := Where(LessThan(norm, limit), OnesLike(norm), Div(limit, norm))
-	out := make([]*Node, len(grads))
-	for i, g := range grads {
-		out[i] = Mul(g, scale)
-	}
-	return out
 }
 
 // eye is b stacked N×N identities, [B,N,N] float32.

@@ -24,6 +24,7 @@ import (
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/metrics"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // Config holds a model's hyper-parameters.
@@ -54,54 +55,13 @@ type Config struct {
 	// reference's enforce_pred_as_input; clrs.PredAsInputAlgorithms).
 	PredAsInput bool  `json:"enforce_pred_as_input"`
 	Seed        int64 `json:"seed"` // initialisation, Gumbel noise and teacher-forcing draws
-	// StepLoop is how the algorithm's steps are run (one of
-	// StepLoopModes): "auto" (the default, also when empty) evaluates in
-	// a loop over one compiled step and trains there too, except that
-	// from training step UnrollFromStep on batches of at most
-	// UnrollMaxSteps steps train unrolled (not with the Triplet
-	// processors, where it does not pay); "loop" and "unroll" force one
-	// way. Both
-	// compute the same function (up to floating-point rounding); the
-	// loop's compile time and memory do not grow with the trajectory's
-	// length.
-	StepLoop string `json:"step_loop,omitempty"`
-	// EvalLoop is where evaluation's loop over the steps runs (one of
-	// EvalLoopModes): "auto" (the default, also when empty) is "device" on
-	// an NVIDIA GPU backend and "host" elsewhere; "host" calls the
-	// compiled step once per step;
-	// "device" compiles the loop itself, the step as the body of an XLA
-	// While, and the output head into one program, called once per batch
-	// (a model with inputs given anew at each step, some sparse ones,
-	// evaluates on the host). The same predictions either way
-	// (TestEvalLoopDevice); "device" saves a program call per step, which
-	// costs little beside a step on a CPU and is 3× faster evaluation of
-	// Kadane (63 steps) on an H100 (docs/performance.md, "On a GPU").
-	EvalLoop string `json:"eval_loop,omitempty"`
-	// StepsPerCall is how many steps one call of the step loop's training
-	// programs runs (0 or 1: one; the default). k > 1 unrolls k steps in
-	// each of the forward and backward programs, so a trajectory of S
-	// steps takes 2⌈S/k⌉ calls instead of 2S, and the backward pass keeps
-	// the carry of every k-th step only; compile time grows with k. The
-	// same losses and gradients (TestStepsPerCall), except that with
-	// teacher forcing the draws of the steps padding the last call shift
-	// the random stream. It matters where a program call costs more than a
-	// step's work, as on a GPU (docs/performance.md, "On a GPU").
-	StepsPerCall int `json:"steps_per_call,omitempty"`
+	// Exec is how the model runs its steps (the execution engine's
+	// options: step loop or unrolled, where evaluation loops, steps a call,
+	// memory budgets). It changes speed and memory, not the function
+	// computed, so it is not saved with a checkpoint: Load gives the
+	// defaults, and [Model.SetExecution] changes it.
+	Exec engine.Options `json:"-"`
 }
-
-// MaxStepsPerCall bounds Config.StepsPerCall (its programs' size and
-// compile time grow with it).
-const MaxStepsPerCall = 64
-
-// Evaluation-loop modes (Config.EvalLoop).
-const (
-	EvalLoopAuto   = "auto"
-	EvalLoopHost   = "host"
-	EvalLoopDevice = "device"
-)
-
-// EvalLoopModes are the evaluation-loop modes New accepts.
-var EvalLoopModes = []string{EvalLoopAuto, EvalLoopHost, EvalLoopDevice}
 
 // HintRepredModes are the hint re-prediction modes New accepts.
 var HintRepredModes = []string{"soft", "hard", "hard_on_eval"}
@@ -118,8 +78,8 @@ func DefaultConfig(algo, processor string) Config {
 }
 
 func (c Config) validate() error {
-	if !slices.Contains(Processors, c.Processor) {
-		return fmt.Errorf("nn: unknown processor %q (want one of %v)", c.Processor, Processors)
+	if _, err := lookupProcessor(c.Processor); err != nil {
+		return err
 	}
 	if !slices.Contains(HintModes, c.HintMode) {
 		return fmt.Errorf("nn: unknown hint mode %q (want one of %v)", c.HintMode, HintModes)
@@ -136,14 +96,8 @@ func (c Config) validate() error {
 	if c.GradClip < 0 || math.IsNaN(c.GradClip) {
 		return fmt.Errorf("nn: gradient clipping norm %v; want 0 (none) or a positive number", c.GradClip)
 	}
-	if c.StepLoop != "" && !slices.Contains(StepLoopModes, c.StepLoop) {
-		return fmt.Errorf("nn: unknown step-loop mode %q (want one of %v)", c.StepLoop, StepLoopModes)
-	}
-	if c.StepsPerCall < 0 || c.StepsPerCall > MaxStepsPerCall {
-		return fmt.Errorf("nn: %d steps per call; want 1 to %d (0: one)", c.StepsPerCall, MaxStepsPerCall)
-	}
-	if c.EvalLoop != "" && !slices.Contains(EvalLoopModes, c.EvalLoop) {
-		return fmt.Errorf("nn: unknown evaluation-loop mode %q (want one of %v)", c.EvalLoop, EvalLoopModes)
+	if err := c.Exec.Validate(); err != nil {
+		return fmt.Errorf("nn: %w", err)
 	}
 	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
 		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
@@ -175,14 +129,20 @@ func (c Config) Transform(fb *clrs.Feedback) (*clrs.Feedback, error) {
 // variables, optimizer state and compiled steps.
 type Model struct {
 	cfg     Config
+	proc    Processor // the processor's definition
 	spec    modelSpec
 	backend compute.Backend
 	store   *model.Store
+	device  engine.Device
 	trainFn *model.Exec // unrolled programs
 	predFn  *model.Exec
-	loop    *stepLoop
-	unroll  unroller        // StepLoopAuto's unrolled training programs
-	opt     gradientUpdater // Adam, as the step loop's update program applies it
+	loop    *engine.Loop
+	unroll  engine.Unrolled // the unrolled training program's compilations
+	// vars is held while training programs run (they replace the
+	// variables' values) and, for reading, while the unrolled program's
+	// graph is built (it reads their shapes), which may happen in the
+	// background while the step loop trains.
+	vars sync.RWMutex
 	// build is held while a program's graph is built: programs compile in
 	// parallel, and building them (GoMLX's scopes and optimizer) is not
 	// safe concurrently.
@@ -215,10 +175,8 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.StepLoop == "" {
-		cfg.StepLoop = StepLoopAuto
-	}
-	m := &Model{cfg: cfg, spec: spec, backend: backend, store: model.NewStore()}
+	proc, _ := LookupProcessor(cfg.Processor) // validate checked it
+	m := &Model{cfg: cfg, proc: proc, spec: spec, backend: backend, device: deviceOf(backend), store: model.NewStore()}
 	if err := m.store.SetRNGStateFromSeed(cfg.Seed); err != nil {
 		return nil, err
 	}
@@ -226,10 +184,10 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
-		// Built in the background in StepLoopAuto, beside training
-		// steps that replace the variables' values (see unroller.vars).
-		m.unroll.vars.RLock()
-		defer m.unroll.vars.RUnlock()
+		// Built in the background (engine.Schedule.CompileUnrolled), beside
+		// training steps that replace the variables' values (see vars).
+		m.vars.RLock()
+		defer m.vars.RUnlock()
 		m.build.Lock()
 		defer m.build.Unlock()
 		g := in[0].Graph()
@@ -242,15 +200,15 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		}
 		grads := scope.BuildTrainableVariablesGradientsGraph(loss)
 		if cfg.GradClip > 0 {
-			grads = clipByGlobalNorm(grads, cfg.GradClip)
+			grads = engine.ClipByGlobalNorm(grads, cfg.GradClip)
 		}
-		opt.(gradientUpdater).UpdateGraphWithGradients(scope, grads, loss.DType())
+		opt.(engine.Optimizer).UpdateGraphWithGradients(scope, grads, loss.DType())
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.predFn, err = model.NewExec(backend, m.store, serialBuild(&m.build, func(scope *model.Scope, in []*Node) []*Node {
+	m.predFn, err = model.NewExec(backend, m.store, engine.SerialBuild(&m.build, func(scope *model.Scope, in []*Node) []*Node {
 		gi := splitInputs(m.spec, in)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
@@ -258,20 +216,12 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.opt = opt.(gradientUpdater)
-	progs, err := newLoopPrograms(m, backend, m.store, m.opt, &m.build, cfg.StepsPerCall)
+	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt.(engine.Optimizer), &m.build,
+		cfg.Exec.StepsPerCall, m.plan(engine.Shape{}, 0).EvalOnDevice)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.loop = &stepLoop{backend: backend, store: m.store, layout: m.loopLayout(), progs: progs, body: m,
-		evalOnDevice: evalLoopOnDevice(cfg.EvalLoop, backend)}
 	return m, nil
-}
-
-// gradientUpdater is the part of GoMLX's Adam that applies given
-// gradients (so that they can be clipped first).
-type gradientUpdater interface {
-	UpdateGraphWithGradients(scope *model.Scope, grads []*Node, lossDType dtypes.DType)
 }
 
 // Config returns the model's configuration.
@@ -289,10 +239,10 @@ func (m *Model) Close() {
 	if m.store == nil {
 		return
 	}
-	m.unroll.wg.Wait() // background compilations
+	m.unroll.Wait() // background compilations
 	m.trainFn.Finalize()
 	m.predFn.Finalize()
-	m.loop.progs.finalize()
+	m.loop.Close()
 	m.store.Finalize()
 	m.trainFn, m.predFn, m.loop, m.store = nil, nil, nil, nil
 }
@@ -362,35 +312,35 @@ func stepSlice(data []float32, t int, dims ...int) *tensors.Tensor {
 		size *= d
 	}
 	if (t+1)*size > len(data) {
-		return zeros(dims...)
+		return engine.ZeroTensor(dims...)
 	}
 	return tensors.FromFlatDataAndDimensions(slices.Clone(data[t*size:(t+1)*size]), dims...)
 }
 
 // zeroPadded is a new tensor of dims holding data followed by zeros.
 func zeroPadded(data []float32, dims ...int) *tensors.Tensor {
-	t := zeros(dims...)
+	t := engine.ZeroTensor(dims...)
 	tensors.MustMutableFlatData(t, func(flat []float32) { copy(flat, data) })
 	return t
 }
 
-// hintAt is hint i at step t, shared: it must not be donated.
-func (bd *batchTensors) hintAt(i, t int) *tensors.Tensor {
+// HintAt is hint i at step t, shared: it must not be donated.
+func (bd *batchTensors) HintAt(i, t int) *tensors.Tensor {
 	return bd.cached(i, t, func() *tensors.Tensor { return bd.newHint(i, t) })
 }
 
-// validAt is [B]: 1 where step t is within the sample's trajectory.
-func (bd *batchTensors) validAt(t int) *tensors.Tensor {
+// ValidAt is [B]: 1 where step t is within the sample's trajectory.
+func (bd *batchTensors) ValidAt(t int) *tensors.Tensor {
 	return bd.cached(-1, t, func() *tensors.Tensor { return stepSlice(bd.valid, t, bd.B) })
 }
 
-// outStepAt is [B]: 1 for the samples whose last processor step is s.
-func (bd *batchTensors) outStepAt(s int) *tensors.Tensor {
+// OutStepAt is [B]: 1 for the samples whose last processor step is s.
+func (bd *batchTensors) OutStepAt(s int) *tensors.Tensor {
 	return bd.cached(-2, s, func() *tensors.Tensor { return stepSlice(bd.outStep, s, bd.B) })
 }
 
-// lastSteps is [B]: each sample's last processor step.
-func (bd *batchTensors) lastSteps() *tensors.Tensor {
+// LastSteps is [B]: each sample's last processor step.
+func (bd *batchTensors) LastSteps() *tensors.Tensor {
 	return bd.cached(lastStepsKey, 0, func() *tensors.Tensor { return lastStepsOf(bd.outStep, bd.B) })
 }
 
@@ -426,46 +376,46 @@ func (bd *batchTensors) cached(i, t int, make func() *tensors.Tensor) *tensors.T
 	return x
 }
 
-// The loopBatch methods (the step loop's view of a dense batch).
+// The engine.Batch methods (the step loop's view of a dense batch).
 
-func (bd *batchTensors) steps() int { return bd.S }
+func (bd *batchTensors) Steps() int { return bd.S }
 
-func (bd *batchTensors) shapeKey() string { return fmt.Sprintf("dense B%d N%d", bd.B, bd.N) }
+func (bd *batchTensors) ShapeKey() string { return fmt.Sprintf("dense B%d N%d", bd.B, bd.N) }
 
-func (bd *batchTensors) static() []*tensors.Tensor {
+func (bd *batchTensors) Static() []*tensors.Tensor {
 	return append(append([]*tensors.Tensor(nil), bd.inputs...), bd.adj)
 }
 
-func (bd *batchTensors) initialCarry() []*tensors.Tensor {
-	out := []*tensors.Tensor{zeros(bd.B, bd.N, bd.hidden)}
+func (bd *batchTensors) InitialCarry() []*tensors.Tensor {
+	out := []*tensors.Tensor{engine.ZeroTensor(bd.B, bd.N, bd.hidden)}
 	for i := 0; i < bd.nf; i++ {
 		out = append(out, bd.newHint(i, 0))
 	}
 	return out
 }
 
-func (bd *batchTensors) readoutZeros() []*tensors.Tensor {
-	out := []*tensors.Tensor{zeros(bd.B, bd.N, 3*bd.hidden)}
+func (bd *batchTensors) ReadoutZeros() []*tensors.Tensor {
+	out := []*tensors.Tensor{engine.ZeroTensor(bd.B, bd.N, 3*bd.hidden)}
 	for i := 0; i < bd.nf; i++ {
-		out = append(out, zeros(bd.hintDims[i]...))
+		out = append(out, engine.ZeroTensor(bd.hintDims[i]...))
 	}
 	if bd.triplets {
-		out = append(out, zeros(bd.B, bd.N, bd.N, bd.hidden))
+		out = append(out, engine.ZeroTensor(bd.B, bd.N, bd.N, bd.hidden))
 	}
 	return out
 }
 
-func (bd *batchTensors) stepInputsAt(int) []*tensors.Tensor { return nil }
+func (bd *batchTensors) StepInputsAt(int) []*tensors.Tensor { return nil }
 
-func (bd *batchTensors) outputs() []*tensors.Tensor { return bd.outputT }
+func (bd *batchTensors) Outputs() []*tensors.Tensor { return bd.outputT }
 
-// release frees the batch's tensors.
-func (bd *batchTensors) release() {
-	free(bd.inputs...)
-	free(bd.outputT...)
-	free(bd.adj)
+// Release frees the batch's tensors.
+func (bd *batchTensors) Release() {
+	engine.Free(bd.inputs...)
+	engine.Free(bd.outputT...)
+	engine.Free(bd.adj)
 	for _, x := range bd.stepCache {
-		free(x)
+		engine.Free(x)
 	}
 }
 
@@ -500,7 +450,7 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	}
 	B := fb.BatchSize()
 	l := m.loopLayout()
-	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, nf: l.nf, triplets: l.triplets}
+	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, nf: l.Fed, triplets: l.Extra}
 	check := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
 		if len(ls) != len(dps) {
 			return fmt.Errorf("nn: %s: the batch has %d %s probes, the model %d", fb.Algorithm, len(dps), what, len(ls))
@@ -593,31 +543,31 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
 	}
-	keepBuffers(true)
+	engine.KeepBuffers(true)
 	t0 := time.Now()
 	bd, err := m.batchOf(fb)
 	if err != nil {
 		return 0, err
 	}
-	defer bd.release()
-	ubd := bd // the batch as the unrolled program takes it
-	if m.cfg.StepLoop == StepLoopAuto {
-		ubd = bd.paddedTo(min(unrollBucket(bd.S), UnrollMaxSteps))
-	}
+	defer bd.Release()
+	sc := m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, m.Step())
+	ubd := bd.paddedTo(sc.UnrolledSteps) // the batch as the unrolled program takes it
 	m.hostPrep.Add(int64(time.Since(t0)))
-	unrolled, err := m.trainsUnrolled(ubd)
-	if err != nil {
-		return 0, err
+	if sc.Unrolled {
+		// Before the variables are locked: building the program reads them.
+		if err := m.unroll.Compile(m.trainFn, ubd.unrollShapes(), ubd.S, false); err != nil {
+			return 0, fmt.Errorf("nn: %w", err)
+		}
 	}
-	m.unroll.vars.Lock()
-	defer m.unroll.vars.Unlock()
-	if !unrolled {
-		loss, _, err := m.loop.lossAndGradients(bd, true)
-		if err == nil && m.cfg.StepLoop == StepLoopAuto && m.unrollFits(ubd) && m.Step() >= UnrollCompileFrom {
-			err = m.compileUnrolled(ubd, true) // ready by UnrollFromStep, if it can be
+	m.vars.Lock()
+	defer m.vars.Unlock()
+	if !sc.Unrolled {
+		loss, _, err := m.loop.LossAndGradients(bd, true)
+		if err == nil && sc.CompileUnrolled {
+			err = m.unroll.Compile(m.trainFn, ubd.unrollShapes(), ubd.S, true) // ready by UnrollFromTrainingStep, if it can be
 		}
 		if err == nil {
-			m.count(&m.unroll.looped)
+			m.unroll.Count(false)
 		}
 		return loss, err
 	}
@@ -628,14 +578,8 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("nn: train step: %w", err)
 	}
-	m.count(&m.unroll.unrolled)
-	return toFloat(res[0])
-}
-
-func (m *Model) count(c *int64) {
-	m.unroll.mu.Lock()
-	*c++
-	m.unroll.mu.Unlock()
+	m.unroll.Count(true)
+	return engine.ToFloat(res[0])
 }
 
 // Predictions are a model's outputs for a batch, per output probe, in the
@@ -647,13 +591,13 @@ type Predictions map[string][]float64
 
 // Predict runs the model on a batch (each sample for its own number of
 // steps). A batch whose evaluation would need more memory than
-// EvalMemoryBudget (see EvalBatchSize) is run in parts; the predictions
+// the evaluation budget (see EvalBatchSize) is run in parts; the predictions
 // are the same.
 func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if m.store == nil {
 		return nil, errClosed
 	}
-	keepBuffers(false)
+	engine.KeepBuffers(false)
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
 		return nil, err
@@ -669,17 +613,17 @@ func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer bd.release()
+	defer bd.Release()
 	var res []*tensors.Tensor
-	if m.cfg.StepLoop == StepLoopUnroll {
+	if m.plan(engine.Shape{}, 0).EvalUnrolled {
 		res, err = m.predFn.Call(bd.unrolledArgs()...)
 	} else {
-		res, err = m.loop.predict(bd)
+		res, err = m.loop.Predict(bd)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("nn: predict: %w", err)
 	}
-	defer free(res...)
+	defer engine.Free(res...)
 	p := Predictions{}
 	for i, l := range m.spec.outputs {
 		var flat []float32
@@ -761,42 +705,24 @@ func (m *Model) predictInParts(fb *clrs.Feedback, part int) (Predictions, error)
 	return out, nil
 }
 
-// EvalMemoryBudget bounds the memory of the largest intermediate tensors
-// of one evaluation step (bytes); Predict splits batches to stay within it,
-// on an NVIDIA card within gpuEvalBudgetFactor times it. With the
-// process's own footprint, evaluating any CLRS-30 test split at hidden 128
-// stays within 4 GiB; at 256 MiB rather than 1 GiB, the CLRS-30 protocol's
-// peak memory on bfs/MPNN fell by 140–180 MB and dfs/MPNN's test split
-// took no longer (docs/performance.md, "Step loop").
-var EvalMemoryBudget int64 = 256 << 20
-
-// gpuEvalBudgetFactor scales EvalMemoryBudget on an NVIDIA card, whose
-// memory is large and where every extra part is more program calls.
-const gpuEvalBudgetFactor = 16
-
 // EvalBatchSize is the largest number of graphs of n nodes that Predict
-// evaluates at once: the evaluation memory budget divided by the bytes one
-// sample's step needs at its widest (evalStepBytes).
+// evaluates at once: the evaluation memory budget (Config.Exec.EvalMemory)
+// divided by the bytes one sample's step needs at its widest
+// (evalStepBytes), as engine.Plan schedules it.
 func (m *Model) EvalBatchSize(n int) int {
-	budget := EvalMemoryBudget
-	if onNVIDIA(m.loop.backend) {
-		budget *= gpuEvalBudgetFactor
-	}
-	return int(max(1, budget/m.evalStepBytes(n)))
+	return m.plan(engine.Shape{StepBytes: m.evalStepBytes(n)}, 0).EvalGraphs
 }
 
 // evalStepBytes estimates the bytes one sample's evaluation step needs at
-// its widest on graphs of n nodes: message tensors [N,N,H],
-// Triplet-GMPNN's [N,N,N,8], the edge-pointer decoders' [N,N,N,H].
+// its widest on graphs of n nodes: message tensors [N,N,H], what the
+// processor adds (Processor.StepBytes: Triplet-GMPNN's [N,N,N,8]), the
+// edge-pointer decoders' [N,N,N,H].
 func (m *Model) evalStepBytes(n int) int64 {
 	H := int64(m.cfg.Hidden)
 	N := int64(n)
 	per := 8 * N * N * H * 4 // messages, their MLP and the decoders' edge terms
-	if pk, ok := pgnKinds[m.cfg.Processor]; ok && pk.triplets {
-		per += 3 * N * N * N * 8 * 4
-	}
-	if m.cfg.Processor == "memnet" || m.cfg.Processor == "memnet_full" {
-		per += 3 * N * int64(max(memnetSlots, n+1)) * memnetEmbedding * 4
+	if m.proc.StepBytes != nil {
+		per += m.proc.StepBytes(n, m.processorOptions())
 	}
 	// Edge-pointer decoders (max(pred_ij, k) over [N,N,N,H]): the hints'
 	// run in the step program, the outputs' in the head.
@@ -869,16 +795,6 @@ func argmax32(x []float32) int {
 		}
 	}
 	return best
-}
-
-func toFloat(t *tensors.Tensor) (float64, error) {
-	switch v := t.Value().(type) {
-	case float32:
-		return float64(v), nil
-	case float64:
-		return v, nil
-	}
-	return 0, fmt.Errorf("nn: unexpected loss type %T", t.Value())
 }
 
 // Evaluate scores the model on batches pooled together, as the

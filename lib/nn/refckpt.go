@@ -13,6 +13,7 @@ import (
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/pickle"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // dm-clrs checkpoints: the file dm-clrs 2.0.3's BaselineModel.save_model
@@ -107,8 +108,13 @@ func (m *Model) ensureVariables() error {
 // refVariables maps each trainable variable of the model to its reference
 // parameter and the constant narlab adds to it.
 func (m *Model) refVariables(index int) ([]*model.Variable, []string, []float64, error) {
-	if m.cfg.Processor == "memnet" || m.cfg.Processor == "memnet_full" {
-		return nil, nil, nil, fmt.Errorf("processor %s: narlab's Memnet differs from dm-clrs's on purpose (its embedding); it has no dm-clrs layout", m.cfg.Processor)
+	if m.proc.Reference == nil {
+		why := ""
+		if m.proc.NoReference != "" {
+			why = ": " + m.proc.NoReference
+		}
+		return nil, nil, nil, fmt.Errorf("processor %s has no dm-clrs layout (dm-clrs cannot restore it; those it can: %s)%s",
+			m.cfg.Processor, strings.Join(ReferenceProcessors(), ", "), why)
 	}
 	if err := m.ensureVariables(); err != nil {
 		return nil, nil, nil, err
@@ -310,7 +316,7 @@ func (m *Model) referencePickle() ([]byte, error) {
 		if !ok {
 			return nil, errors.New("the model has Adam moments but no Adam step count")
 		}
-		step, err := toFloat(t)
+		step, err := engine.ToFloat(t)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // The expected values below were computed with numpy from the formulas of
@@ -136,7 +137,7 @@ func TestClipByGlobalNorm(t *testing.T) {
 		{20, []float64{3, 4, 12}},                     // under the limit: unchanged
 	} {
 		got := eval(t, be, func(g *Graph) *Node {
-			out := clipByGlobalNorm([]*Node{Const(g, []float32{3, 4}), Const(g, []float32{12})}, c.max)
+			out := engine.ClipByGlobalNorm([]*Node{Const(g, []float32{3, 4}), Const(g, []float32{12})}, c.max)
 			return Concatenate(out, 0)
 		})
 		near(t, "clipped", got, c.want, 1e-6)

@@ -206,17 +206,6 @@ type refProbes struct{ enc, dec []string }
 
 var refEncDecName = regexp.MustCompile(`^algo_(\d+)_(.+)_(enc|dec)_linear(?:_\d+)?$`)
 
-// pgnFamilies are the PGN-family processors by the number of the
-// processor's linear layers: the adjacency a processor aggregates over
-// (all nodes, the graph, each node itself) and the *_mask decoders' bias
-// leave no trace in the parameters.
-var pgnFamilies = map[int][]string{
-	6:  {"deepsets", "mpnn", "pgn", "pgn_mask"},
-	9:  {"gmpnn", "gpgn", "gpgn_mask"},
-	14: {"triplet_mpnn", "triplet_pgn", "triplet_pgn_mask"},
-	17: {"triplet_gmpnn", "triplet_gpgn", "triplet_gpgn_mask"},
-}
-
 // layout reads the processor, hidden size and each algorithm's probes
 // from the parameters.
 func (ck *refCheckpoint) layout() (*refLayout, error) {
@@ -254,22 +243,22 @@ func (ck *refCheckpoint) layout() (*refLayout, error) {
 			linears[parts[2]] = true
 		}
 	}
-	switch procModule {
-	case "":
+	if procModule == "" {
 		return nil, errors.New("no processor parameters")
-	case "gat_aggr_clrs_processor":
-		l.processors = []string{"gat"}
-	case "gatv2_aggr_clrs_processor":
-		l.processors = []string{"gatv2"}
-	case "mpnn_aggr_clrs_processor":
-		l.processors = pgnFamilies[len(linears)]
-		if l.processors == nil {
-			return nil, fmt.Errorf("a PGN-family processor with %d linear layers (narlab's have 6, 9, 14 or 17)", len(linears))
+	}
+	linearCounts, known := referenceModules()[procModule]
+	l.processors = referenceCandidates(procModule, len(linears))
+	switch {
+	case !known:
+		var restorable []string
+		for m := range referenceModules() {
+			restorable = append(restorable, m)
 		}
-	case "memnet_clrs_processor":
-		return nil, errors.New("a Memnet processor: narlab's Memnet differs from dm-clrs's on purpose (its embedding), so its parameters do not load")
-	default:
-		return nil, fmt.Errorf("processor module %s: not one narlab has", procModule)
+		slices.Sort(restorable)
+		return nil, fmt.Errorf("processor module %s: no narlab processor restores it (those of %s do: %s)",
+			procModule, strings.Join(ReferenceProcessors(), ", "), strings.Join(restorable, ", "))
+	case len(l.processors) == 0:
+		return nil, fmt.Errorf("a processor of module %s with %d linear layers (narlab's have %v)", procModule, len(linears), linearCounts)
 	}
 	scale, ok := ck.params["net/"+procModule+"/layer_norm|scale"]
 	if !ok || len(scale.Shape) != 1 {
@@ -384,8 +373,8 @@ func (ck *refCheckpoint) infer(opts ReferenceOptions) (Config, int, error) {
 	proc := opts.Processor
 	switch {
 	case proc != "" && !slices.Contains(l.processors, proc):
-		if !slices.Contains(Processors, proc) {
-			return Config{}, 0, fmt.Errorf("unknown processor %q (want one of %v)", proc, Processors)
+		if _, err := lookupProcessor(proc); err != nil {
+			return Config{}, 0, err
 		}
 		return Config{}, 0, fmt.Errorf("its processor parameters are those of %s, not %s", strings.Join(l.processors, ", "), proc)
 	case proc == "" && len(l.processors) > 1:

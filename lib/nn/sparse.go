@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -15,20 +14,28 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/salsa"
 )
 
-// SparseProcessors are the processors NewSparse accepts: message passing
-// over the edge list (mpnn and pgn aggregate over the same edges, the
-// graph's A + I; gmpnn and gpgn are their gated versions) and graph
-// attention over it (gat, gatv2). Triplet-GMPNN has no sparse form here:
-// its edge latents for (j, k) take a maximum over every i, which on an edge
-// list means enumerating every wedge i–j, i–k, and the dense model's
-// triplets range over all pairs (j, k), edges or not, so a sparse version
-// would be another function, not the same one in less memory. Memory
-// networks read whole rows of edge latents as memories and have no sparse
-// form either.
-var SparseProcessors = []string{"gat", "gatv2", "gmpnn", "gpgn", "mpnn", "pgn"}
+// sparseProcessor is a processor's form on edge lists (Processor.sparse):
+// message passing over the edge list (mpnn and pgn aggregate over the same
+// edges, the graph's A + I; gmpnn and gpgn are their gated versions) and
+// graph attention over it (gat, gatv2). Triplet-GMPNN has no sparse form
+// here: its edge latents for (j, k) take a maximum over every i, which on
+// an edge list means enumerating every wedge i–j, i–k, and the dense
+// model's triplets range over all pairs (j, k), edges or not, so a sparse
+// version would be another function, not the same one in less memory.
+// Memory networks read whole rows of edge latents as memories and have no
+// sparse form either.
+type sparseProcessor struct {
+	// step is one step: the next node latents [V,H] from the encoded batch
+	// and the previous latents.
+	step func(s *Sparse, scope *model.Scope, e sparseEncoded, hidden *Node) *Node
+	// hoists: the step's edge and graph terms are sparseEdgeMessage's
+	// (which an evaluation without fed hints computes once per batch).
+	hoists bool
+}
 
 // Sparse is the encode-process-decode model on graphs held as edge lists
 // (lib/salsa's data: SALSA-CLRS's algorithms on graphs of up to thousands
@@ -46,27 +53,29 @@ var SparseProcessors = []string{"gat", "gatv2", "gmpnn", "gpgn", "mpnn", "pgn"}
 // training set only, so test sets are evaluated with decoded_only or none).
 type Sparse struct {
 	cfg     Config
+	proc    Processor // the processor's definition
 	spec    modelSpec
 	stepIn  []probeLayout // inputs with a time axis (fast_mis's randomness)
 	backend compute.Backend
 	store   *model.Store
-	loop    *stepLoop
+	loop    *engine.Loop
 	build   sync.Mutex // see Model.build
 }
 
 // NewSparse builds a sparse model for cfg.Algorithm, one of lib/salsa's
-// algorithms, on a backend. cfg.Processor is one of SparseProcessors;
+// algorithms, on a backend. cfg.Processor is one of SparseProcessors();
 // Permutations, PredAsInput and StepLoop do not apply.
 func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	specs, ok := salsa.Specs[cfg.Algorithm]
 	if !ok {
 		return nil, fmt.Errorf("nn: sparse: unknown algorithm %q (want one of %s)", cfg.Algorithm, strings.Join(salsa.Algorithms(), ", "))
 	}
-	if !slices.Contains(SparseProcessors, cfg.Processor) {
-		return nil, fmt.Errorf("nn: sparse: processor %q has no sparse form (want one of %v)", cfg.Processor, SparseProcessors)
+	proc, ok := LookupProcessor(cfg.Processor)
+	if !ok || proc.sparse == nil {
+		return nil, fmt.Errorf("nn: sparse: processor %q has no sparse form (want one of %v)", cfg.Processor, SparseProcessors())
 	}
 	check := cfg
-	check.Algorithm, check.StepLoop = "bfs", "" // the dense checks of the other fields
+	check.Algorithm = "bfs" // the dense checks of the other fields
 	if err := check.validate(); err != nil {
 		return nil, err
 	}
@@ -80,7 +89,7 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sparse{cfg: cfg, backend: backend, store: model.NewStore()}
+	s := &Sparse{cfg: cfg, proc: proc, backend: backend, store: model.NewStore()}
 	for _, p := range specs {
 		if p.Type == clrs.PermutationPointer || p.Type == clrs.ShouldBePermutation ||
 			(kind(p.Type) == clrs.Pointer && p.Location == clrs.Edge) {
@@ -110,12 +119,11 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	}
 	s.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
-	progs, err := newLoopPrograms(s, backend, s.store, opt.(gradientUpdater), &s.build, cfg.StepsPerCall)
+	sc := engine.Plan(engine.Request{Options: cfg.Exec, Device: deviceOf(backend), Shape: engine.Shape{StepInputs: len(s.stepIn) > 0}})
+	s.loop, err = engine.NewLoop(backend, s.store, sparseBody{s}, opt.(engine.Optimizer), &s.build, cfg.Exec.StepsPerCall, sc.EvalOnDevice)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("nn: %w", err)
 	}
-	s.loop = &stepLoop{backend: backend, store: s.store, layout: s.loopLayout(), progs: progs, body: s,
-		evalOnDevice: evalLoopOnDevice(cfg.EvalLoop, backend)}
 	return s, nil
 }
 
@@ -127,7 +135,7 @@ func (s *Sparse) Close() {
 	if s.store == nil {
 		return
 	}
-	s.loop.progs.finalize()
+	s.loop.Close()
 	s.store.Finalize()
 	s.store, s.loop = nil, nil
 }
@@ -141,18 +149,18 @@ func (s *Sparse) decodeHints() bool { return s.cfg.HintMode != "none" }
 // each graph's weight [G] (1, and 0 for the batch's padding graph).
 const sparseIndices = 6
 
-func (s *Sparse) loopLayout() loopLayout {
-	l := loopLayout{ni: len(s.spec.inputs), no: len(s.spec.outputs), nsi: len(s.stepIn)}
-	l.nstatic = l.ni + sparseIndices
+func (s *Sparse) loopLayout() engine.Layout {
+	l := engine.Layout{Inputs: len(s.spec.inputs), Outputs: len(s.spec.outputs), StepInputs: len(s.stepIn)}
+	l.Static = l.Inputs + sparseIndices
 	if s.encodeHints() {
-		l.nf = len(s.spec.hints)
+		l.Fed = len(s.spec.hints)
 	}
 	if s.decodeHints() {
-		l.ns = len(s.spec.hints)
+		l.Scored = len(s.spec.hints)
 	}
-	l.teacher = s.encodeHints() && s.cfg.TeacherForcing > 0
+	l.Teacher = s.encodeHints() && s.cfg.TeacherForcing > 0
 	if s.hoists() {
-		l.nhoist = 4
+		l.Hoisted = 4
 	}
 	return l
 }
@@ -170,7 +178,7 @@ var hoistSparseEval = true
 // — the work on the edges that dominates the long trajectories of dfs,
 // dijkstra and mst_prim on large graphs.
 func (s *Sparse) hoists() bool {
-	return hoistSparseEval && !s.encodeHints() && len(s.stepIn) == 0 && s.cfg.Processor != "gat" && s.cfg.Processor != "gatv2"
+	return hoistSparseEval && !s.encodeHints() && len(s.stepIn) == 0 && s.proc.sparse.hoists
 }
 
 // hoist is the hoisted tensors: the encoded node, edge and graph features
@@ -187,7 +195,7 @@ func (s *Sparse) hoistedShapes(static []shapes.Shape) []shapes.Shape {
 	return []shapes.Shape{shapeF32(v, H), shapeF32(e, H), shapeF32(g, H), shapeF32(e, H)}
 }
 
-func (s *Sparse) withHoisted(en encoded, h []*Node) encoded {
+func (s *Sparse) withHoisted(en engine.Encoded, h []*Node) engine.Encoded {
 	e := en.(sparseEncoded)
 	e.node, e.edge, e.graph, e.edgeMsg = h[0], h[1], h[2], h[3]
 	return e
@@ -212,7 +220,7 @@ type sparseEncoded struct {
 	numNodes, numEdges, numGraphs int
 }
 
-func (s *Sparse) numGraphs(e encoded) int { return e.(sparseEncoded).numGraphs }
+func (s *Sparse) numGraphs(e engine.Encoded) int { return e.(sparseEncoded).numGraphs }
 
 func (s *Sparse) gradClip() float64 { return s.cfg.GradClip }
 
@@ -267,11 +275,11 @@ func (e sparseEncoded) perRow(w *Node, loc clrs.Location, x *Node) *Node {
 	return Reshape(r, dims...)
 }
 
-func (s *Sparse) readoutWeights(e encoded, w *Node, r readout) readout {
+func (s *Sparse) readoutWeights(e engine.Encoded, w *Node, r engine.Readout) engine.Readout {
 	se := e.(sparseEncoded)
-	out := readout{h: se.perRow(w, clrs.Node, r.h)}
-	for i, f := range r.fed {
-		out.fed = append(out.fed, se.perRow(w, sparseLocation(s.spec.hints[i]), f))
+	out := engine.Readout{H: se.perRow(w, clrs.Node, r.H)}
+	for i, f := range r.Fed {
+		out.Fed = append(out.Fed, se.perRow(w, sparseLocation(s.spec.hints[i]), f))
 	}
 	return out
 }
@@ -302,7 +310,7 @@ func (s *Sparse) encode(scope *model.Scope, e *sparseEncoded, l probeLayout, x *
 	}
 }
 
-func (s *Sparse) encodeStatic(scope *model.Scope, static []*Node) encoded {
+func (s *Sparse) encodeStatic(scope *model.Scope, static []*Node) engine.Encoded {
 	ni := len(s.spec.inputs)
 	idx := static[ni:]
 	e := sparseEncoded{src: idx[0], dst: idx[1], rev: idx[2], nodeG: idx[3], edgeG: idx[4]}
@@ -343,28 +351,28 @@ func segmentLogSoftmax(x, idx *Node, n int) *Node {
 	return Sub(shifted, Gather(lse, idx))
 }
 
-func (s *Sparse) bodyStep(scope *model.Scope, en encoded, c carry, tg *hintTargets, stepIn []*Node, training bool) (next carry, r readout, sums, counts []*Node) {
+func (s *Sparse) bodyStep(scope *model.Scope, en engine.Encoded, c engine.Carry, tg *engine.HintTargets, stepIn []*Node, training bool) (next engine.Carry, r engine.Readout, sums, counts []*Node) {
 	e := en.(sparseEncoded)
 	// The step's features: the inputs', the inputs given at this step and
 	// the fed hints'.
 	for i, l := range s.stepIn {
 		s.encode(scope, &e, l, stepIn[i], "enc_input_"+l.Name)
 	}
-	if c.fed != nil {
+	if c.Fed != nil {
 		for i, l := range s.spec.hints {
-			s.encode(scope, &e, l, c.fed[i], "enc_hint_"+l.Name)
+			s.encode(scope, &e, l, c.Fed[i], "enc_hint_"+l.Name)
 		}
 	}
-	h := s.process(scope.At("processor"), e, c.hidden)
-	hT := Concatenate([]*Node{e.node, c.hidden, h}, -1)
-	next = carry{hidden: h, fed: c.fed}
-	r = readout{h: hT, fed: c.fed}
+	h := s.proc.sparse.step(s, scope.At("processor"), e, c.Hidden)
+	hT := Concatenate([]*Node{e.node, c.Hidden, h}, -1)
+	next = engine.Carry{Hidden: h, Fed: c.Fed}
+	r = engine.Readout{H: hT, Fed: c.Fed}
 	scored := tg != nil && s.decodeHints()
 	if !scored && !s.encodeHints() {
 		return next, r, nil, nil
 	}
 	if s.encodeHints() {
-		next.fed = make([]*Node, len(s.spec.hints))
+		next.Fed = make([]*Node, len(s.spec.hints))
 	}
 	if scored {
 		sums, counts = make([]*Node, len(s.spec.hints)), make([]*Node, len(s.spec.hints))
@@ -373,56 +381,62 @@ func (s *Sparse) bodyStep(scope *model.Scope, en encoded, c carry, tg *hintTarge
 	for i, l := range s.spec.hints {
 		logits := s.decode(scope.At("dec_hint_%s", l.Name), l, e, hT)
 		if scored {
-			sums[i], counts[i] = s.probeLoss(e, l, logits, tg.truth[i], tg.valid, true)
+			sums[i], counts[i] = s.probeLoss(e, l, logits, tg.Truth[i], tg.Valid, true)
 		}
 		if s.encodeHints() {
 			fedNext := s.repredict(e, l, logits, hard)
-			if tg != nil && tg.teacher != nil {
-				tf := e.perRow(tg.teacher, sparseLocation(l), tg.truth[i])
-				fedNext = Add(Mul(tf, tg.truth[i]), Mul(OneMinus(tf), fedNext))
+			if tg != nil && tg.Teacher != nil {
+				tf := e.perRow(tg.Teacher, sparseLocation(l), tg.Truth[i])
+				fedNext = Add(Mul(tf, tg.Truth[i]), Mul(OneMinus(tf), fedNext))
 			}
-			next.fed[i] = fedNext
+			next.Fed[i] = fedNext
 		}
 	}
 	return next, r, sums, counts
 }
 
-// process is one sparse processor step: the next node latents [V,H].
-func (s *Sparse) process(scope *model.Scope, e sparseEncoded, hidden *Node) *Node {
-	H := s.cfg.Hidden
-	z := Concatenate([]*Node{e.node, hidden}, -1) // [V,2H]
-	switch s.cfg.Processor {
-	case "gat", "gatv2":
-		return s.gat(scope, e, z)
+// sparsePGNStep is the PGN family's step on edge lists (mpnn and pgn, and
+// gated: gmpnn and gpgn): the dense pgnStep's function on a complete graph.
+func sparsePGNStep(gated bool) func(s *Sparse, scope *model.Scope, e sparseEncoded, hidden *Node) *Node {
+	return func(s *Sparse, scope *model.Scope, e sparseEncoded, hidden *Node) *Node {
+		H := s.cfg.Hidden
+		z := Concatenate([]*Node{e.node, hidden}, -1) // [V,2H]
+		m1 := Dense(scope.At("m1"), z, true, H)       // sender
+		m2 := Dense(scope.At("m2"), z, true, H)       // receiver
+		edgeMsg := e.edgeMsg
+		if edgeMsg == nil {
+			edgeMsg = s.edgeMessage(scope, e)
+		}
+		msgs := Add(Add(Gather(m1, e.src), Gather(m2, e.dst)), edgeMsg)
+		msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
+		msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
+		agg := segmentMax(msgs, e.dst, e.numNodes) // every node has its self-loop
+		ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
+		ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
+		if gated {
+			g1 := Dense(scope.At("gate1"), z, true, H)
+			g2 := Dense(scope.At("gate2"), agg, true, H)
+			gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+			ret = gateMix(ret, hidden, gate)
+		}
+		return ret
 	}
-	m1 := Dense(scope.At("m1"), z, true, H) // sender
-	m2 := Dense(scope.At("m2"), z, true, H) // receiver
-	edgeMsg := e.edgeMsg
-	if edgeMsg == nil {
-		edgeMsg = s.edgeMessage(scope, e)
-	}
-	msgs := Add(Add(Gather(m1, e.src), Gather(m2, e.dst)), edgeMsg)
-	msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
-	msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
-	agg := segmentMax(msgs, e.dst, e.numNodes) // every node has its self-loop
-	ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
-	ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
-	if s.cfg.Processor == "gmpnn" || s.cfg.Processor == "gpgn" {
-		g1 := Dense(scope.At("gate1"), z, true, H)
-		g2 := Dense(scope.At("gate2"), agg, true, H)
-		gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
-		ret = gateMix(ret, hidden, gate)
-	}
-	return ret
 }
 
-// gat is one sparse graph-attention step: each node attends to the
-// receivers of its outgoing edges (the dense gat's row i over adj[i, ·]).
-func (s *Sparse) gat(scope *model.Scope, e sparseEncoded, z *Node) *Node {
+// sparseGATStep is one sparse graph-attention step (GAT, or GATv2 when
+// v2): each node attends to the receivers of its outgoing edges (the dense
+// gatStep's row i over adj[i, ·]).
+func sparseGATStep(v2 bool) func(s *Sparse, scope *model.Scope, e sparseEncoded, hidden *Node) *Node {
+	return func(s *Sparse, scope *model.Scope, e sparseEncoded, hidden *Node) *Node {
+		return s.gat(scope, e, Concatenate([]*Node{e.node, hidden}, -1), v2)
+	}
+}
+
+func (s *Sparse) gat(scope *model.Scope, e sparseEncoded, z *Node, v2 bool) *Node {
 	H := s.cfg.Hidden
 	values := Dense(scope.At("values"), z, true, H)
 	var logits *Node // [E]
-	if s.cfg.Processor == "gat" {
+	if !v2 {
 		a1 := Dense(scope.At("a1"), z, true, 1)
 		a2 := Dense(scope.At("a2"), z, true, 1)
 		ae := Dense(scope.At("ae"), e.edge, true, 1)
@@ -539,21 +553,21 @@ func (s *Sparse) probeLoss(e sparseEncoded, l probeLayout, logits, truth, w *Nod
 	return probeLoss(l, logits, truth, Reshape(wr, wr.Shape().Dimensions[0]), hint)
 }
 
-func (s *Sparse) bodyOutputs(scope *model.Scope, en encoded, r readout, training bool) []*Node {
+func (s *Sparse) bodyOutputs(scope *model.Scope, en engine.Encoded, r engine.Readout, training bool) []*Node {
 	e := en.(sparseEncoded)
-	if r.fed != nil {
+	if r.Fed != nil {
 		for i, l := range s.spec.hints {
-			s.encode(scope, &e, l, r.fed[i], "enc_hint_"+l.Name)
+			s.encode(scope, &e, l, r.Fed[i], "enc_hint_"+l.Name)
 		}
 	}
 	var outs []*Node
 	for _, l := range s.spec.outputs {
-		outs = append(outs, s.decode(scope.At("dec_output_%s", l.Name), l, e, r.h))
+		outs = append(outs, s.decode(scope.At("dec_output_%s", l.Name), l, e, r.H))
 	}
 	return outs
 }
 
-func (s *Sparse) bodyOutputLoss(en encoded, outs, truth []*Node) *Node {
+func (s *Sparse) bodyOutputLoss(en engine.Encoded, outs, truth []*Node) *Node {
 	e := en.(sparseEncoded)
 	var loss *Node
 	for i, l := range s.spec.outputs {
@@ -566,4 +580,48 @@ func (s *Sparse) bodyOutputLoss(en encoded, outs, truth []*Node) *Node {
 		}
 	}
 	return loss
+}
+
+// sparseBody is the sparse model as the engine's step loop runs it
+// (engine.Body, and engine.Hoister when its layout hoists).
+type sparseBody struct{ *Sparse }
+
+func (s sparseBody) Layout() engine.Layout { return s.loopLayout() }
+
+func (s sparseBody) EncodeStatic(scope *model.Scope, static []*Node) engine.Encoded {
+	return s.encodeStatic(scope, static)
+}
+
+func (s sparseBody) Step(scope *model.Scope, e engine.Encoded, c engine.Carry, tg *engine.HintTargets, stepIn []*Node, training bool) (engine.Carry, engine.Readout, []*Node, []*Node) {
+	return s.bodyStep(scope, e, c, tg, stepIn, training)
+}
+
+func (s sparseBody) Outputs(scope *model.Scope, e engine.Encoded, r engine.Readout, training bool) []*Node {
+	return s.bodyOutputs(scope, e, r, training)
+}
+
+func (s sparseBody) OutputLoss(e engine.Encoded, outs, truth []*Node) *Node {
+	return s.bodyOutputLoss(e, outs, truth)
+}
+
+func (s sparseBody) ReadoutWeights(e engine.Encoded, w *Node, r engine.Readout) engine.Readout {
+	return s.readoutWeights(e, w, r)
+}
+
+func (s sparseBody) NumGraphs(e engine.Encoded) int { return s.numGraphs(e) }
+
+func (s sparseBody) DrawTeacher(scope *model.Scope, g *Graph, b int) *Node {
+	return s.drawTeacher(scope, g, b)
+}
+
+func (s sparseBody) GradClip() float64 { return s.gradClip() }
+
+func (s sparseBody) Hoist(scope *model.Scope, static []*Node) []*Node { return s.hoist(scope, static) }
+
+func (s sparseBody) HoistedShapes(static []shapes.Shape) []shapes.Shape {
+	return s.hoistedShapes(static)
+}
+
+func (s sparseBody) WithHoisted(e engine.Encoded, hoisted []*Node) engine.Encoded {
+	return s.withHoisted(e, hoisted)
 }

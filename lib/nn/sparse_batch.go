@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/metrics"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/salsa"
 )
 
@@ -67,7 +68,7 @@ func (s *Sparse) Batch(trajs []*salsa.Trajectory, opts ...BatchOption) (*SparseB
 		return nil, fmt.Errorf("nn: sparse: an empty batch")
 	}
 	l := s.loopLayout()
-	b := &SparseBatch{G: len(trajs), hidden: s.cfg.Hidden, nf: l.nf, trajs: trajs, cache: map[[2]int]*tensors.Tensor{}}
+	b := &SparseBatch{G: len(trajs), hidden: s.cfg.Hidden, nf: l.Fed, trajs: trajs, cache: map[[2]int]*tensors.Tensor{}}
 	b.nodeOff, b.edgeOff = []int{0}, []int{0}
 	hasHints := true
 	for i, tr := range trajs {
@@ -90,7 +91,7 @@ func (s *Sparse) Batch(trajs []*salsa.Trajectory, opts ...BatchOption) (*SparseB
 	}
 	b.T = max(b.T, 1)
 	b.S = max(1, b.T-1)
-	if !hasHints && l.nf > 0 {
+	if !hasHints && l.Fed > 0 {
 		return nil, fmt.Errorf("nn: sparse: the batch holds no hints, which a model with hint mode %s feeds back; "+
 			"generate the set with hints, or use hint mode decoded_only or none", s.cfg.HintMode)
 	}
@@ -259,7 +260,7 @@ func (b *SparseBatch) static() []*tensors.Tensor {
 }
 
 func (b *SparseBatch) initialCarry() []*tensors.Tensor {
-	out := []*tensors.Tensor{zeros(b.Vp, b.hidden)}
+	out := []*tensors.Tensor{engine.ZeroTensor(b.Vp, b.hidden)}
 	for i := 0; i < b.nf; i++ {
 		out = append(out, b.newHint(i, 0))
 	}
@@ -267,16 +268,16 @@ func (b *SparseBatch) initialCarry() []*tensors.Tensor {
 }
 
 func (b *SparseBatch) readoutZeros() []*tensors.Tensor {
-	out := []*tensors.Tensor{zeros(b.Vp, 3*b.hidden)}
+	out := []*tensors.Tensor{engine.ZeroTensor(b.Vp, 3*b.hidden)}
 	for i := 0; i < b.nf; i++ {
-		out = append(out, zeros(b.hintDims[i]...))
+		out = append(out, engine.ZeroTensor(b.hintDims[i]...))
 	}
 	return out
 }
 
 func (b *SparseBatch) newHint(i, t int) *tensors.Tensor {
 	if b.hints == nil {
-		return zeros(b.hintDims[i]...)
+		return engine.ZeroTensor(b.hintDims[i]...)
 	}
 	return stepSlice(b.hints[i], t, b.hintDims[i]...)
 }
@@ -312,7 +313,7 @@ func (b *SparseBatch) stepInputsAt(s int) []*tensors.Tensor {
 	for i := range b.stepIn {
 		out[i] = b.cached(-3-i, s, func() *tensors.Tensor {
 			if s >= b.T {
-				return zeros(b.Vp)
+				return engine.ZeroTensor(b.Vp)
 			}
 			return tensors.FromFlatDataAndDimensions(slices.Clone(b.stepIn[i][s*b.Vp:(s+1)*b.Vp]), b.Vp)
 		})
@@ -326,11 +327,11 @@ func (b *SparseBatch) outputs() []*tensors.Tensor { return b.outputT }
 func (b *SparseBatch) Release() { b.release() }
 
 func (b *SparseBatch) release() {
-	free(b.inputs...)
-	free(b.outputT...)
-	free(b.idx...)
+	engine.Free(b.inputs...)
+	engine.Free(b.outputT...)
+	engine.Free(b.idx...)
 	for _, x := range b.cache {
-		free(x)
+		engine.Free(x)
 	}
 	b.cache = map[[2]int]*tensors.Tensor{}
 }
@@ -343,8 +344,8 @@ func (s *Sparse) TrainStep(b *SparseBatch) (float64, error) {
 	if b.hints == nil && s.decodeHints() {
 		return 0, fmt.Errorf("nn: sparse: training with hint mode %s needs the hints, which the batch does not hold", s.cfg.HintMode)
 	}
-	keepBuffers(true)
-	loss, _, err := s.loop.lossAndGradients(b, true)
+	engine.KeepBuffers(true)
+	loss, _, err := s.loop.LossAndGradients(loopBatch{b}, true)
 	return loss, err
 }
 
@@ -363,12 +364,12 @@ func (s *Sparse) Predict(b *SparseBatch) (Predictions, error) {
 	if s.store == nil {
 		return nil, errClosed
 	}
-	keepBuffers(false)
-	res, err := s.loop.predict(b)
+	engine.KeepBuffers(false)
+	res, err := s.loop.Predict(loopBatch{b})
 	if err != nil {
 		return nil, err
 	}
-	defer free(res...)
+	defer engine.Free(res...)
 	p := Predictions{}
 	for i, l := range s.spec.outputs {
 		var flat []float32
@@ -495,7 +496,7 @@ func (s *Sparse) Snapshot() (restore func() error, err error) {
 		t *tensors.Tensor
 	}
 	var all []saved
-	for _, v := range trainableVariables(s.store.RootScope()) {
+	for _, v := range engine.TrainableVariables(s.store.RootScope()) {
 		t, err := v.Value()
 		if err != nil {
 			return nil, fmt.Errorf("nn: sparse: snapshot of %s: %w", v.Path(), err)
@@ -515,3 +516,20 @@ func (s *Sparse) Snapshot() (restore func() error, err error) {
 		return nil
 	}, nil
 }
+
+// loopBatch is a sparse batch as the engine's step loop takes it
+// (engine.Batch).
+type loopBatch struct{ b *SparseBatch }
+
+func (l loopBatch) Steps() int                           { return l.b.steps() }
+func (l loopBatch) ShapeKey() string                     { return l.b.shapeKey() }
+func (l loopBatch) Static() []*tensors.Tensor            { return l.b.static() }
+func (l loopBatch) InitialCarry() []*tensors.Tensor      { return l.b.initialCarry() }
+func (l loopBatch) ReadoutZeros() []*tensors.Tensor      { return l.b.readoutZeros() }
+func (l loopBatch) HintAt(i, t int) *tensors.Tensor      { return l.b.hintAt(i, t) }
+func (l loopBatch) ValidAt(t int) *tensors.Tensor        { return l.b.validAt(t) }
+func (l loopBatch) OutStepAt(s int) *tensors.Tensor      { return l.b.outStepAt(s) }
+func (l loopBatch) LastSteps() *tensors.Tensor           { return l.b.lastSteps() }
+func (l loopBatch) StepInputsAt(s int) []*tensors.Tensor { return l.b.stepInputsAt(s) }
+func (l loopBatch) Outputs() []*tensors.Tensor           { return l.b.outputs() }
+func (l loopBatch) Release()                             { l.b.release() }

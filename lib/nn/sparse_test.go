@@ -7,6 +7,7 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 	"github.com/narlab/narlab/lib/salsa"
 )
 
@@ -165,13 +166,13 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 		trajs = append(trajs, tr)
 	}
 	cfg := DefaultConfig(algo, processor)
-	cfg.Hidden, cfg.HintMode, cfg.Permutations, cfg.PredAsInput, cfg.StepLoop = 16, hintMode, false, false, StepLoopLoop
+	cfg.Hidden, cfg.HintMode, cfg.Permutations, cfg.PredAsInput, cfg.Exec.StepLoop = 16, hintMode, false, false, engine.StepLoopLoop
 	dense, err := New(be, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dense.Close()
-	cfg.StepsPerCall = stepsPerCall
+	cfg.Exec.StepsPerCall = stepsPerCall
 	sparse, err := NewSparse(be, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -182,18 +183,18 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer bd.release()
+	defer bd.Release()
 	sb, err := sparse.Batch(trajs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Release()
 
-	ld, gd, err := dense.loop.lossAndGradients(bd, false)
+	ld, gd, err := dense.loop.LossAndGradients(bd, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, gs, err := sparse.loop.lossAndGradients(sb, false)
+	ls, gs, err := sparse.loop.LossAndGradients(loopBatch{sb}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 		t.Errorf("loss: dense %.7f, sparse %.7f", ld, ls)
 	}
 	denseIndex := map[string]int{}
-	for i, v := range trainableVariables(dense.store.RootScope()) {
+	for i, v := range engine.TrainableVariables(dense.store.RootScope()) {
 		denseIndex[v.Path()] = i
 	}
 	var global float64
@@ -212,7 +213,7 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 	}
 	global = math.Sqrt(global)
 	compared := 0
-	for i, v := range trainableVariables(sparse.store.RootScope()) {
+	for i, v := range engine.TrainableVariables(sparse.store.RootScope()) {
 		j, ok := denseIndex[v.Path()]
 		if !ok {
 			t.Errorf("sparse variable %s has no dense counterpart", v.Path())
@@ -228,8 +229,8 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 		}
 		compared++
 	}
-	free(gd...)
-	free(gs...)
+	engine.Free(gd...)
+	engine.Free(gs...)
 	if compared < len(denseIndex)/2 {
 		t.Errorf("compared %d of %d gradients", compared, len(denseIndex))
 	}
@@ -467,7 +468,7 @@ func TestSparseHoistedEval(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer m.Close()
-				if got := m.loopLayout().nhoist > 0; got != hoist {
+				if got := m.loopLayout().Hoisted > 0; got != hoist {
 					t.Fatalf("%s/%s: hoisting %v, want %v", tt.algo, tt.processor, got, hoist)
 				}
 				b, err := m.Batch(ds.Trajectories)

@@ -6,52 +6,34 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // The model is written once, as one algorithm step (step) between the
 // encoders of the inputs (encodeInputs) and the output decoders
 // (decodeOutputs). Two drivers run it: forward unrolls the steps of a batch
-// into one program, the step loop (loop.go) compiles the step alone and
-// runs it once per step. Both compute the same function.
+// into one program, the engine's step loop (lib/nn/engine) compiles the
+// step alone (denseBody) and runs it once per step. Both compute the same
+// function.
 
 // features are what the encoders make of a batch's inputs, plus at a step
 // the hints fed to it: node features [B,N,H], factored edge latents and
 // graph features [B,H].
 type features struct {
 	node  *Node
-	edge  edgeLatents
+	edge  EdgeLatents
 	graph *Node
 }
 
-// carry is what one step hands to the next: the node latents [B,N,H] and,
-// when hints are encoded, the hint values fed to the next step (in their
-// probes' layouts; nil otherwise).
-type carry struct {
-	hidden *Node
-	fed    []*Node
-}
-
-// readout is what the output decoders read from a step: the node latents
+// The step's carry, readout and hint targets are the engine's
+// (engine.Carry, engine.Readout, engine.HintTargets): the carry holds the
+// node latents [B,N,H] and, when hints are encoded, the hint values fed to
+// the next step (in their probes' layouts); the readout the node latents
 // hT [B,N,3H] (features, previous and new latents), the hints fed to the
 // step (their encodings rebuild the step's edge and graph features and its
-// adjacency; nil when hints are not encoded) and the triplet edge latents
-// [B,N,N,H] (nil for processors without triplets, and when no output
-// decoder reads edge latents: outputsReadEdges).
-type readout struct {
-	h     *Node
-	fed   []*Node
-	extra *Node
-}
-
-// hintTargets are the ground truth a training step's hint predictions are
-// scored against: the hints of the next step, the per-sample weights [B]
-// (1 where that step is within the sample's trajectory) and, with teacher
-// forcing, the per-sample draws [B] (1: feed the truth).
-type hintTargets struct {
-	truth   []*Node
-	valid   *Node
-	teacher *Node
-}
+// adjacency) and, as Extra, the triplet edge latents [B,N,N,H] (nil for
+// processors without triplets, and when no output decoder reads edge
+// latents: outputsReadEdges).
 
 // graphInputs are the nodes the unrolled programs are built from, in exec
 // order.
@@ -136,7 +118,7 @@ func (m *Model) encode(scope *model.Scope, f features, l probeLayout, x *Node, n
 }
 
 // encodeInputs encodes a batch's inputs (constant over the steps). Edge
-// encodings stay factored (edgeLatents): each is a linear map of a few raw
+// encodings stay factored (EdgeLatents): each is a linear map of a few raw
 // fields.
 func (m *Model) encodeInputs(scope *model.Scope, inputs []*Node, b, n int) features {
 	H := m.cfg.Hidden
@@ -164,25 +146,25 @@ func (m *Model) stepFeatures(scope *model.Scope, in features, adj0 *Node, fed []
 // step is one algorithm step: the processor's update of the node latents,
 // the hint predictions of the next step (their losses as sums and counts
 // when targets are given, nil otherwise) and what the next step is fed.
-func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c carry, tg *hintTargets, training bool) (next carry, r readout, sums, counts []*Node) {
-	f, adj := m.stepFeatures(scope, in, adj0, c.fed)
-	h, tri := m.process(scope.At("processor"), f.node, f.edge, f.graph, c.hidden, adj)
-	hT := Concatenate([]*Node{f.node, c.hidden, h}, -1) // [B,N,3H]
+func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry, tg *engine.HintTargets, training bool) (next engine.Carry, r engine.Readout, sums, counts []*Node) {
+	f, adj := m.stepFeatures(scope, in, adj0, c.Fed)
+	h, tri := m.process(scope.At("processor"), f.node, f.edge, f.graph, c.Hidden, adj)
+	hT := Concatenate([]*Node{f.node, c.Hidden, h}, -1) // [B,N,3H]
 	eT := f.edge
 	if tri != nil {
 		eT = f.edge.withExtra(tri)
 	}
-	next = carry{hidden: h, fed: c.fed}
-	r = readout{h: hT, fed: c.fed}
+	next = engine.Carry{Hidden: h, Fed: c.Fed}
+	r = engine.Readout{H: hT, Fed: c.Fed}
 	if m.outputsReadEdges() {
-		r.extra = tri
+		r.Extra = tri
 	}
 	scored := tg != nil && m.decodeHints()
 	if !scored && !m.encodeHints() {
 		return next, r, nil, nil
 	}
 	if m.encodeHints() {
-		next.fed = make([]*Node, len(m.spec.hints))
+		next.Fed = make([]*Node, len(m.spec.hints))
 	}
 	if scored {
 		sums, counts = make([]*Node, len(m.spec.hints)), make([]*Node, len(m.spec.hints))
@@ -193,15 +175,15 @@ func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c carry, tg *h
 		if scored {
 			// The reference normalises each hint's loss once over all
 			// steps (losses.hint_loss): the drivers add up sums and counts.
-			sums[i], counts[i] = probeLoss(l, logits, tg.truth[i], tg.valid, true)
+			sums[i], counts[i] = probeLoss(l, logits, tg.Truth[i], tg.Valid, true)
 		}
 		if m.encodeHints() {
 			fedNext := repredict(l, logits, hard)
-			if tg != nil && tg.teacher != nil {
-				tf := broadcastSample(tg.teacher, tg.truth[i])
-				fedNext = Add(Mul(tf, tg.truth[i]), Mul(OneMinus(tf), fedNext))
+			if tg != nil && tg.Teacher != nil {
+				tf := broadcastSample(tg.Teacher, tg.Truth[i])
+				fedNext = Add(Mul(tf, tg.Truth[i]), Mul(OneMinus(tf), fedNext))
 			}
-			next.fed[i] = fedNext
+			next.Fed[i] = fedNext
 		}
 	}
 	return next, r, sums, counts
@@ -223,33 +205,18 @@ func (m *Model) drawTeacher(scope *model.Scope, g *Graph, b int) *Node {
 // Sinkhorn post-processing, logSinkhornHost). The reference decodes the outputs after every step and keeps the
 // last; decoding them once from the last step's readout is the same
 // function at 1/S of the cost.
-func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r readout, training bool) []*Node {
-	f, adj := m.stepFeatures(scope, in, adj0, r.fed)
+func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r engine.Readout, training bool) []*Node {
+	f, adj := m.stepFeatures(scope, in, adj0, r.Fed)
 	eT := f.edge
-	if r.extra != nil {
-		eT = f.edge.withExtra(r.extra)
+	if r.Extra != nil {
+		eT = f.edge.withExtra(r.Extra)
 	}
 	var outs []*Node
 	for _, l := range m.spec.outputs {
-		acc := m.decode(scope.At("dec_output_%s", l.Name), l, r.h, eT, f.graph, adj, training)
+		acc := m.decode(scope.At("dec_output_%s", l.Name), l, r.H, eT, f.graph, adj, training)
 		outs = append(outs, acc)
 	}
 	return outs
-}
-
-// hintLossOf is the hint loss from each hint's summed loss and count over
-// all steps: Σᵢ sumᵢ / max(countᵢ, 1).
-func hintLossOf(sums, counts []*Node) *Node {
-	var loss *Node
-	for i := range sums {
-		li := Div(sums[i], Max(counts[i], OnesLike(counts[i])))
-		if loss == nil {
-			loss = li
-		} else {
-			loss = Add(loss, li)
-		}
-	}
-	return loss
 }
 
 // forward unrolls the model over the hint steps of a batch and returns the
@@ -262,17 +229,17 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	S := gi.outStep.Shape().Dimensions[0]
 	T := gi.hintValid.Shape().Dimensions[0]
 	in := m.encodeInputs(scope, gi.inputs, B, N)
-	c := carry{hidden: Zeros(g, shapeF32(B, N, H))}
+	c := engine.Carry{Hidden: Zeros(g, shapeF32(B, N, H))}
 	if m.encodeHints() {
-		c.fed = make([]*Node, len(m.spec.hints))
+		c.Fed = make([]*Node, len(m.spec.hints))
 		for i := range m.spec.hints {
-			c.fed[i] = stepOf(gi.hints[i], 0) // ground truth at step 0
+			c.Fed[i] = stepOf(gi.hints[i], 0) // ground truth at step 0
 		}
 	}
 	var sums, counts []*Node
-	var last readout
+	var last engine.Readout
 	for s := 0; s < S; s++ {
-		var tg *hintTargets
+		var tg *engine.HintTargets
 		var teacher *Node
 		if training {
 			// Drawn at every step whether used or not, as the step loop
@@ -280,9 +247,9 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 			teacher = m.drawTeacher(scope, g, B)
 		}
 		if s+1 < T {
-			tg = &hintTargets{truth: make([]*Node, len(m.spec.hints)), valid: stepOf(gi.hintValid, s+1), teacher: teacher}
+			tg = &engine.HintTargets{Truth: make([]*Node, len(m.spec.hints)), Valid: stepOf(gi.hintValid, s+1), Teacher: teacher}
 			for i := range m.spec.hints {
-				tg.truth[i] = stepOf(gi.hints[i], s+1)
+				tg.Truth[i] = stepOf(gi.hints[i], s+1)
 			}
 		}
 		next, r, su, co := m.step(scope, in, gi.adj, c, tg, training)
@@ -297,7 +264,7 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 		c = next
 	}
 	if sums != nil {
-		hintLoss = hintLossOf(sums, counts)
+		hintLoss = engine.HintLoss(sums, counts)
 	}
 	return m.decodeOutputs(scope, in, gi.adj, last, training), hintLoss
 }
@@ -306,7 +273,7 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 // w one-hot over the steps for each sample (its last step), the sum over
 // the steps is exactly that step's readout (products with 0 and 1 and sums
 // with zeros are exact). A zero acc starts the sum.
-func accumulateReadout(acc, r readout, w *Node) readout {
+func accumulateReadout(acc, r engine.Readout, w *Node) engine.Readout {
 	add := func(a, x *Node) *Node {
 		if x == nil {
 			return nil
@@ -317,16 +284,83 @@ func accumulateReadout(acc, r readout, w *Node) readout {
 		}
 		return Add(a, t)
 	}
-	out := readout{h: add(acc.h, r.h), extra: add(acc.extra, r.extra)}
-	if r.fed != nil {
-		out.fed = make([]*Node, len(r.fed))
-		for i := range r.fed {
+	out := engine.Readout{H: add(acc.H, r.H), Extra: add(acc.Extra, r.Extra)}
+	if r.Fed != nil {
+		out.Fed = make([]*Node, len(r.Fed))
+		for i := range r.Fed {
 			var a *Node
-			if acc.fed != nil {
-				a = acc.fed[i]
+			if acc.Fed != nil {
+				a = acc.Fed[i]
 			}
-			out.fed[i] = add(a, r.fed[i])
+			out.Fed[i] = add(a, r.Fed[i])
 		}
 	}
 	return out
+}
+
+// denseBody is the dense model as the engine's step loop runs it
+// (engine.Body).
+type denseBody struct{ *Model }
+
+// denseEncoded is the dense model's encoding of a batch's static tensors:
+// the encoded inputs and the adjacency.
+type denseEncoded struct {
+	in  features
+	adj *Node
+}
+
+func (m denseBody) Layout() engine.Layout { return m.loopLayout() }
+
+func (m denseBody) EncodeStatic(scope *model.Scope, static []*Node) engine.Encoded {
+	l := m.loopLayout()
+	adj := static[l.Inputs]
+	return denseEncoded{in: m.encodeInputs(scope, static[:l.Inputs], adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]), adj: adj}
+}
+
+func (m denseBody) Step(scope *model.Scope, e engine.Encoded, c engine.Carry, tg *engine.HintTargets, _ []*Node, training bool) (engine.Carry, engine.Readout, []*Node, []*Node) {
+	d := e.(denseEncoded)
+	return m.step(scope, d.in, d.adj, c, tg, training)
+}
+
+func (m denseBody) Outputs(scope *model.Scope, e engine.Encoded, r engine.Readout, training bool) []*Node {
+	d := e.(denseEncoded)
+	return m.decodeOutputs(scope, d.in, d.adj, r, training)
+}
+
+func (m denseBody) OutputLoss(_ engine.Encoded, outs, truth []*Node) *Node {
+	return m.outputLoss(outs, truth)
+}
+
+func (m denseBody) ReadoutWeights(_ engine.Encoded, w *Node, r engine.Readout) engine.Readout {
+	out := engine.Readout{H: broadcastSample(w, r.H)}
+	for _, f := range r.Fed {
+		out.Fed = append(out.Fed, broadcastSample(w, f))
+	}
+	if r.Extra != nil {
+		out.Extra = broadcastSample(w, r.Extra)
+	}
+	return out
+}
+
+func (m denseBody) NumGraphs(e engine.Encoded) int { return e.(denseEncoded).adj.Shape().Dimensions[0] }
+
+func (m denseBody) DrawTeacher(scope *model.Scope, g *Graph, b int) *Node {
+	return m.drawTeacher(scope, g, b)
+}
+
+func (m denseBody) GradClip() float64 { return m.cfg.GradClip }
+
+// loopLayout is the engine's layout of the dense model's step-loop
+// tensors.
+func (m *Model) loopLayout() engine.Layout {
+	l := engine.Layout{Inputs: len(m.spec.inputs), Outputs: len(m.spec.outputs), Static: len(m.spec.inputs) + 1}
+	if m.encodeHints() {
+		l.Fed = len(m.spec.hints)
+	}
+	if m.decodeHints() {
+		l.Scored = len(m.spec.hints)
+	}
+	l.Extra = m.proc.Triplets && m.outputsReadEdges()
+	l.Teacher = m.encodeHints() && m.cfg.TeacherForcing > 0
+	return l
 }

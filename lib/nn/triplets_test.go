@@ -8,6 +8,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // tripletInputs are random t1, t2, t3 [B,N,T], te1, te2, te3 [B,N,N,T] and
@@ -117,7 +118,7 @@ func BenchmarkTripletMax(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					free(res...)
+					engine.Free(res...)
 				}
 				run() // compile
 				b.ResetTimer()

@@ -9,11 +9,12 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
-// TestAutoUnroll checks StepLoopAuto's switch to unrolled training: it
-// compiles nothing unrolled before UnrollCompileFrom; before
-// UnrollFromStep it trains exactly as the step loop (the same programs:
+// TestAutoUnroll checks engine.StepLoopAuto's switch to unrolled training: it
+// compiles nothing unrolled before engine.UnrollCompileFromTrainingStep; before
+// engine.UnrollFromTrainingStep it trains exactly as the step loop (the same programs:
 // bit-equal losses); from then on short batches run unrolled (StepCounts)
 // and the losses stay those of the loop up to rounding; and the run is
 // reproducible: a second model, and one resumed from a checkpoint taken
@@ -30,7 +31,7 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := UnrollFromStep + 4
+	steps := engine.UnrollFromTrainingStep + 4
 	var batches []*clrs.Feedback
 	for range steps {
 		fb, err := s.Next(4)
@@ -41,7 +42,7 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 	}
 	mk := func(mode string) *Model {
 		cfg := DefaultConfig("insertion_sort", "mpnn")
-		cfg.Hidden, cfg.StepLoop = 16, mode
+		cfg.Hidden, cfg.Exec.StepLoop = 16, mode
 		m, err := New(be, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -62,14 +63,14 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 	}
 	// again saves a checkpoint two steps before the switch, which a model
 	// resumes from as in a new process.
-	loop, auto, again := mk(StepLoopLoop), mk(StepLoopAuto), mk(StepLoopAuto)
+	loop, auto, again := mk(engine.StepLoopLoop), mk(engine.StepLoopAuto), mk(engine.StepLoopAuto)
 	want := train(loop, 0, steps)
-	got := train(auto, 0, UnrollCompileFrom-1)
-	if n := len(auto.unroll.compiles); n != 0 {
-		t.Errorf("%d unrolled programs compiled after %d steps; want none before step %d", n, UnrollCompileFrom-1, UnrollCompileFrom)
+	got := train(auto, 0, engine.UnrollCompileFromTrainingStep-1)
+	if n := auto.unroll.Compilations(); n != 0 {
+		t.Errorf("%d unrolled programs compiled after %d steps; want none before step %d", n, engine.UnrollCompileFromTrainingStep-1, engine.UnrollCompileFromTrainingStep)
 	}
-	got = append(got, train(auto, UnrollCompileFrom-1, steps)...)
-	cut := UnrollFromStep - 2
+	got = append(got, train(auto, engine.UnrollCompileFromTrainingStep-1, steps)...)
+	cut := engine.UnrollFromTrainingStep - 2
 	twice := train(again, 0, cut)
 	dir := filepath.Join(t.TempDir(), "ckpt")
 	if err := again.Save(dir); err != nil {
@@ -80,14 +81,14 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 		switch {
 		case got[i] != twice[i]:
 			t.Errorf("step %d: two auto runs give losses %v and %v", i, got[i], twice[i])
-		case i < UnrollFromStep && got[i] != want[i]:
+		case i < engine.UnrollFromTrainingStep && got[i] != want[i]:
 			t.Errorf("step %d (looped): auto's loss %v, the loop's %v", i, got[i], want[i])
 		case math.Abs(got[i]-want[i]) > 1e-4*math.Max(1, math.Abs(want[i])):
 			t.Errorf("step %d (unrolled): auto's loss %v, the loop's %v", i, got[i], want[i])
 		}
 	}
-	if l, u := auto.StepCounts(); l != int64(UnrollFromStep) || u != 4 {
-		t.Errorf("auto ran %d steps in the loop and %d unrolled; want %d and 4", l, u, UnrollFromStep)
+	if l, u := auto.StepCounts(); l != int64(engine.UnrollFromTrainingStep) || u != 4 {
+		t.Errorf("auto ran %d steps in the loop and %d unrolled; want %d and 4", l, u, engine.UnrollFromTrainingStep)
 	}
 	if l, u := loop.StepCounts(); l != int64(steps) || u != 0 {
 		t.Errorf("the loop model ran %d steps looped and %d unrolled; want %d and 0", l, u, steps)
@@ -106,14 +107,14 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 	}
 }
 
-// TestPaddedSteps checks that padding a batch with steps (what StepLoopAuto
+// TestPaddedSteps checks that padding a batch with steps (what engine.StepLoopAuto
 // does to share unrolled programs between nearby lengths) changes neither
 // the loss nor any gradient: on bfs, whose samples end at different steps.
 func TestPaddedSteps(t *testing.T) {
 	for name, be := range testBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			cfg := DefaultConfig("bfs", "mpnn")
-			cfg.Hidden, cfg.StepLoop = 16, StepLoopUnroll
+			cfg.Hidden, cfg.Exec.StepLoop = 16, engine.StepLoopUnroll
 			m, err := New(be, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -123,8 +124,8 @@ func TestPaddedSteps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer bd.release()
-			padded := bd.paddedTo(unrollBucket(bd.S) + 4)
+			defer bd.Release()
+			padded := bd.paddedTo(bd.S + 5)
 			if padded.S == bd.S || padded.T != padded.S+1 {
 				t.Fatalf("padded to %d steps (T %d) from %d", padded.S, padded.T, bd.S)
 			}
@@ -169,7 +170,7 @@ func TestPaddedArgs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer bd.release()
+			defer bd.Release()
 			padded := bd.paddedTo(bd.S + tc.extra)
 			if padded.S != bd.S+tc.extra || padded.T != padded.S+1 {
 				t.Fatalf("padded to S=%d T=%d from S=%d", padded.S, padded.T, bd.S)
@@ -217,7 +218,7 @@ func TestPaddedArgs(t *testing.T) {
 	}
 }
 
-// TestAutoUnrollsProcessors checks which processors StepLoopAuto trains
+// TestAutoUnrollsProcessors checks which processors engine.StepLoopAuto trains
 // unrolled: the MPNN family's short batches, never a Triplet processor's.
 func TestAutoUnrollsProcessors(t *testing.T) {
 	be, err := Backend("go")
@@ -236,23 +237,24 @@ func TestAutoUnrollsProcessors(t *testing.T) {
 		{"triplet_gmpnn", false},
 		{"triplet_pgn", false},
 	} {
-		if got := AutoUnrolls(tt.processor, be); got != tt.unrolls {
-			t.Errorf("AutoUnrolls(%s) = %v, want %v", tt.processor, got, tt.unrolls)
-		}
 		cfg := DefaultConfig("insertion_sort", tt.processor)
 		cfg.Hidden = 8
 		m, err := New(be, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if got := m.UnrollsEver(); got != tt.unrolls {
+			t.Errorf("%s: UnrollsEver() = %v, want %v", tt.processor, got, tt.unrolls)
+		}
 		bd, err := m.batchOf(fb)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := m.unrollFits(bd); got != tt.unrolls {
+		sc := m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, engine.UnrollFromTrainingStep)
+		if got := sc.Unrolled; got != tt.unrolls {
 			t.Errorf("%s: a %d-step batch fits auto's unrolling: %v, want %v", tt.processor, bd.S, got, tt.unrolls)
 		}
-		bd.release()
+		bd.Release()
 		m.Close()
 	}
 }

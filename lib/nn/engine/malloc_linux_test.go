@@ -1,12 +1,12 @@
 //go:build cgo && !noxla && linux && (amd64 || arm64)
 
-package nn
+package engine
 
 import "testing"
 
 // mallocModeChecks are heapKeeps's answers for blocks above glibc's largest
 // mmap threshold (32 MiB), as XLA's step buffers are, in each of
-// malloc_linux.go's modes. init takes them while the package initializes,
+// malloc_linux.go's modes (TuneProcess set up). init takes them while the package initializes,
 // on the process's main thread, whose
 // blocks come from glibc's main arena (a thread on the second arena gets
 // blocks above 64 MiB mapped in either mode, so a test goroutine's answers
@@ -14,15 +14,15 @@ import "testing"
 var mallocModeChecks struct{ trainHeap, trainKept, evalHeap [2]bool }
 
 func init() {
-	setUpMalloc() // this file may initialize before malloc_linux.go
+	TuneProcess() // as narlab's binaries do
 	if !mallocMode.managed {
 		return
 	}
 	c := &mallocModeChecks
 	for i, mib := range []int{48, 100} {
-		keepBuffers(true)
+		KeepBuffers(true)
 		c.trainHeap[i], c.trainKept[i] = heapKeeps(mib << 20)
-		keepBuffers(false)
+		KeepBuffers(false)
 		c.evalHeap[i], _ = heapKeeps(mib << 20)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build cgo && !noxla && linux && (amd64 || arm64)
 
-package nn
+package engine
 
 /*
 #include <malloc.h>
@@ -27,8 +27,8 @@ import (
 // (BenchmarkProtocol, docs/performance.md, "Step loop"): training 1.51 →
 // 1.93 steps/s against glibc's default 128 KiB threshold.
 //
-// Training (from Model.TrainStep or Sparse.TrainStep until the next
-// prediction): no mapped blocks and no trimming below 2 GiB of free
+// Training (KeepBuffers(true), which lib/nn's TrainStep calls, until the
+// next prediction's KeepBuffers(false)): no mapped blocks and no trimming below 2 GiB of free
 // memory at a heap's top, so that the heaps grow to the training step's
 // working set once and its pages are reused instead of being faulted in
 // and zeroed by the kernel on every call: bfs/Triplet-MPNN trained 18%
@@ -44,11 +44,9 @@ import (
 // MALLOC_MMAP_THRESHOLD_, MALLOC_MMAP_MAX_, MALLOC_TRIM_THRESHOLD_) or
 // GLIBC_TUNABLES, take precedence: a setting of the user's is left alone,
 // and the training mode is off when any of the last three is set.
-func init() { setUpMalloc() }
 
 // setUpMalloc sets the evaluation mode's parameters and decides whether
-// narlab switches modes, once (init calls it; so do keepBuffers and the
-// tests, which may initialize first).
+// KeepBuffers switches modes, once (TuneProcess calls it).
 var setUpMalloc = sync.OnceFunc(func() {
 	if !glibcSet("MALLOC_ARENA_MAX", "glibc.malloc.arena_max") {
 		C.mallopt(C.M_ARENA_MAX, 2)
@@ -69,14 +67,14 @@ const (
 
 var mallocMode struct {
 	sync.Mutex
-	managed  bool // narlab switches modes (the user set none of the parameters)
+	managed  bool // KeepBuffers switches modes (TuneProcess ran; the user set none of the parameters)
 	training bool
 }
 
-// keepBuffers switches malloc to the training mode (on) or back to the
-// evaluation mode, returning the heaps' free memory to the kernel.
-func keepBuffers(on bool) {
-	setUpMalloc()
+// KeepBuffers switches malloc to the training mode (on) or back to the
+// evaluation mode, returning the heaps' free memory to the kernel, in a
+// process that called TuneProcess; elsewhere it does nothing.
+func KeepBuffers(on bool) {
 	mallocMode.Lock()
 	defer mallocMode.Unlock()
 	if !mallocMode.managed || mallocMode.training == on {
