@@ -212,7 +212,7 @@ func BackendChoice(config string) (compute.Backend, Choice, error) {
 		return nil, c, err
 	}
 	if name, rest, _ := strings.Cut(cfg, ":"); name == "xla" {
-		// go-xla never downloads plugins (backend_xla.go turns that off).
+		noPluginDownloads() // go-xla never downloads plugins
 		if plugin, _, _ := strings.Cut(rest, ","); strings.HasPrefix(plugin, "/") && c.Kind == "xla-cuda" {
 			cudaEnvironment(plugin)
 		}

@@ -1,0 +1,7 @@
+//go:build !cgo || noxla
+
+package nn
+
+// noPluginDownloads is backend_xla.go's; a binary without XLA downloads
+// nothing.
+func noPluginDownloads() {}
