@@ -23,11 +23,11 @@
 #                  evaluation step program call beside a program that
 #                  does almost nothing, same batch as predict rows).
 #   ROW@OPTION...  a predict or protocol row, narlab alone, with options:
-#                  @device and @host evaluate with Config.EvalLoop "device"
+#                  @device and @host evaluate with Config.Exec.EvalLoop "device"
 #                  (the loop over the steps inside one program; auto's pick
 #                  on a GPU) and "host", @kN trains in the
-#                  step loop N steps a call (Config.StepsPerCall),
-#                  @loop and @unroll force Config.StepLoop (auto's
+#                  step loop N steps a call (Config.Exec.StepsPerCall),
+#                  @loop and @unroll force Config.Exec.StepLoop (auto's
 #                  pick against a fixed one),
 #                  @noautotune turns XLA's GPU autotuning off (what part of
 #                  a first step is autotuning).

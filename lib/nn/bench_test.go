@@ -65,7 +65,7 @@ func benchRows(b *testing.B, defaults []string, fn func(b *testing.B, be compute
 // NARLAB_BENCH_ROWS=algo/proc,algo/proc narrows the grid. Run with
 // -benchtime=Nx: a step takes from milliseconds (XLA) to seconds (pure Go).
 // NARLAB_STEP_LOOP=loop|unroll forces a step-loop mode (default auto);
-// NARLAB_STEPS_PER_CALL=k sets Config.StepsPerCall (default 1).
+// NARLAB_STEPS_PER_CALL=k sets Config.Exec.StepsPerCall (default 1).
 // host_ms/step is the part of a step spent preparing the batch on the
 // host (converting, padding, laying out the program's arguments);
 // fwd_ms/call and bwd_ms/call time the step loop's forward and backward
@@ -174,7 +174,7 @@ func BenchmarkBatchPrep(b *testing.B) {
 // batch's longest trajectory. NARLAB_BENCH_ROWS (algo/processor, default
 // find_maximum_subarray_kadane with Triplet-GMPNN and MPNN) picks the rows;
 // scripts/ref_predict.py measures the reference's predict the same way.
-// NARLAB_EVAL_LOOP=device evaluates with Config.EvalLoop "device".
+// NARLAB_EVAL_LOOP=device evaluates with Config.Exec.EvalLoop "device".
 func BenchmarkPredict(b *testing.B) {
 	rows := []string{"find_maximum_subarray_kadane/triplet_gmpnn", "find_maximum_subarray_kadane/mpnn"}
 	benchRows(b, rows, func(b *testing.B, be compute.Backend, algo, proc string) {
@@ -326,7 +326,7 @@ func BenchmarkStepCall(b *testing.B) {
 //     test split took when it took more than one (see protocolProgress).
 //
 // NARLAB_STEP_LOOP, NARLAB_EVAL_LOOP and NARLAB_STEPS_PER_CALL set
-// Config.StepLoop, Config.EvalLoop and Config.StepsPerCall (defaults auto,
+// Config.Exec.StepLoop, Config.Exec.EvalLoop and Config.Exec.StepsPerCall (defaults auto,
 // auto and 1). scripts/ref_protocol.py
 // measures the reference the same way.
 func BenchmarkProtocol(b *testing.B) {

@@ -242,7 +242,7 @@ func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor,
 	// Training steps through each driver stay together (clipping, Adam,
 	// and the random draws of teacher forcing and Gumbel noise).
 	if S := fb.MaxSteps() - 1; teacher > 0 && S%max(stepsPerCall, 1) != 0 {
-		return // the draws of the padding steps shift the random stream (Config.StepsPerCall)
+		return // the draws of the padding steps shift the random stream (Config.Exec.StepsPerCall)
 	}
 	for step := 1; step <= 3; step++ {
 		a, err := loop.TrainStep(fb)
@@ -260,7 +260,7 @@ func testStepLoopSameFunction(t *testing.T, be compute.Backend, algo, processor,
 }
 
 // TestStepsPerCall checks training programs that run several steps a call
-// (Config.StepsPerCall) against the unrolled model, as
+// (Config.Exec.StepsPerCall) against the unrolled model, as
 // TestStepLoopSameFunction does for one step a call: trajectories whose
 // length is not a multiple of the steps a call (the last call padded),
 // a call longer than the whole trajectory, triplet readouts, teacher

@@ -124,7 +124,7 @@ func TestSparseMatchesDense(t *testing.T) {
 	cases := []struct {
 		algo, processor, hintMode string
 		weighted                  bool
-		stepsPerCall              int // the sparse model's Config.StepsPerCall
+		stepsPerCall              int // the sparse model's Config.Exec.StepsPerCall
 	}{
 		{"bfs", "mpnn", "encoded_decoded", false, 1},
 		{"dfs", "gmpnn", "encoded_decoded", false, 1}, // categorical and mask_one hints, a graph scalar hint
