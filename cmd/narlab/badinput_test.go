@@ -111,7 +111,7 @@ func TestBadInput(t *testing.T) {
 		{"graph endpoint huge", []string{"graphs", "truth", "--task", "edge_number", "--graph", "-"}, `{"n": 3, "edges": [[1, 1e300]]}`, []string{"outside 1..3"}},
 		{"graph edges too many", []string{"graphs", "truth", "--task", "edge_number", "--graph", "-"}, `{"n": 2, "edges": [[1, 2], [2, 1], [1, 2]]}`, []string{"at most 2"}},
 		// NaN and infinities
-		{"teacher-forcing NaN", []string{"train", "--algo", "bfs", "--teacher-forcing", "NaN"}, "", []string{"--teacher-forcing NaN", "not a finite number", "accepted -1..1"}},
+		{"teacher-forcing NaN", []string{"train", "--algo", "bfs", "--teacher-forcing", "NaN"}, "", []string{"--teacher-forcing NaN", "not a finite number", "accepted 0..1"}},
 		{"lr Inf", []string{"train", "--algo", "bfs", "--lr", "Inf"}, "", []string{"--lr +Inf", "not a finite number"}},
 		{"heat-time NaN", []string{"graphs", "spectral", "--graph", g5, "--heat-time", "NaN"}, "", []string{"--heat-time NaN", "not a finite number"}},
 		{"log base 1", []string{"graphs", "spectral", "--graph", g5, "--entropy-log-base", "1"}, "", []string{"--entropy-log-base 1", "not 1"}},

@@ -101,7 +101,8 @@ func runDemo(o demoRun) error {
 	fmt.Fprintf(stdout, "wrote %d files to %s in %.1fs\n", len(m.Files), data, m.Seconds)
 
 	choice := nn.Choose(o.backend)
-	sum := results.Demo{Algo: demoAlgo, Processor: demoProcessor, Steps: o.steps, Hidden: 128, Batch: 32, TrainNodes: 16,
+	d := clrs30.DefaultConfig() // the paper's width and batch
+	sum := results.Demo{Algo: demoAlgo, Processor: demoProcessor, Steps: o.steps, Hidden: d.Hidden, Batch: d.Batch, TrainNodes: 16,
 		TestNodes: demoTestNodes, Backend: choice.Kind, DataFiles: len(m.Files), DataS: m.Seconds}
 	fmt.Fprintln(stdout)
 	sum.TrainingHeader(stdout)
@@ -110,7 +111,7 @@ func runDemo(o demoRun) error {
 	}
 	trainStart := time.Now()
 	res, err := clrs30.Run(ctx, clrs30.Config{Algo: demoAlgo, Processor: demoProcessor, Steps: sum.Steps,
-		Batch: sum.Batch, Hidden: sum.Hidden, TrainData: "split", TeacherForcing: -1, EvalEvery: min(50, o.steps), Backend: o.backend,
+		Batch: sum.Batch, Hidden: sum.Hidden, TrainData: "split", EvalEvery: min(d.EvalEvery, o.steps), Backend: o.backend,
 		Dir: runDir, Experiment: tracking.DefaultExperiment("narlab-demo"), NoMLflow: o.noMLflow, TrackingURI: o.tracking, Progress: os.Stderr})
 	if err != nil {
 		return err

@@ -77,10 +77,14 @@ func dmclrsSettings(c nn.Config) []string {
 	if c.PredAsInput && slices.Contains(clrs.PredAsInputAlgorithms, c.Algorithm) {
 		transforms = append(transforms, "spec, it = clrs.process_pred_as_input(spec, it)")
 	}
+	clip := c.GradClip
+	if c.NoGradClip {
+		clip = 0 // the reference's "no clipping"
+	}
 	return append([]string{
 		fmt.Sprintf("processor_factory=clrs.get_processor_factory(%q, use_ln=True, nb_triplet_fts=8, nb_heads=1)", c.Processor),
 		fmt.Sprintf("hidden_dim=%d, encode_hints=%s, decode_hints=%s, hint_repred_mode=%q,", c.Hidden, encode, decode, c.HintRepred),
-		fmt.Sprintf("learning_rate=%g, grad_clip_max_norm=%g, hint_teacher_forcing=%g, nb_msg_passing_steps=1,", c.LearningRate, c.GradClip, c.TeacherForcing),
+		fmt.Sprintf("learning_rate=%g, grad_clip_max_norm=%g, hint_teacher_forcing=%g, nb_msg_passing_steps=1,", c.LearningRate, clip, c.TeacherForcing),
 		"its spec and dummy_trajectory transformed as run.py does:",
 	}, transforms...)
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ func trainCmd(args []string) error {
 		c.Algo, c.Processor, res.Backend, 100*res.BestVal, res.BestStep, 100*res.Test["score"], res.StepsPerS)
 	printScores(res.Test)
 	fmt.Fprintf(stdout, "checkpoint: %s\n", res.Checkpoint)
+	if res.Saved {
+		fmt.Fprintf(stdout, "saved results of the finished run in %s: nothing was trained now\n", filepath.Dir(res.Checkpoint))
+	}
 	if res.RunURL != "" && err == nil {
 		fmt.Fprintf(stdout, "mlflow run: %s\n", res.RunURL)
 	}
@@ -68,45 +72,46 @@ func trainCmd(args []string) error {
 	return err
 }
 
-// trainFlags are the flags of `narlab train` (defaults: the reference's
-// run.py protocol), filling c; finish, called after parsing, turns the
-// flags that have no Config field of their own (train lengths, the data
-// transforms, no clipping) into c. `narlab sweep` parses a cell's flags
-// with them before it submits anything.
+// trainFlags are the flags of `narlab train`, filling c; their defaults
+// are clrs30.DefaultConfig's (the reference's run.py protocol). finish,
+// called after parsing, turns the flags that have no Config field of their
+// own (train lengths, the data transforms) into c. `narlab sweep` parses a
+// cell's flags with them before it submits anything.
 func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
+	d := clrs30.DefaultConfig()
 	fs = newFlags("train")
 	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
-	fs.StringVar(&c.Processor, "processor", "triplet_gmpnn", "processor (the reference's names): "+strings.Join(nn.Processors(), ", "))
-	fs.StringVar(&c.HintMode, "hint-mode", "encoded_decoded", "hint mode: "+strings.Join(nn.HintModes, ", "))
-	fs.StringVar(&c.HintRepred, "hint-repred", "soft", "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
-	fs.IntVar(&c.Steps, "steps", 10000, "training steps")
-	fs.IntVar(&c.Batch, "batch", 32, "batch size")
-	fs.IntVar(&c.Hidden, "hidden", 128, "hidden size")
-	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
-	fs.Float64Var(&c.GradClip, "grad-clip", 1, "clip the gradients' global norm to this (0 or negative: no clipping)")
-	fs.Int64Var(&c.Seed, "seed", 42, "seed (initialisation, noise, training data)")
-	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", 0, "probability of feeding ground-truth hints in training")
-	fs.IntVar(&c.EvalEvery, "eval-every", 50, "validate every this many steps (the best-val checkpoint is tested)")
-	fs.StringVar(&c.TrainData, "train-data", "lengths", "training data: lengths (fresh samples of --train-lengths, cycled) or split (the fixed CLRS-30 train split, n=16: the paper's Table 1)")
-	lengths := fs.String("train-lengths", "4,7,11,13,16", "lengths of fresh training samples, cycled one per step")
-	randomPos := fs.Bool("random-pos", true, "random sorted pos inputs in training (the reference's random_pos)")
-	perms := fs.Bool("enforce-permutations", true, "sorting outputs as permutation pointers decoded with Sinkhorn")
-	predIn := fs.Bool("enforce-pred-as-input", true, "a constant pred_h hint becomes an input")
-	fs.BoolVar(&c.Fresh, "fresh", false, "older spelling of --train-data lengths --train-lengths 16")
+	fs.StringVar(&c.Processor, "processor", d.Processor, "processor (the reference's names): "+strings.Join(nn.Processors(), ", "))
+	fs.StringVar(&c.HintMode, "hint-mode", d.HintMode, "hint mode: "+strings.Join(nn.HintModes, ", "))
+	fs.StringVar(&c.HintRepred, "hint-repred", d.HintRepred, "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
+	fs.IntVar(&c.Steps, "steps", d.Steps, "training steps")
+	fs.IntVar(&c.Batch, "batch", d.Batch, "batch size")
+	fs.IntVar(&c.Hidden, "hidden", d.Hidden, "hidden size")
+	fs.Float64Var(&c.LR, "lr", d.LR, "Adam learning rate")
+	fs.Float64Var(&c.GradClip, "grad-clip", d.GradClip, "clip the gradients' global norm to this (a positive number)")
+	fs.BoolVar(&c.NoGradClip, "no-grad-clip", d.NoGradClip, "do not clip the gradients (Adam alone)")
+	fs.Int64Var(&c.Seed, "seed", d.Seed, "seed (initialisation, noise, training data)")
+	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", d.TeacherForcing, "probability of feeding ground-truth hints in training (0: never)")
+	fs.IntVar(&c.EvalEvery, "eval-every", d.EvalEvery, "validate every this many steps (the best-val checkpoint is tested)")
+	fs.StringVar(&c.TrainData, "train-data", d.TrainData, "training data: lengths (fresh samples of --train-lengths, cycled) or split (the fixed CLRS-30 train split, n=16: the paper's Table 1)")
+	lengths := fs.String("train-lengths", intList(d.TrainLengths), "lengths of fresh training samples, cycled one per step")
+	randomPos := fs.Bool("random-pos", !d.FixedPos, "random sorted pos inputs in training (the reference's random_pos)")
+	perms := fs.Bool("enforce-permutations", !d.NoPermutations, "sorting outputs as permutation pointers decoded with Sinkhorn")
+	predIn := fs.Bool("enforce-pred-as-input", !d.NoPredAsInput, "a constant pred_h hint becomes an input")
 	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead")
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
-	fs.StringVar(&c.StepLoop, "step-loop", engine.StepLoopAuto, "how the steps run: "+strings.Join(engine.StepLoopModes, ", ")+
-		" (auto: one compiled step in a loop; in runs of 2,000 steps or more, short batches unrolled from step 25; the same function either way)")
-	fs.StringVar(&c.EvalLoop, "eval-loop", engine.EvalLoopAuto, "where evaluation's loop over the steps runs: "+strings.Join(engine.EvalLoopModes, ", ")+
+	fs.StringVar(&c.StepLoop, "step-loop", d.StepLoop, "how the steps run: "+strings.Join(engine.StepLoopModes, ", ")+
+		fmt.Sprintf(" (auto: one compiled step in a loop; in runs of %d training steps or more, batches of at most %d algorithm steps unrolled from training step %d; the same function either way)",
+			engine.UnrollMinRunTrainingSteps, engine.UnrollMaxAlgorithmSteps, engine.UnrollFromTrainingStep))
+	fs.StringVar(&c.EvalLoop, "eval-loop", d.EvalLoop, "where evaluation's loop over the steps runs: "+strings.Join(engine.EvalLoopModes, ", ")+
 		" (device: one program a batch instead of one call a step, 3× faster on Kadane on an H100; auto: device on an NVIDIA GPU, host elsewhere; the same predictions)")
-	fs.IntVar(&c.StepsPerCall, "steps-per-call", 1, "training steps a call of the step loop runs (more: fewer calls, longer compilation; for GPUs; the same function)")
-	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
-	fs.StringVar(&c.Experiment, "experiment", tracking.DefaultExperiment("clrs-baselines"), "MLflow experiment (default: $MLFLOW_EXPERIMENT_NAME, else clrs-baselines)")
+	fs.IntVar(&c.StepsPerCall, "steps-per-call", d.StepsPerCall, "algorithm steps a call of the step loop's training programs runs (more: fewer calls, longer compilation; for GPUs; the same function)")
+	fs.StringVar(&c.Dir, "dir", "", "run directory; the same command rerun there resumes exactly, or reports the finished run's saved results (default: data/train/ALGO-PROC-sSEED-SETTINGSID)")
+	fs.StringVar(&c.Experiment, "experiment", tracking.DefaultExperiment(d.Experiment), "MLflow experiment (default: $MLFLOW_EXPERIMENT_NAME, else "+d.Experiment+")")
 	fs.BoolVar(&c.NoMLflow, "no-mlflow", false, "do not log to MLflow")
 	fs.StringVar(&c.TrackingURI, "tracking", "", trackingUsage)
-	alias(fs, "tracking-uri", "tracking")
 	// Sweeps (narlab sweep): the cell's run is a child of the sweep's run.
 	fs.StringVar(&c.ParentRun, "parent-run", "", "MLflow run id of the parent run (the run is nested under it)")
 	fs.Var(tagFlag{&c.Tags}, "tag", "`key=value` tag of the MLflow run (repeatable)")
@@ -117,30 +122,31 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if c.TrainData == "lengths" && (c.Fresh || c.TrainLength > 0) && !set["train-data"] {
-			c.TrainData = "" // --fresh and --train-length choose the data themselves
+		if c.TrainData == "lengths" && c.TrainLength > 0 && !set["train-data"] {
+			c.TrainData = "" // --train-length chooses the data itself
 		}
-		if c.TrainData == "lengths" || c.TrainData == "" {
-			if !c.Fresh || set["train-lengths"] {
-				for _, f := range strings.Split(*lengths, ",") {
-					n, err := strconv.Atoi(strings.TrimSpace(f))
-					if err != nil || n < 2 || n > 64 {
-						return fmt.Errorf("train: --train-lengths %q: want comma-separated lengths 2..64", *lengths)
-					}
-					c.TrainLengths = append(c.TrainLengths, n)
+		if c.TrainData == "lengths" {
+			for _, f := range strings.Split(*lengths, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || n < 2 || n > 64 {
+					return fmt.Errorf("train: --train-lengths %q: want comma-separated lengths 2..64", *lengths)
 				}
+				c.TrainLengths = append(c.TrainLengths, n)
 			}
 		}
 		c.FixedPos, c.NoPermutations, c.NoPredAsInput = !*randomPos, !*perms, !*predIn
-		if c.GradClip <= 0 {
-			c.GradClip = -1 // no clipping
-		}
-		if c.TeacherForcing == 0 {
-			c.TeacherForcing = -1 // clrs30.Config reads a negative value as 0
-		}
 		return nil
 	}
 	return fs, finish
+}
+
+// intList writes ints as a comma-separated list.
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 // tagFlag collects repeated --tag key=value flags.
@@ -191,7 +197,6 @@ func evalCmd(args []string) error {
 	data := fs.String("data", "", "score an .npz file instead of a split: a file of narlab clrs generate or clrs sample --format npz of the model's algorithm (any length, seed, count), or a batch's features alone (such a file less its outputs: predicted, not scored)")
 	preds := fs.String("predictions", "", "with --data: write the model's predictions to this .npz file (output/NAME arrays [B, …], float64: node indices for pointers, probabilities for masks, class scores for categorical outputs, values for scalars)")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
-	alias(fs, "samples", "count")
 	backend := fs.String("backend", "", backendUsage)
 	ref := dmclrsFlags(fs)
 	tf := addTrackingFlags(fs, "clrs-eval", "score without logging a run")

@@ -9,7 +9,7 @@ import (
 )
 
 // drifted are spellings the vocabulary (docs/cli.md) replaced: they may
-// live on only as hidden, deprecated aliases.
+// live on only as hidden, deprecated aliases (train's and eval's are gone).
 var drifted = map[string]string{
 	"num-samples":  "--count",
 	"samples":      "--count",

@@ -38,15 +38,17 @@ import (
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
-// Config is a training run. Its zero values are the reference's protocol
-// (dm-clrs examples/run.py): Triplet-GMPNN with 8 triplet features and
-// layer norm, hidden 128, batch 32, Adam 1e-3 after clipping the gradients'
-// global norm to 1, hints encoded and decoded and fed back soft, teacher
-// forcing 0, fresh training samples of lengths 4, 7, 11, 13, 16 (cycled,
-// one length per step) with random positions, permutations enforced and a
-// constant pred_h moved to an input, validation every 50 steps on the
-// CLRS-30 val split, and the best-validation checkpoint tested on the
-// CLRS-30 test split (n=64).
+// Config is a training run. A zero field takes DefaultConfig's value: the
+// reference's protocol (dm-clrs examples/run.py), Triplet-GMPNN with 8
+// triplet features and layer norm, hidden 128, batch 32, Adam 1e-3 after
+// clipping the gradients' global norm to 1, hints encoded and decoded and
+// fed back soft, teacher forcing 0, fresh training samples of lengths 4, 7,
+// 11, 13, 16 (cycled, one length per step) with random positions,
+// permutations enforced and a constant pred_h moved to an input,
+// validation every 50 steps on the CLRS-30 val split, and the
+// best-validation checkpoint tested on the CLRS-30 test split (n=64).
+// What a zero cannot say is a boolean of its own (NoGradClip,
+// NoPermutations, …).
 type Config struct {
 	Algo      string  // CLRS algorithm, e.g. "insertion_sort"
 	Processor string  // one of nn.Processors() (default triplet_gmpnn)
@@ -57,14 +59,15 @@ type Config struct {
 	LR        float64 // Adam learning rate (default 1e-3)
 	Seed      int64   // model initialisation, noise and training-data draws (default 42)
 	// TeacherForcing is the probability of feeding ground-truth hints in
-	// training (default 0, the reference's; negative also means 0).
+	// training (default 0, the reference's: never).
 	TeacherForcing float64
 	// HintRepred is one of nn.HintRepredModes (default soft).
 	HintRepred string
-	// GradClip is the gradients' maximal global norm (default 1; negative:
-	// no clipping).
-	GradClip  float64
-	EvalEvery int // validate every this many steps (default 50)
+	// GradClip is the gradients' maximal global norm (default 1);
+	// NoGradClip turns the clipping off.
+	GradClip   float64
+	NoGradClip bool
+	EvalEvery  int // validate every this many steps (default 50)
 	// TrainData is "lengths" (default: fresh samples every step, of the
 	// lengths TrainLengths, cycled) or "split" (batches drawn from the
 	// fixed 1000-sample CLRS-30 train split, n=16: the paper's Table 1 and
@@ -73,9 +76,6 @@ type Config struct {
 	// TrainLengths are the lengths of "lengths" training (default 4, 7,
 	// 11, 13, 16).
 	TrainLengths []int
-	// Fresh is the older spelling of TrainData "lengths" with lengths
-	// [16].
-	Fresh bool
 	// TrainLength, when > 0, trains on a fixed set of 1000 samples of this
 	// length (seed 1) instead: a reduced scale for CPUs (validation and
 	// test stay on the official splits).
@@ -137,60 +137,53 @@ type Config struct {
 // DefaultTrainLengths are the reference's run.py training lengths.
 var DefaultTrainLengths = []int{4, 7, 11, 13, 16}
 
+// DefaultConfig is the reference's protocol with every default filled in:
+// the one place the defaults of a training are written (the model's come
+// from nn.DefaultConfig). Run gives a zero field of its Config this value;
+// narlab train's flags, and so a sweep's cells, default to it.
+func DefaultConfig() Config {
+	m := nn.DefaultConfig("", nn.DefaultProcessor)
+	return Config{Processor: m.Processor, HintMode: m.HintMode, HintRepred: m.HintRepred, Steps: 10000, Batch: 32,
+		Hidden: m.Hidden, LR: m.LearningRate, Seed: m.Seed, TeacherForcing: m.TeacherForcing, GradClip: m.GradClip,
+		NoGradClip: m.NoGradClip, EvalEvery: 50, TrainData: "lengths", TrainLengths: slices.Clone(DefaultTrainLengths),
+		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, StepLoop: engine.StepLoopAuto,
+		EvalLoop: engine.EvalLoopAuto, StepsPerCall: 1, Experiment: "clrs-baselines"}
+}
+
 func (c *Config) defaults() error {
-	if c.Processor == "" {
-		c.Processor = "triplet_gmpnn"
+	d := DefaultConfig()
+	setString := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
 	}
-	if c.HintMode == "" {
-		c.HintMode = "encoded_decoded"
+	setInt := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
 	}
-	if c.HintRepred == "" {
-		c.HintRepred = "soft"
-	}
-	if c.Steps == 0 {
-		c.Steps = 10000
-	}
-	if c.Batch == 0 {
-		c.Batch = 32
-	}
-	if c.Hidden == 0 {
-		c.Hidden = 128
-	}
+	setString(&c.Processor, d.Processor)
+	setString(&c.HintMode, d.HintMode)
+	setString(&c.HintRepred, d.HintRepred)
+	setString(&c.Experiment, d.Experiment)
+	setString(&c.StepLoop, d.StepLoop)
+	setString(&c.EvalLoop, d.EvalLoop)
+	setInt(&c.Steps, d.Steps)
+	setInt(&c.Batch, d.Batch)
+	setInt(&c.Hidden, d.Hidden)
+	setInt(&c.EvalEvery, d.EvalEvery)
+	setInt(&c.StepsPerCall, d.StepsPerCall)
 	if c.LR == 0 {
-		c.LR = 1e-3
+		c.LR = d.LR
 	}
 	if c.Seed == 0 {
-		c.Seed = 42
+		c.Seed = d.Seed
 	}
-	if c.TeacherForcing < 0 {
-		c.TeacherForcing = 0
-	}
-	if c.GradClip == 0 {
-		c.GradClip = 1
-	} else if c.GradClip < 0 {
-		c.GradClip = 0
-	}
-	if c.EvalEvery == 0 {
-		c.EvalEvery = 50
-	}
-	if c.Experiment == "" {
-		c.Experiment = "clrs-baselines"
-	}
-	if c.StepLoop == "" {
-		c.StepLoop = engine.StepLoopAuto
-	}
-	if c.EvalLoop == "" {
-		c.EvalLoop = engine.EvalLoopAuto
-	}
-	if c.Fresh {
-		if c.TrainData == "split" {
-			return fmt.Errorf("train: Fresh and TrainData split contradict each other")
-		}
-		c.TrainData = "lengths"
-		if len(c.TrainLengths) == 0 {
-			c.TrainLengths = []int{16}
-		}
-		c.Fresh = false
+	switch {
+	case c.NoGradClip:
+		c.GradClip = 0 // one spelling of "no clipping" in the settings
+	case c.GradClip == 0:
+		c.GradClip = d.GradClip
 	}
 	switch {
 	case c.TrainLength > 0 && c.TrainData == "lengths":
@@ -198,10 +191,10 @@ func (c *Config) defaults() error {
 	case c.TrainLength > 0:
 		c.TrainData = "fixed"
 	case c.TrainData == "":
-		c.TrainData = "lengths"
+		c.TrainData = d.TrainData
 	}
 	if c.TrainData == "lengths" && len(c.TrainLengths) == 0 {
-		c.TrainLengths = slices.Clone(DefaultTrainLengths)
+		c.TrainLengths = d.TrainLengths
 	}
 	if c.TrainData != "lengths" {
 		c.TrainLengths = nil
@@ -217,6 +210,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("train: eval-every %d; want at least 1", c.EvalEvery)
 	case c.ValSamples < 0 || c.TestSamples < 0:
 		return fmt.Errorf("train: negative sample cap (val %d, test %d)", c.ValSamples, c.TestSamples)
+	case !(c.TeacherForcing >= 0 && c.TeacherForcing <= 1):
+		return fmt.Errorf("train: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
+	case !c.NoGradClip && !(c.GradClip > 0):
+		return fmt.Errorf("train: gradient clipping norm %v; want a positive number (--no-grad-clip turns clipping off)", c.GradClip)
 	}
 	for _, l := range c.TrainLengths {
 		if l < 2 {
@@ -242,7 +239,7 @@ func (c *Config) defaultDir() error {
 func (c Config) modelConfig() nn.Config {
 	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
-		Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, Exec: c.execOptions()}
+		NoGradClip: c.NoGradClip, Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, Exec: c.execOptions()}
 }
 
 // execOptions are how the run's model runs its steps: the modes asked for
@@ -298,7 +295,7 @@ func (c Config) Params() map[string]string {
 		"algorithm": c.Algo, "processor": c.Processor, "hint_mode": c.HintMode, "hint_repred_mode": c.HintRepred,
 		"train_steps": strconv.Itoa(c.Steps), "batch_size": strconv.Itoa(c.Batch), "hidden_size": strconv.Itoa(c.Hidden),
 		"learning_rate": fmt.Sprint(c.LR), "seed": strconv.FormatInt(c.Seed, 10),
-		"grad_clip_max_norm":   fmt.Sprint(c.GradClip),
+		"grad_clip_max_norm":   fmt.Sprint(c.GradClip), // 0 with no clipping, as the reference's run.py
 		"hint_teacher_forcing": fmt.Sprint(c.TeacherForcing), "eval_every": strconv.Itoa(c.EvalEvery),
 		"train_data": trainDataName(c), "train_lengths": strings.Join(lengths, ","),
 		"random_pos":           strconv.FormatBool(!c.FixedPos),
@@ -370,12 +367,17 @@ type Result struct {
 	// StepsLooped and StepsUnrolled count this session's training steps
 	// run in the step loop and unrolled (Config.StepLoop).
 	StepsLooped, StepsUnrolled int64
-	Backend                    string        // the backend used: "xla-cuda", "xla-cpu" or "go"
-	BackendConfig              string        // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
-	Losses                     []float64     // the training loss of every step (all sessions of a resumed run)
-	Run                        *tracking.Run // the MLflow run (nil with NoMLflow); ended
-	RunID                      string
-	RunURL                     string
+	// Saved: the run directory held this run finished, and these are its
+	// saved results (result.json and state.json): this session trained and
+	// tested nothing and logged no MLflow run (RunID is the finished
+	// run's).
+	Saved         bool
+	Backend       string        // the backend used: "xla-cuda", "xla-cpu" or "go"
+	BackendConfig string        // what GoMLX was given, e.g. "xla:/…/pjrt_c_api_cpu_plugin.so"
+	Losses        []float64     // the training loss of every step (all sessions of a resumed run)
+	Run           *tracking.Run // the MLflow run (nil with NoMLflow); ended
+	RunID         string
+	RunURL        string
 	// ModelID is the best checkpoint as an MLflow logged model (models:/ID);
 	// RegisteredModel and ModelVersion its registry entry (Config.Register).
 	ModelID, RegisteredModel, ModelVersion string
@@ -390,6 +392,9 @@ const stateFile = "state.json"
 // best validation).
 type state struct {
 	Settings Settings `json:"settings"`
+	// Execution is how the last session that trained ran (nil in run
+	// directories older than the field).
+	Execution *Execution `json:"execution,omitempty"`
 	trainloop.State
 	RunIDs []string `json:"run_ids,omitempty"` // the MLflow runs of each session
 }
@@ -431,6 +436,26 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if choice.Kind == "go" && cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "narlab: training on the pure-Go backend: %s\n", choice.Reason)
 	}
+	// A run directory holds one run: resumed when it was interrupted,
+	// extended when more steps are asked for, reported when it is finished.
+	settings := cfg.settings()
+	exec := cfg.execution(backendName)
+	lastDir := filepath.Join(cfg.Dir, "last")
+	st, found, err := readState(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		if !st.Settings.equal(settings) {
+			return nil, fmt.Errorf("train: %s holds a run of other settings (%s; settings id %s there, %s here): give another --dir "+
+				"(or none: the default directory is per settings) or delete it", cfg.Dir, settingsDiff(st.Settings, settings), st.Settings.ID(), settings.ID())
+		}
+		if saved, err := finishedRun(cfg, st, exec); saved != nil || err != nil {
+			return saved, err
+		}
+	} else if _, err := os.Stat(filepath.Join(cfg.Dir, "best")); err == nil {
+		return nil, fmt.Errorf("train: %s holds a best/ checkpoint but no state.json; give another --dir", cfg.Dir)
+	}
 	res = &Result{Backend: backendName, BackendConfig: choice.Config, Checkpoint: filepath.Join(cfg.Dir, "best")}
 	data, err := newTrainData(cfg)
 	if err != nil {
@@ -444,30 +469,8 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-
-	// Resume from Dir when a run of the same settings was interrupted.
-	settings := cfg.settings()
-	var st state
 	var m *nn.Model
-	lastDir := filepath.Join(cfg.Dir, "last")
-	// last/ carries its own copy of the state, saved with it in one rename;
-	// state.json beside it is the copy for readers (and older run
-	// directories), which a process killed between the two writes leaves
-	// behind.
-	statePath := filepath.Join(lastDir, stateFile)
-	raw, rerr := os.ReadFile(statePath)
-	if errors.Is(rerr, os.ErrNotExist) {
-		statePath = filepath.Join(cfg.Dir, stateFile)
-		raw, rerr = os.ReadFile(statePath)
-	}
-	if rerr == nil {
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", statePath, err)
-		}
-		if !st.Settings.equal(settings) {
-			return nil, fmt.Errorf("train: %s holds a run of other settings (id %s, this one %s); give another --dir "+
-				"(or none: the default directory is per settings) or delete it", cfg.Dir, st.Settings.ID(), settings.ID())
-		}
+	if found {
 		if m, err = nn.Load(be, lastDir); err != nil {
 			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
 		}
@@ -478,8 +481,6 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if int(m.Step()) != st.Step {
 			return nil, fmt.Errorf("train: %s: state.json is at step %d but last/ at %d", cfg.Dir, st.Step, m.Step())
 		}
-	} else if _, err := os.Stat(filepath.Join(cfg.Dir, "best")); err == nil {
-		return nil, fmt.Errorf("train: %s holds a best/ checkpoint but no state.json; give another --dir", cfg.Dir)
 	}
 	if m == nil {
 		if m, err = nn.New(be, cfg.modelConfig()); err != nil {
@@ -547,6 +548,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	saveLast := func() error {
 		st.Step = int(m.Step())
+		st.Execution = &exec // the session that trained last
 		data, err := json.Marshal(st)
 		if err != nil {
 			return err
@@ -761,7 +763,7 @@ func writeResult(c Config, res *Result, took time.Duration) error {
 		"seed": c.Seed, "train_data": c.TrainData, "best_val": res.BestVal, "best_step": res.BestStep,
 		"test": res.Test["score"], "test_outputs": res.Test, "backend": res.Backend, "seconds": took.Seconds(),
 		"steps_per_s": res.StepsPerS, "settings_id": c.settings().ID(), "run_id": res.RunID,
-		"checkpoint": res.Checkpoint,
+		"checkpoint": res.Checkpoint, "execution": c.execution(res.Backend),
 	}
 	if res.ModelID != "" {
 		out["model_id"], out["model_uri"] = res.ModelID, "models:/"+res.ModelID

@@ -114,6 +114,66 @@ func TestRerunOtherSettings(t *testing.T) {
 	}
 }
 
+// TestRerunFinished checks a rerun in the directory of a finished run: the
+// same command reports the saved results and says so (nothing trained,
+// tested or logged); one asking for other execution options (a step loop
+// that would change the speed, not the function) or other settings is
+// refused, saying what differs, and the directory is left as it was.
+func TestRerunFinished(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tiny(dir)
+	cfg.Steps = 3
+	first, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Saved {
+		t.Fatal("a run in a new directory reports saved results")
+	}
+	result, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	again := cfg
+	again.Progress = &said
+	res, err := Run(context.Background(), again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Saved || !strings.Contains(said.String(), "reporting its saved results") ||
+		!strings.Contains(said.String(), "--step-loop auto --eval-loop auto --steps-per-call 1 on go") {
+		t.Errorf("the same command again: saved %v, said %q; want the saved results, said so with how they were trained", res.Saved, said.String())
+	}
+	if res.Test["score"] != first.Test["score"] || res.BestStep != first.BestStep || !slices.Equal(res.Losses, first.Losses) ||
+		res.StepsPerS != first.StepsPerS {
+		t.Errorf("saved results %+v, the run's %+v", res, first)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(*Config)
+		want   []string
+	}{
+		{"another step loop", func(c *Config) { c.StepLoop = "unroll" }, []string{"holds this run finished (3 steps)",
+			"trained with --step-loop auto", "asks for --step-loop unroll", "another --dir"}},
+		{"more steps a call", func(c *Config) { c.StepsPerCall = 2 }, []string{"--steps-per-call 2", "another --dir"}},
+		{"another width", func(c *Config) { c.Hidden = 16 }, []string{"other settings", "model.hidden 8 there, 16 here"}},
+		{"no clipping", func(c *Config) { c.NoGradClip = true }, []string{"model.grad_clip 1 there, 0 here", "model.no_grad_clip unset there, true here"}},
+	} {
+		other := cfg
+		c.change(&other)
+		_, err := Run(context.Background(), other)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: got %v, want an error saying %q", c.name, err, w)
+			}
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "result.json")); string(after) != string(result) {
+		t.Error("a refused or reported rerun changed result.json")
+	}
+}
+
 // TestParamsTrue checks that the logged training data follows the
 // settings in effect.
 func TestParamsTrue(t *testing.T) {
@@ -124,7 +184,7 @@ func TestParamsTrue(t *testing.T) {
 		{Config{Algo: "bfs", Dir: "x"}, "lengths [4 7 11 13 16]"},
 		{Config{Algo: "bfs", Dir: "x", TrainData: "split"}, "CLRS-30 train split"},
 		{Config{Algo: "bfs", Dir: "x", TrainLength: 8}, "n=8"},
-		{Config{Algo: "bfs", Dir: "x", Fresh: true}, "lengths [16]"},
+		{Config{Algo: "bfs", Dir: "x", TrainLengths: []int{16}}, "lengths [16]"},
 	} {
 		if err := c.cfg.defaults(); err != nil {
 			t.Fatal(err)

@@ -50,7 +50,7 @@ func Train(ctx context.Context, cfg clrs30.Config) (*clrs30.Result, error) {
 func trainLabel(cfg clrs30.Config) string {
 	p := cfg.Processor
 	if p == "" {
-		p = "triplet_gmpnn"
+		p = clrs30.DefaultConfig().Processor
 	}
 	return cfg.Algo + "/" + p
 }

@@ -43,9 +43,12 @@ type Config struct {
 	// threshold) or "hard_on_eval" (soft in training, hard in evaluation).
 	HintRepred   string  `json:"hint_repred"`
 	LearningRate float64 `json:"learning_rate"`
-	// GradClip clips the gradients by their global norm before Adam (the
-	// reference's grad_clip_max_norm; 0: no clipping).
+	// GradClip is the global norm the gradients are clipped to before
+	// Adam (the reference's grad_clip_max_norm), unless NoGradClip.
 	GradClip float64 `json:"grad_clip"`
+	// NoGradClip turns the clipping off: Adam alone (the reference with
+	// grad_clip_max_norm 0).
+	NoGradClip bool `json:"no_grad_clip,omitempty"`
 	// Permutations makes sorting outputs (should_be_permutation) a
 	// permutation pointer plus a first-element mask_one, decoded with
 	// Sinkhorn iterations (the reference's enforce_permutations); without
@@ -66,11 +69,17 @@ type Config struct {
 // HintRepredModes are the hint re-prediction modes New accepts.
 var HintRepredModes = []string{"soft", "hard", "hard_on_eval"}
 
+// DefaultProcessor is the reference's processor (examples/run.py):
+// Triplet-GMPNN.
+const DefaultProcessor = "triplet_gmpnn"
+
 // DefaultConfig is the reference's setting (examples/run.py) for an
 // algorithm and processor: hidden 128, Adam with learning rate 1e-3 after
 // clipping the gradients' global norm to 1, hints encoded and decoded and
 // fed back soft, teacher forcing 0, permutations enforced and a constant
-// pred_h moved to an input.
+// pred_h moved to an input. It is the one place the model's defaults are
+// written: experiments/clrs30's defaults, and so narlab train's flags, are
+// derived from it.
 func DefaultConfig(algo, processor string) Config {
 	return Config{Algorithm: algo, Processor: processor, Hidden: 128, HintMode: "encoded_decoded",
 		TeacherForcing: 0, HintRepred: "soft", LearningRate: 1e-3, GradClip: 1, Permutations: true,
@@ -93,8 +102,8 @@ func (c Config) validate() error {
 	if c.LearningRate <= 0 || math.IsNaN(c.LearningRate) {
 		return fmt.Errorf("nn: learning rate %v; want a positive number", c.LearningRate)
 	}
-	if c.GradClip < 0 || math.IsNaN(c.GradClip) {
-		return fmt.Errorf("nn: gradient clipping norm %v; want 0 (none) or a positive number", c.GradClip)
+	if !c.NoGradClip && !(c.GradClip > 0) {
+		return fmt.Errorf("nn: gradient clipping norm %v; want a positive number (NoGradClip turns clipping off)", c.GradClip)
 	}
 	if err := c.Exec.Validate(); err != nil {
 		return fmt.Errorf("nn: %w", err)
@@ -199,7 +208,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 			loss = Add(loss, hintLoss)
 		}
 		grads := scope.BuildTrainableVariablesGradientsGraph(loss)
-		if cfg.GradClip > 0 {
+		if !cfg.NoGradClip {
 			grads = engine.ClipByGlobalNorm(grads, cfg.GradClip)
 		}
 		opt.(engine.Optimizer).UpdateGraphWithGradients(scope, grads, loss.DType())
@@ -1030,9 +1039,6 @@ func Load(backend compute.Backend, dir string) (*Model, error) {
 	var cfg Config
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("nn: %s: %w", configFile, err)
-	}
-	if cfg.HintRepred == "" { // written before the field existed
-		cfg.HintRepred = "soft"
 	}
 	m, err := New(backend, cfg)
 	if err != nil {

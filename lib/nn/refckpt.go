@@ -42,7 +42,7 @@ type ReferenceOptions struct {
 	// Deep Sets the same parameters).
 	Algorithm, Processor string
 	// Config holds the settings a checkpoint does not record: the
-	// training ones (LearningRate, GradClip, TeacherForcing, Seed), the
+	// training ones (LearningRate, GradClip, NoGradClip, TeacherForcing, Seed), the
 	// hint re-prediction mode and StepLoop. Nil: DefaultConfig's, those of
 	// dm-clrs's run.py. Its Algorithm, Processor, Hidden, HintMode,
 	// Permutations and PredAsInput are not used: they come from the
@@ -332,7 +332,7 @@ func (m *Model) referencePickle() ([]byte, error) {
 	// dm-clrs's chain: clip_by_global_norm, scale_by_adam, scale(−lr);
 	// without clipping optax.adam: scale_by_adam, scale_by_learning_rate.
 	opt := pickle.Tuple{empty(), adam, empty()}
-	if m.cfg.GradClip == 0 {
+	if m.cfg.NoGradClip {
 		opt = pickle.Tuple{adam, empty()}
 	}
 	top := pickle.NewDict()

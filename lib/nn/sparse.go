@@ -222,7 +222,7 @@ type sparseEncoded struct {
 
 func (s *Sparse) numGraphs(e engine.Encoded) int { return e.(sparseEncoded).numGraphs }
 
-func (s *Sparse) gradClip() float64 { return s.cfg.GradClip }
+func (s *Sparse) gradClip() (float64, bool) { return s.cfg.GradClip, !s.cfg.NoGradClip }
 
 func (s *Sparse) drawTeacher(scope *model.Scope, g *Graph, b int) *Node {
 	if !s.encodeHints() || s.cfg.TeacherForcing <= 0 {
@@ -614,7 +614,7 @@ func (s sparseBody) DrawTeacher(scope *model.Scope, g *Graph, b int) *Node {
 	return s.drawTeacher(scope, g, b)
 }
 
-func (s sparseBody) GradClip() float64 { return s.gradClip() }
+func (s sparseBody) GradClip() (float64, bool) { return s.gradClip() }
 
 func (s sparseBody) Hoist(scope *model.Scope, static []*Node) []*Node { return s.hoist(scope, static) }
 

@@ -348,7 +348,7 @@ func (m denseBody) DrawTeacher(scope *model.Scope, g *Graph, b int) *Node {
 	return m.drawTeacher(scope, g, b)
 }
 
-func (m denseBody) GradClip() float64 { return m.cfg.GradClip }
+func (m denseBody) GradClip() (float64, bool) { return m.cfg.GradClip, !m.cfg.NoGradClip }
 
 // loopLayout is the engine's layout of the dense model's step-loop
 // tensors.

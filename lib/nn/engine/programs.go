@@ -293,8 +293,8 @@ type Body interface {
 	// NumGraphs is B; DrawTeacher draws B teacher-forcing choices (or nil).
 	NumGraphs(e Encoded) int
 	DrawTeacher(scope *model.Scope, g *Graph, b int) *Node
-	// GradClip is the global-norm clipping of the gradients (0: none).
-	GradClip() float64
+	// GradClip is the global norm the gradients are clipped to, when on.
+	GradClip() (norm float64, on bool)
 }
 
 // A Hoister is a body whose evaluation steps share work that depends only
@@ -553,7 +553,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 			v.NodeValue(g) // in use: Adam updates the variables the graph uses
 		}
 		grads := in
-		if clip := body.GradClip(); clip > 0 {
+		if clip, on := body.GradClip(); on {
 			grads = ClipByGlobalNorm(grads, clip)
 		}
 		opt.UpdateGraphWithGradients(scope, grads, in[0].DType())
