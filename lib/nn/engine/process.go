@@ -7,7 +7,7 @@ import (
 )
 
 // TuneProcess sets the process up for training and evaluating models, as
-// narlab's binaries do at the start of main (cmd/narlab, cmd/clrsfig3, the
+// narlab's binaries do at the start of main (cmd/narlab, the
 // test binaries that measure speed or memory, and kernel/lab.Train in a
 // notebook). No library does it on import: it changes the whole process.
 // It is idempotent and does two things:
