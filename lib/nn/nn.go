@@ -570,6 +570,10 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	}
 	m.vars.Lock()
 	defer m.vars.Unlock()
+	if sc.Program {
+		loss, _, err := m.loop.TrainProgram(bd, sc.ProgramSteps, true)
+		return loss, err
+	}
 	if !sc.Unrolled {
 		loss, _, err := m.loop.LossAndGradients(bd, true)
 		if err == nil && sc.CompileUnrolled {

@@ -33,10 +33,16 @@ const (
 	// StepLoopUnroll always unrolls (compile time and memory grow with
 	// the trajectory's length).
 	StepLoopUnroll = "unroll"
+	// StepLoopProgram always trains a batch as one program: the forward
+	// and reverse loops over its steps, the head and the update in one
+	// compiled program per batch shape and bucket of lengths (StepBucket),
+	// one call a training step ([Loop.TrainProgram]). It evaluates in
+	// the step loop.
+	StepLoopProgram = "program"
 )
 
 // StepLoopModes are the step-loop modes.
-var StepLoopModes = []string{StepLoopAuto, StepLoopLoop, StepLoopUnroll}
+var StepLoopModes = []string{StepLoopAuto, StepLoopLoop, StepLoopUnroll, StepLoopProgram}
 
 // Evaluation-loop modes (Options.EvalLoop).
 const (
@@ -197,6 +203,10 @@ type Request struct {
 
 // Schedule is how one batch runs.
 type Schedule struct {
+	// Program: train the batch as one program (Loop.TrainProgram), its
+	// per-step data stacked to ProgramSteps.
+	Program      bool
+	ProgramSteps int
 	// Unrolled: train the batch with the unrolled program (waiting for its
 	// compilation), padded to UnrolledSteps algorithm steps.
 	Unrolled bool
@@ -239,6 +249,9 @@ func Plan(r Request) Schedule {
 	sc.EvalGraphs = int(max(1, budget/max(s.StepBytes, 1)))
 	// Training.
 	switch o.StepLoop {
+	case StepLoopProgram:
+		sc.Program, sc.ProgramSteps = true, StepBucket(s.AlgorithmSteps)
+		return sc
 	case StepLoopUnroll:
 		sc.Unrolled, sc.UnrolledSteps = true, s.AlgorithmSteps
 		return sc
@@ -278,7 +291,7 @@ func UnrollsEver(o Options, d Device, t Traits) bool {
 	switch o.StepLoop {
 	case StepLoopUnroll:
 		return true
-	case StepLoopLoop:
+	case StepLoopLoop, StepLoopProgram:
 		return false
 	}
 	if o.RunSteps > 0 && o.RunSteps < UnrollMinRunTrainingSteps {

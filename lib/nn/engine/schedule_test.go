@@ -47,6 +47,8 @@ func TestPlan(t *testing.T) {
 			Schedule{StepsPerCall: 1, EvalGraphs: 4096, EvalOnDevice: true}},
 		{"unroll, unpadded, and evaluation unrolled", Request{Options: unroll(Options{}), Shape: long, Device: DeviceCPU, Traits: triplets},
 			Schedule{StepsPerCall: 1, EvalGraphs: 256, UnrolledSteps: 47, Unrolled: true, EvalUnrolled: true}},
+		{"program: every batch trains as one program, its steps bucketed", Request{Options: Options{StepLoop: StepLoopProgram}, Shape: long, Device: DeviceCPU, Traits: triplets},
+			Schedule{StepsPerCall: 1, EvalGraphs: 256, Program: true, ProgramSteps: 64}},
 		{"steps a call", Request{Options: loop(Options{StepsPerCall: 4}), Shape: short, Device: DeviceCPU},
 			Schedule{StepsPerCall: 4, EvalGraphs: 256}},
 		{"evaluation on the device when asked", Request{Options: loop(Options{EvalLoop: EvalLoopDevice}), Shape: short, Device: DeviceGo},
@@ -80,6 +82,7 @@ func TestUnrollsEver(t *testing.T) {
 		{Options{RunSteps: 300}, DeviceCUDA, Traits{}, false},
 		{Options{StepLoop: StepLoopLoop}, DeviceCUDA, Traits{}, false},
 		{Options{StepLoop: StepLoopUnroll, RunSteps: 10}, DeviceGo, Traits{Triplets: true}, true},
+		{Options{StepLoop: StepLoopProgram}, DeviceCUDA, Traits{}, false},
 	} {
 		if got := UnrollsEver(c.o, c.d, c.t); got != c.want {
 			t.Errorf("UnrollsEver(%+v, %s, %+v) = %v, want %v", c.o, c.d, c.t, got, c.want)
