@@ -41,7 +41,9 @@ func isGoBackend(b compute.Backend) bool { return b != nil && b.Name() == "Go Ba
 
 type goBackend struct{ compute.Backend }
 
-func (b *goBackend) Builder(name string) compute.Builder { return goBuilder{b.Backend.Builder(name), b} }
+func (b *goBackend) Builder(name string) compute.Builder {
+	return goBuilder{b.Backend.Builder(name), b}
+}
 
 func (b *goBackend) BufferFromFlatData(device compute.DeviceNum, flat any, shape shapes.Shape) (compute.Buffer, error) {
 	buf, err := b.Backend.BufferFromFlatData(device, flat, shape)
