@@ -192,6 +192,107 @@ func (v view) TrainSpeedups(procs ...string) string {
 	return f(lo, 1) + "–" + f(hi, 1) + "×"
 }
 
+// ---- steady-state training, side by side
+
+// steady returns the latest row of each algorithm, processor and narlab
+// execution, in the order of their first rows.
+func (v view) steady() []SteadyRow {
+	type key struct{ algo, proc, exec string }
+	latest := map[key]SteadyRow{}
+	var order []key
+	for _, r := range v.Set.Steady {
+		k := key{r.Algo, r.Processor, r.Exec}
+		if _, ok := latest[k]; !ok {
+			order = append(order, k)
+		}
+		latest[k] = r
+	}
+	var out []SteadyRow
+	for _, k := range order {
+		out = append(out, latest[k])
+	}
+	return out
+}
+
+// SteadyTable is the side-by-side steady-state table of the rows on a
+// CPU ("cpu") or a card ("cuda"): steps/s and CPU seconds a step per
+// side, narlab's matrix-product rate beside the run's measured peak, the
+// load when the row began (on a card: first steps and card memory).
+func (v view) SteadyTable(device string) string {
+	var rows []SteadyRow
+	for _, r := range v.steady() {
+		if (r.Backend == "xla-cuda") == (device == "cuda") {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 && device == "cuda" {
+		return "Not measured yet: no card has been lent since the one-program step (its script is ready)."
+	}
+	if len(rows) == 0 {
+		return "Not measured yet (`make bench-steady`)."
+	}
+	if device == "cuda" {
+		return steadyCardTable(rows)
+	}
+	t := newTable(cols(2, 11), "algorithm", "processor", "reference steps/s", "narlab steps/s", "speed-up",
+		"reference CPU s/step", "narlab CPU s/step", "CPU ratio", "narlab GFLOP/s", "peak GFLOP/s", "load")
+	for _, r := range rows {
+		proc := r.Processor
+		if r.Exec != "" {
+			proc += " (" + r.Exec + ")"
+		}
+		if r.Reference == nil || r.Narlab == nil {
+			t.row(r.Algo, proc, "failed", "failed", "", "", "", "", "", "", f(r.Load1, 1))
+			continue
+		}
+		t.row(r.Algo, proc, f(r.Reference.StepsPerS, 3), f(r.Narlab.StepsPerS, 3), ratio(r.Narlab.StepsPerS, r.Reference.StepsPerS, 2),
+			f(r.Reference.CPUSPerStep, 2), f(r.Narlab.CPUSPerStep, 2), ratio(r.Reference.CPUSPerStep, r.Narlab.CPUSPerStep, 2),
+			pf(r.Narlab.GFLOPPerS, 1, ""), pf(r.PeakGFLOPPerS, 0, ""), f(r.Load1, 1))
+	}
+	return t.String()
+}
+
+// steadyCardTable is the steady-state table of rows on a card.
+func steadyCardTable(rows []SteadyRow) string {
+	t := newTable(cols(2, 9), "algorithm", "processor", "reference steps/s", "narlab steps/s", "speed-up",
+		"reference first step (s)", "narlab first step (s)", "reference card MB", "narlab card MB")
+	for _, r := range rows {
+		proc := r.Processor
+		if r.Exec != "" {
+			proc += " (" + r.Exec + ")"
+		}
+		side := func(s *SteadySide) (steps, first, mb string) {
+			if s == nil {
+				return "did not finish", "", ""
+			}
+			return f(s.StepsPerS, 1), f(s.FirstStepS, 1), pf(s.GPUMB, 0, "")
+		}
+		rs, rf, rm := side(r.Reference)
+		ns, nf, nm := side(r.Narlab)
+		speedup := ""
+		if r.Reference != nil && r.Narlab != nil {
+			speedup = ratio(r.Narlab.StepsPerS, r.Reference.StepsPerS, 2)
+		}
+		t.row(r.Algo, proc, rs, ns, speedup, rf, nf, rm, nm)
+	}
+	return t.String()
+}
+
+// SteadyProvenance says where the steady-state rows on a CPU ("cpu") or a
+// card ("cuda") were measured.
+func (v view) SteadyProvenance(device string) string {
+	var ps []Provenance
+	for _, r := range v.steady() {
+		if (r.Backend == "xla-cuda") == (device == "cuda") {
+			ps = append(ps, r.Provenance)
+		}
+	}
+	if len(ps) == 0 {
+		return "No rows yet"
+	}
+	return provenance(ps)
+}
+
 // TrainFirstSteps is the range of the first steps per side: "a–b s against c–d s".
 func (v view) TrainFirstSteps() string {
 	var nl, ref []float64

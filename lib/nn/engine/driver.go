@@ -63,6 +63,9 @@ type Loop struct {
 	times        callTimes
 	// one holds the one-program training steps (TrainProgram).
 	one onePrograms
+	// varsLock is held for reading while a program compiles in the
+	// background (SetVariablesLock).
+	varsLock *sync.RWMutex
 }
 
 // NewLoop builds a body's step loop on a backend, over the variables of

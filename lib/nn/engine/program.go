@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -527,9 +528,16 @@ type onePrograms struct {
 	// zeros are the zero readouts the programs start from, per batch
 	// shape: kept (on the device after the first call), never donated.
 	zeros map[string][]*tensors.Tensor
+	// compiles are the training program's compilations by input shapes,
+	// busy whether one runs in the background (CompileProgram).
+	mu       sync.Mutex
+	compiles map[string]*unrollCompile
+	busy     bool
+	wg       sync.WaitGroup
 }
 
 func (o *onePrograms) finalize() {
+	o.wg.Wait()
 	for _, e := range []*model.Exec{o.train, o.grads} {
 		if e != nil {
 			e.Finalize()
@@ -555,40 +563,18 @@ func (sl *Loop) TrainProgram(b Batch, P int, update bool) (float64, []*tensors.T
 	if isGoBackend(sl.backend) && GoClosures(sl.backend) != sl.backend {
 		return 0, nil, fmt.Errorf("engine: a one-program training step on the pure-Go backend needs it wrapped by GoClosures")
 	}
-	if err := sl.createVariables(b); err != nil {
+	exec, err := sl.programExec(b, update)
+	if err != nil {
 		return 0, nil, err
 	}
-	o := &sl.one
-	exec := &o.grads
-	if update {
-		exec = &o.train
-	}
-	if *exec == nil {
-		e, err := model.NewExec(sl.backend, sl.store, SerialBuild(sl.build, trainProgram(sl.body, sl.opt, update)))
-		if err != nil {
-			return 0, nil, fmt.Errorf("engine: %w", err)
-		}
-		*exec = e
-	}
-	if o.zeros == nil {
-		o.zeros = map[string][]*tensors.Tensor{}
-	}
-	key := b.ShapeKey()
-	if o.zeros[key] == nil {
-		o.zeros[key] = b.ReadoutZeros()
-	}
-	args, err := programArgs(sl.layout, b, P, o.zeros[key])
+	args, err := programArgs(sl.layout, b, P, sl.programZeros(b))
 	if err != nil {
 		return 0, nil, err
 	}
 	t0 := time.Now()
-	res, err := (*exec).Call(args...)
-	sl.times.add(*exec, time.Since(t0))
-	for _, a := range args[len(b.Static()):] { // what programArgs made (not the batch's own static tensors)
-		if t := a.(*tensors.Tensor); !slices.Contains(o.zeros[key], t) && !slices.Contains(b.Outputs(), t) {
-			Free(t)
-		}
-	}
+	res, err := exec.Call(args...)
+	sl.times.add(exec, time.Since(t0))
+	sl.freeProgramArgs(b, args)
 	if err != nil {
 		return 0, nil, fmt.Errorf("engine: train step (one program, %d steps of %d): %w", S, P, err)
 	}
@@ -603,6 +589,130 @@ func (sl *Loop) TrainProgram(b Batch, P int, update bool) (float64, []*tensors.T
 		return loss, nil, nil
 	}
 	return loss, res[1:], nil
+}
+
+// programExec is the one-program training step's executable (update: the
+// training step; otherwise the one returning gradients), made on first use
+// after the batch's variables exist.
+func (sl *Loop) programExec(b Batch, update bool) (*model.Exec, error) {
+	if err := sl.createVariables(b); err != nil {
+		return nil, err
+	}
+	o := &sl.one
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	exec := &o.grads
+	if update {
+		exec = &o.train
+	}
+	if *exec == nil {
+		e, err := model.NewExec(sl.backend, sl.store, SerialBuild(sl.build, trainProgram(sl.body, sl.opt, update)))
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		*exec = e
+	}
+	return *exec, nil
+}
+
+// programZeros is the kept zero readout of the batch's shape.
+func (sl *Loop) programZeros(b Batch) []*tensors.Tensor {
+	o := &sl.one
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.zeros == nil {
+		o.zeros = map[string][]*tensors.Tensor{}
+	}
+	key := b.ShapeKey()
+	if o.zeros[key] == nil {
+		o.zeros[key] = b.ReadoutZeros()
+	}
+	return o.zeros[key]
+}
+
+// SetVariablesLock gives the loop the lock its owner holds while training
+// steps replace the variables' values: a program compiled in the background
+// (CompileProgram) holds it for reading while its graph is built.
+func (sl *Loop) SetVariablesLock(mu *sync.RWMutex) { sl.varsLock = mu }
+
+// CompileProgram compiles a batch's one-program training step for P steps
+// (see TrainProgram), in the background or waiting for it: one background
+// compilation at a time, and none started while one runs. Call it without
+// holding the variables' lock (SetVariablesLock).
+func (sl *Loop) CompileProgram(b Batch, P int, background bool) error {
+	exec, err := sl.programExec(b, true)
+	if err != nil {
+		return err
+	}
+	args, err := programArgs(sl.layout, b, P, sl.programZeros(b))
+	if err != nil {
+		return err
+	}
+	ss := make([]shapes.Shape, len(args))
+	for i, a := range args {
+		ss[i] = a.(*tensors.Tensor).Shape()
+	}
+	sl.freeProgramArgs(b, args)
+	o := &sl.one
+	key := fmt.Sprint(ss)
+	o.mu.Lock()
+	c, ok := o.compiles[key]
+	if !ok {
+		if background && o.busy {
+			o.mu.Unlock()
+			return nil
+		}
+		if o.compiles == nil {
+			o.compiles = map[string]*unrollCompile{}
+		}
+		c = &unrollCompile{done: make(chan struct{})}
+		o.compiles[key] = c
+		o.busy = o.busy || background
+		o.wg.Add(1)
+		go func() {
+			defer o.wg.Done()
+			if sl.varsLock != nil {
+				sl.varsLock.RLock()
+				defer sl.varsLock.RUnlock()
+			}
+			_, err := exec.Compile(ss...)
+			o.mu.Lock()
+			c.err = err
+			if background {
+				o.busy = false
+			}
+			o.mu.Unlock()
+			close(c.done)
+		}()
+	}
+	o.mu.Unlock()
+	if background {
+		return nil
+	}
+	<-c.done
+	if c.err != nil {
+		return fmt.Errorf("engine: compiling the one-program training step (%d steps): %w", P, c.err)
+	}
+	return nil
+}
+
+// ProgramCompilations is the number of one-program training steps
+// compiled or compiling.
+func (sl *Loop) ProgramCompilations() int {
+	sl.one.mu.Lock()
+	defer sl.one.mu.Unlock()
+	return len(sl.one.compiles)
+}
+
+// freeProgramArgs frees what programArgs made for a call (not the batch's
+// own tensors, not the kept zeros).
+func (sl *Loop) freeProgramArgs(b Batch, args []any) {
+	zeros := sl.programZeros(b)
+	for _, a := range args[len(b.Static()):] {
+		if t := a.(*tensors.Tensor); !slices.Contains(zeros, t) && !slices.Contains(b.Outputs(), t) {
+			Free(t)
+		}
+	}
 }
 
 // createVariables builds, once per batch shape, the step loop's forward
