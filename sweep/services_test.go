@@ -19,6 +19,7 @@ import (
 
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
@@ -50,13 +51,13 @@ func atExit(f func()) {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	cleanupMu.Lock()
-	for i := len(cleanups) - 1; i >= 0; i-- {
-		cleanups[i]()
-	}
-	cleanupMu.Unlock()
-	os.Exit(code)
+	testenv.Main(m, func() {
+		cleanupMu.Lock()
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+		cleanupMu.Unlock()
+	})
 }
 
 // once runs start a single time and remembers its result and error.

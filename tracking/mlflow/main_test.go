@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 )
 
 // The integration tests share one real `mlflow server`, started from the
@@ -38,16 +39,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "\n%s\n!!! MLflow is not installed (%v).\n!!! The integration tests against a real MLflow server are SKIPPED.\n!!! Run scripts/setup.sh to install it.\n%s\n\n",
 			strings.Repeat("!", 78), binErr, strings.Repeat("!", 78))
 	}
-	code := m.Run()
-	if srv != nil {
-		if err := srv.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the test server:", err)
+	testenv.Main(m, func() {
+		if srv != nil {
+			if err := srv.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping the test server:", err)
+			}
 		}
-	}
-	if srvDir != "" {
-		os.RemoveAll(srvDir)
-	}
-	os.Exit(code)
+		if srvDir != "" {
+			os.RemoveAll(srvDir)
+		}
+	})
 }
 
 // testServer returns the shared server, starting it on first use.
