@@ -2,7 +2,8 @@
 """Reads `go test -json` events on stdin and prints what plain `go test` would
 (each package's ok/FAIL line, the whole output of a failing test, build
 errors; a passing test's log stays quiet), then, with --summary FILE, writes
-to FILE each package's time (slowest first) and the slowest top-level tests.
+to FILE each package's time (slowest first) and the slowest tests (top-level
+tests and their direct subtests, such as each notebook of TestNotebooks).
 
 Used by scripts/test.sh (make test). Only the standard library.
 """
@@ -26,7 +27,7 @@ def main():
 
     buffered = defaultdict(list)  # (package, test) -> output lines of a running test
     pkg_time = {}                 # package -> (seconds, "ok"|"FAIL")
-    test_time = []                # (seconds, package, test, action) of top-level tests
+    test_time = []                # (seconds, package, test, action) of tests and direct subtests
     out = sys.stdout
     for raw in sys.stdin:
         try:
@@ -50,7 +51,7 @@ def main():
             lines = buffered.pop((pkg, test), [])
             if action == "fail":
                 out.write("".join(lines))
-            if "/" not in test and "Elapsed" in ev:
+            if test.count("/") <= 1 and "Elapsed" in ev:
                 test_time.append((ev["Elapsed"], short(pkg), test, action))
         elif action in ("pass", "fail") and not test and "Elapsed" in ev:
             pkg_time[short(pkg)] = (ev["Elapsed"], "ok" if action == "pass" else "FAIL")
