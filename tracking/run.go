@@ -286,6 +286,13 @@ func (r *Run) LogMetric(key string, step int64, value float64) error {
 	return r.logger.LogMetric(key, step, value)
 }
 
+// LogMetricAt is LogMetric with the point's time given: a point that a
+// logged model shares (ModelOptions.Metrics) is logged with the same
+// time by both.
+func (r *Run) LogMetricAt(key string, step int64, value float64, t time.Time) error {
+	return r.logger.LogMetricAt(key, step, value, t)
+}
+
 // LogParams records parameters (each key once per run).
 func (r *Run) LogParams(p map[string]string) error { return r.logger.LogParams(p) }
 
