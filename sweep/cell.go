@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/flock"
+	"github.com/narlab/narlab/tracking"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
@@ -111,6 +112,11 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 		cmd.WaitDelay = time.Minute
 		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == tracking.ExitLost {
+				// Passed on: the cell's task exits with the same status.
+				return fmt.Errorf("narlab train: %w: some of its logged values were lost (%w; its output above counts them)", err, mlflow.ErrLost)
+			}
 			return fmt.Errorf("narlab train: %w", err)
 		}
 		return nil

@@ -401,6 +401,13 @@ func (r *Run) EndWith(ctx context.Context, err error) error {
 // [InterruptContext]).
 var ErrInterrupted = errors.New("interrupted by a signal")
 
+// ExitLost is the exit status of a narlab command whose error wraps
+// [mlflow.ErrLost]: some of its logged values neither its run's spool (a
+// full disk) nor the tracking server took, and its message counts them
+// per metric key. A command that runs another narlab process (a sweep's
+// cell, its training) passes the status on.
+const ExitLost = 3
+
 // InterruptEndTimeout bounds how long a run interrupted by a signal waits
 // for the tracking server before the process exits (what is not delivered
 // stays in the spool for `narlab mlflow sync`).
