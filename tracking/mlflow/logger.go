@@ -659,6 +659,10 @@ func (r *RunLogger) sendLoop() {
 				rejected = true
 				return false, err
 			}
+			var re *racedError
+			if errors.As(err, &re) {
+				return true, err // nothing was applied, and the server is fine
+			}
 			if !notApplied(err) {
 				inDoubt = true
 			}
