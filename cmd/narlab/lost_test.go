@@ -118,5 +118,23 @@ func TestSweepCellLostExitStatus(t *testing.T) {
 		if faulted, _, _ := proxy.Counts(); faulted == 0 {
 			t.Errorf("the proxy dropped no cell run's creation; nothing was tested")
 		}
+		// The server answers again. The cell's directory holds its finished
+		// training, whose run never reached the server: the next attempt
+		// trains nothing and says what to do; once the directory is
+		// deleted, the cell trains again and gets its FINISHED run.
+		proxy.Heal()
+		out = narlab(1, "sweep", "cell", "--dir", dir, "--index", "0")
+		cellDir := filepath.Join(dir, "cells", "bfs-mpnn-s1")
+		for _, want := range []string{cellDir + " holds the cell's finished training", "is not on", "delete the directory to train the cell again"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the second attempt does not say %q:\n%s", want, out)
+			}
+		}
+		if err := os.RemoveAll(cellDir); err != nil {
+			t.Fatal(err)
+		}
+		if out = narlab(0, "sweep", "cell", "--dir", dir, "--index", "0"); !strings.Contains(out, "cell 0 FINISHED") {
+			t.Errorf("the third attempt:\n%s", out)
+		}
 	})
 }

@@ -212,7 +212,8 @@ print(json.dumps({"ID": r.info.run_id}))
 	}
 	for i := range cells {
 		cases = append(cases, want{name: "sweep cell " + string(rune('1'+i)), experiment: "narlab-client/sweep", source: "narlab train",
-			// (the rerun cell resumes at its last step: it tests, it does not train)
+			// (the rerun cell trains again: its finished directory, whose run
+			// was deleted, is set aside)
 			params: []string{"algorithm", "seed"}, metrics: []string{"val/score", "test/score"}, datasets: []string{"clrs30/bfs/val val"},
 			note: "A cell of the grid whose parent run is " + parent})
 	}
