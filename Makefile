@@ -23,7 +23,7 @@ gpu: setup
 	scripts/setup-gpu.sh
 
 ## The main job: see `narlab demo -h`. It trains a small CLRS model and logs
-## to MLflow; it never uses the LLM server, so it does not wait for its build.
+## to MLflow; it never uses the LLM server, so it does not wait for it.
 run: setup
 	bin/narlab demo
 
