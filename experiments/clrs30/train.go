@@ -652,7 +652,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err != nil {
 			return res, err
 		}
-		logRun(run, cfg, res)
+		scores := logRun(run, cfg, res)
 		// The best checkpoint as the run's MLflow model (registered on
 		// request), with its weights in dm-clrs's format beside. Without
 		// a server it goes to the run's artifacts (checkpoint/), delivered
@@ -665,7 +665,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if refErr != nil {
 			reference = ""
 		}
-		lm, merr := logModel(ctx, run, cfg, res, params, reference, refErr)
+		lm, merr := logModel(ctx, run, cfg, res, params, scores, reference, refErr)
 		if lm != nil {
 			res.ModelID, res.RegisteredModel, res.ModelVersion = lm.ID, lm.Registered, lm.Version
 			if err := writeResult(cfg, res, time.Since(t0)); err != nil {
@@ -819,10 +819,15 @@ const (
 // logRun logs the run's results: the summary metrics at step 0, the
 // results table beside the paper's numbers (results.json, results.md), the
 // per-output test scores (tables/test_outputs.json) and the validation
-// curve. (The best checkpoint is the run's logged model, see logModel.)
-func logRun(run *tracking.Run, cfg Config, res *Result) {
-	run.LogMetric(MetricTestScore, 0, res.Test["score"])
-	run.LogMetric(MetricBestVal, 0, res.BestVal)
+// curve. It returns the points of the test and best validation scores,
+// which the run's logged model shares as its metrics (see logModel).
+func logRun(run *tracking.Run, cfg Config, res *Result) []mlflow.Metric {
+	at := time.Now()
+	scores := []mlflow.Metric{{Key: MetricTestScore, Value: res.Test["score"], Timestamp: mlflow.Millis(at)},
+		{Key: MetricBestVal, Value: res.BestVal, Timestamp: mlflow.Millis(at)}}
+	for _, m := range scores {
+		run.LogMetricAt(m.Key, m.Step, m.Value, at)
+	}
 	if res.StepsPerS > 0 { // a session that trained (not one that only tested)
 		run.LogMetric(MetricStepsPerS, 0, res.StepsPerS)
 		run.LogMetric(MetricFirstStep, 0, res.FirstStep.Seconds())
@@ -851,6 +856,7 @@ func logRun(run *tracking.Run, cfg Config, res *Result) {
 	if png, err := CurvePNG(cfg.Algo, cfg.Processor, res.History); err == nil {
 		run.LogArtifact("plots/validation_curve.png", png)
 	}
+	return scores
 }
 
 // CurvePNG draws one training's validation curve (its History: the score

@@ -158,7 +158,7 @@ func tripletMax(t1, t2, t3, te1, te2, te3, tg *Node) *Node {
 	// [B,T,i,j,k] so that k is contiguous and i the reduced, major axis. It
 	// is the reference's sum of seven up to float rounding, and XLA CPU runs
 	// it several times faster than the seven-term sum reduced over axis 1
-	// of [B,i,j,k,T] (docs/performance.md, "Triplet messages").
+	// of [B,i,j,k,T] (docs/log/performance-protocol.md, "Triplet messages").
 	a := TransposeAllDims(Add(InsertAxes(t1, 2), te1), 0, 3, 1, 2)  // t1_i + te1_ij → [B,T,i,j]
 	c := TransposeAllDims(te2, 0, 3, 1, 2)                          // te2_ik → [B,T,i,k]
 	inner := ReduceMax(Add(InsertAxes(a, -1), InsertAxes(c, 3)), 2) // max over i → [B,T,j,k]

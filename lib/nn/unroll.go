@@ -13,7 +13,7 @@ import (
 // loop compiles in a couple of seconds; an unrolled program (trainFn) does
 // without per-step calls and recomputation and trains short trajectories
 // about 1.45× as fast with MPNN-family processors, but takes seconds to
-// minutes to compile per trajectory length (docs/performance.md, "Step
+// minutes to compile per trajectory length (docs/log/performance-training.md, "Step
 // loop"), so engine.StepLoopAuto compiles it in the background and
 // switches to it only for short batches of long runs.
 
