@@ -243,7 +243,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 var refFixtureOptions = map[string]ReferenceOptions{
 	"insertion_sort-triplet_gmpnn": {Algorithm: "insertion_sort", Processor: "triplet_gmpnn"}, // bubble_sort has the same probes
 	"bfs-mpnn":                     {Processor: "mpnn"},
-	"kmp_matcher-gat":              {},
+	"kmp_matcher-gat":              {Processor: "gat"}, // gat_full has the same parameters
 }
 
 // TestLoadReferenceCheckpoint loads checkpoints dm-clrs saved
@@ -253,7 +253,8 @@ var refFixtureOptions = map[string]ReferenceOptions{
 // permutation output and its mask_one (insertion_sort, Triplet-GMPNN), a
 // node pointer over a graph (bfs, MPNN), and a mask_one output with graph
 // masks and a constant pred_h moved to an input (kmp_matcher, GAT, whose
-// configuration is inferred from the parameters alone).
+// configuration but the processor, gat or gat_full, is inferred from the
+// parameters).
 func TestLoadReferenceCheckpoint(t *testing.T) {
 	files, err := filepath.Glob("testdata/refckpt/*.pkl")
 	if err != nil || len(files) < 3 {
@@ -324,14 +325,15 @@ func TestReferenceInference(t *testing.T) {
 		{"permutations off", "insertion_sort-triplet_gmpnn", ReferenceOptions{Algorithm: "insertion_sort", Processor: "triplet_gmpnn"},
 			func(p map[string]*pickle.Array) { drop(p, "algo_0_pred_mask_dec") },
 			"insertion_sort/triplet_gmpnn/8/encoded_decoded/false/true"},
-		{"gat and pred_h as input inferred", "kmp_matcher-gat", ReferenceOptions{}, nil,
-			"kmp_matcher/gat/8/encoded_decoded/true/true"},
-		{"pred_h kept a hint", "kmp_matcher-gat", ReferenceOptions{},
+		{"gat family needs the processor", "kmp_matcher-gat", ReferenceOptions{}, nil, "fit gat, gat_full"},
+		{"gat and pred_h as input inferred", "kmp_matcher-gat", ReferenceOptions{Processor: "gat"}, nil,
+			"kmp_matcher/gat/8/encoded_decoded/true/true/h1/t8/ln/nolstm"},
+		{"pred_h kept a hint", "kmp_matcher-gat", ReferenceOptions{Processor: "gat_full"},
 			func(p map[string]*pickle.Array) {
 				// enforce_pred_as_input renames the hint pred_h to the input pred.
 				rename(p, "algo_0_pred_enc", "algo_0_pred_h_enc")
 				p[refEncDecModule+"/algo_0_pred_h_dec_linear|w"] = p[refEncDecModule+"/algo_0_match_dec_linear|w"]
-			}, "kmp_matcher/gat/8/encoded_decoded/true/false"},
+			}, "kmp_matcher/gat_full/8/encoded_decoded/true/false"},
 		{"decoded-only hints", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { drop(p, "algo_0_reach_h_enc", "algo_0_pi_h_enc") },
 			"bfs/mpnn/8/decoded_only/true/true"},
@@ -349,14 +351,21 @@ func TestReferenceInference(t *testing.T) {
 		{"unknown algorithm", "bfs-mpnn", ReferenceOptions{Algorithm: "bogosort", Processor: "mpnn"}, nil, `unknown algorithm "bogosort"`},
 		{"hints encoded, not decoded", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { drop(p, "_h_dec") }, "do not fit any algorithm narlab has"},
-		{"an LSTM", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
+		{"an unknown module", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { p["net/lstm|w"] = p["net/mpnn_aggr_clrs_processor/linear|w"] },
 			"net/lstm|w belongs to no part of narlab's model"},
+		{"an LSTM", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
+			func(p map[string]*pickle.Array) {
+				p[refLSTMModule+"/linear|w"] = p["net/mpnn_aggr_clrs_processor/linear|w"]
+				p[refLSTMModule+"/linear|b"] = p["net/mpnn_aggr_clrs_processor/linear|b"]
+			}, "bfs/mpnn/8/encoded_decoded/true/true/h1/t8/ln/lstm"},
 		{"memnet", "bfs-mpnn", ReferenceOptions{},
 			func(p map[string]*pickle.Array) { rename(p, "mpnn_aggr_clrs_processor", "memnet_clrs_processor") },
 			"processor module memnet_clrs_processor: no narlab processor restores it"},
 		{"no layer norm", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
-			func(p map[string]*pickle.Array) { drop(p, "layer_norm") }, "without layer norm"},
+			func(p map[string]*pickle.Array) { drop(p, "layer_norm") }, "bfs/mpnn/8/encoded_decoded/true/true/h1/t8/noln"},
+		{"triplet features read", "insertion_sort-triplet_gmpnn", ReferenceOptions{Algorithm: "insertion_sort", Processor: "triplet_gmpnn"}, nil,
+			"insertion_sort/triplet_gmpnn/8/encoded_decoded/true/true/h1/t8/ln"},
 		{"two algorithms", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { rename(p, "algo_0_", "algo_1_", "algo_0_") },
 			"it holds 2 algorithms (algo_0, algo_1, a multi-task model)"},
@@ -379,8 +388,15 @@ func TestReferenceInference(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 			} else {
+				ln, lstm := "ln", "nolstm"
+				if cfg.NoLayerNorm {
+					ln = "noln"
+				}
+				if cfg.LSTM {
+					lstm = "lstm"
+				}
 				got = strings.Join([]string{cfg.Algorithm, cfg.Processor, itoa(cfg.Hidden), cfg.HintMode,
-					btoa(cfg.Permutations), btoa(cfg.PredAsInput)}, "/")
+					btoa(cfg.Permutations), btoa(cfg.PredAsInput), "h" + itoa(cfg.Heads), "t" + itoa(cfg.TripletFeatures), ln, lstm}, "/")
 			}
 			if !strings.Contains(got, c.want) {
 				t.Errorf("got %q, want %q", got, c.want)
