@@ -61,29 +61,33 @@ func (c Config) processorOptions() ProcessorOptions {
 func (c Config) validateOptions(p Processor) error {
 	switch {
 	case c.Heads < 1:
-		return fmt.Errorf("nn: %d attention heads; want at least 1", c.Heads)
+		return fmt.Errorf("nn: nb_heads %d: want at least 1", c.Heads)
 	case c.Heads != DefaultHeads && !p.Heads:
-		return fmt.Errorf("nn: %d attention heads: processor %s has none (those with heads: %s)", c.Heads, p.Name,
+		return fmt.Errorf("nn: nb_heads %d: processor %s has no attention heads (those with heads: %s)", c.Heads, p.Name,
 			strings.Join(processorNames(func(p Processor) bool { return p.Heads }), ", "))
 	case p.Heads && c.Hidden%c.Heads != 0:
-		return fmt.Errorf("nn: %d attention heads do not divide the hidden size %d", c.Heads, c.Hidden)
+		return fmt.Errorf("nn: nb_heads %d does not divide the hidden size %d", c.Heads, c.Hidden)
 	case c.MsgPassingSteps < 1:
-		return fmt.Errorf("nn: %d message-passing steps; want at least 1", c.MsgPassingSteps)
+		return fmt.Errorf("nn: nb_msg_passing_steps %d: want at least 1", c.MsgPassingSteps)
 	case c.TripletFeatures < 1:
-		return fmt.Errorf("nn: %d triplet features; want at least 1", c.TripletFeatures)
+		return fmt.Errorf("nn: nb_triplet_fts %d: want at least 1", c.TripletFeatures)
 	case c.TripletFeatures != DefaultTripletFeatures && !p.Triplets:
-		return fmt.Errorf("nn: %d triplet features: processor %s has no triplet messages", c.TripletFeatures, p.Name)
+		return fmt.Errorf("nn: nb_triplet_fts %d: processor %s has no triplet messages", c.TripletFeatures, p.Name)
 	case c.NoLayerNorm && !p.LayerNorm:
-		return fmt.Errorf("nn: layer norm off: processor %s has no layer norm to switch off", p.Name)
+		return fmt.Errorf("nn: use_ln off: processor %s has no layer norm to switch off", p.Name)
 	case !slices.Contains(EncoderInits, c.EncoderInit):
-		return fmt.Errorf("nn: unknown encoder initialisation %q (want one of %v)", c.EncoderInit, EncoderInits)
+		return fmt.Errorf("nn: unknown encoder_init %q (want one of %v)", c.EncoderInit, EncoderInits)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("nn: dropout rate %v; want a probability in [0, 1)", c.Dropout)
+		return fmt.Errorf("nn: dropout_prob %v: want a probability in [0, 1)", c.Dropout)
 	case c.TrainLSTM && !c.LSTM:
-		return fmt.Errorf("nn: TrainLSTM without an LSTM (set LSTM)")
+		return fmt.Errorf("nn: train_lstm without use_lstm (no LSTM to train)")
 	}
 	return nil
 }
+
+// Validate checks a configuration as New does, without building anything
+// (zero options taken as the reference's defaults).
+func (c Config) Validate() error { return c.withDefaults().validate() }
 
 // dropoutKeep is float32(1 − rate), the keep probability the reference's
 // hk.dropout compares its uniform draws with, and the multiplier of a kept
