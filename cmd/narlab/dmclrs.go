@@ -61,6 +61,9 @@ func describeConfig(c nn.Config) string {
 	if c.MsgPassingSteps > 1 {
 		s += fmt.Sprintf(", nb_msg_passing_steps %d", c.MsgPassingSteps)
 	}
+	if c.HintRepred != "soft" {
+		s += ", hint_repred_mode " + c.HintRepred
+	}
 	return s
 }
 

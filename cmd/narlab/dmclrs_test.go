@@ -37,6 +37,14 @@ func TestDMCLRSCheckpoints(t *testing.T) {
 			t.Errorf("eval printed %q, want %q", got, want)
 		}
 	}
+	// The model options: those in the parameters read (heads, layer norm),
+	// those not given (message-passing steps, hint re-prediction).
+	opts := filepath.Join("..", "..", "lib", "nn", "testdata", "refckpt", "bfs-gat_full-heads2-noln-mp2.pkl")
+	got = call("eval", "--checkpoint", opts, "--processor", "gat_full", "--nb-msg-passing-steps", "2", "--hint-repred", "hard_on_eval",
+		"--split", "val", "--count", "4", "--backend", "go", "--no-mlflow")
+	if want := "dm-clrs checkpoint: bfs, processor gat_full, hidden 8, hints encoded_decoded, enforce_permutations true, enforce_pred_as_input true, nb_heads 2, use_ln False, nb_msg_passing_steps 2, hint_repred_mode hard_on_eval\n"; !strings.HasPrefix(got, want) {
+		t.Errorf("eval of a dm-clrs checkpoint with options printed %q, want it to start %q", got, want)
+	}
 	err := run([]string{"eval", "--checkpoint", fixture, "--split", "val", "--count", "8", "--backend", "go", "--no-mlflow"})
 	if err == nil || !strings.Contains(err.Error(), "fit deepsets, mpnn, pgn, pgn_mask") || !strings.Contains(err.Error(), "--processor") {
 		t.Errorf("eval without --processor: %v", err)

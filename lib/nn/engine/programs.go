@@ -69,10 +69,12 @@ import (
 // headEval: memory of one step. With the evaluation loop on the device,
 // evalDevice runs that loop itself, the step as the body of a While, in one
 // call per batch instead of one per step (then headEval), for devices where
-// a call's fixed cost outweighs a step's work. Teacher-forcing draws are
-// made in the forward pass and handed to the backward pass, so the
-// recomputed step is the same; Gumbel noise (permutation outputs) is drawn
-// once, in the head.
+// a call's fixed cost outweighs a step's work. A body's random draws come
+// from the batch, made on the host (Layout.Draws per step, given to the
+// forward and backward passes alike, so the recomputed step is the same;
+// Layout.HeadDraws to the training head); a body may instead draw its
+// teacher forcing in the forward pass (Layout.Teacher), which hands the
+// draws to the backward pass.
 
 // Carry is what one step hands to the next: the node latents and, when
 // hints are fed back, the hint values fed to the next step (nil otherwise).
