@@ -290,6 +290,11 @@ func testReferenceOptions(t *testing.T, be compute.Backend, fx *refOptions, mode
 		t.Errorf("first step's loss %.7f, the reference's %.7f", loss, want)
 	}
 	compareGradients(t, m, grads, fx.Grads, tol.grad)
+	if cfg.LSTM && mode == engine.StepLoopLoop {
+		// TrainLSTM, narlab's extra: the LSTM's gradients too are the
+		// reference's (which its filter_null_grads then drops).
+		trainLSTMGradients(t, be, fx, batches[0], tol.grad)
+	}
 
 	for i, fb := range batches {
 		got, err := m.TrainStepKey(fb, fx.Steps[i].Key)
@@ -511,4 +516,41 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// trainLSTMGradients compares the first step's gradients of a model with
+// TrainLSTM, the LSTM's included, with the reference's.
+func trainLSTMGradients(t *testing.T, be compute.Backend, fx *refOptions, fb *clrs.Feedback, tol float64) {
+	t.Helper()
+	cfg := fx.config()
+	cfg.TrainLSTM, cfg.Exec.StepLoop = true, engine.StepLoopLoop
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	setReferenceParams(t, m, fx.Params, fb)
+	bd, err := m.batchOf(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.Release()
+	m.setDraws(bd, fx.Steps[0].Key)
+	_, gs, err := m.loop.LossAndGradients(bd, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Free(gs...)
+	var grads [][]float64
+	lstm := 0
+	for i, v := range engine.TrainableVariables(m.store.RootScope()) {
+		grads = append(grads, flat32(t, gs[i]))
+		if strings.HasPrefix(v.Path(), "/lstm/") {
+			lstm++
+		}
+	}
+	if lstm != 2 {
+		t.Fatalf("TrainLSTM: %d trainable LSTM variables, want its weights and biases", lstm)
+	}
+	compareGradients(t, m, grads, fx.Grads, tol)
 }
