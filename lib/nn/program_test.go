@@ -16,35 +16,40 @@ import (
 // batch, and the same parameters after several training steps (clipping
 // and Adam inside the program), on both backends, over probe types and
 // processors that exercise the carry's fed hints, triplet readouts, and
-// teacher forcing (its draws made inside the forward loop).
+// training's random draws (draws.go: made on the host from the step's key,
+// stacked over the steps and sliced inside the loops' bodies): teacher
+// forcing below 1 with dropout, and the Gumbel noise of permutation
+// outputs in the head.
 func TestOneProgramSameFunction(t *testing.T) {
 	cases := []struct {
-		algo, processor string
-		teacher         float64
-		n               int
+		algo, processor  string
+		teacher, dropout float64
+		n                int
+		xla              bool // also on XLA (which compiles slowly: a few cases keep that path checked)
 	}{
-		{"insertion_sort", "mpnn", 0, 5},         // permutation pointer + mask_one output, node pointer and mask hints
-		{"bfs", "pgn", 0.5, 6},                   // edge mask input, teacher forcing
-		{"floyd_warshall", "triplet_mpnn", 0, 4}, // edge outputs read the triplet edge latents
-		{"binary_search", "memnet", 0, 5},        // graph pointer output, memory network
+		{"insertion_sort", "mpnn", 0, 0, 5, true},          // permutation pointer (Gumbel noise) + mask_one output, node pointer and mask hints
+		{"bfs", "pgn", 0.5, 0.1, 6, true},                  // edge mask input, teacher forcing < 1 and dropout
+		{"heapsort", "triplet_gmpnn", 0.5, 0.2, 4, true},   // permutation pointer, triplet processor, teacher forcing and dropout
+		{"floyd_warshall", "triplet_mpnn", 0, 0, 4, false}, // edge outputs read the triplet edge latents
+		{"binary_search", "memnet", 0, 0, 5, false},        // graph pointer output, memory network
 	}
 	for name, be := range testBackends(t) {
 		for _, c := range cases {
-			if name != "go" && c.algo != "insertion_sort" && c.algo != "bfs" {
-				continue // XLA compiles slowly: two cases keep that path checked
+			if name != "go" && !c.xla {
+				continue
 			}
 			t.Run(fmt.Sprintf("%s/%s/%s", name, c.algo, c.processor), func(t *testing.T) {
-				testOneProgram(t, be, c.algo, c.processor, c.teacher, c.n)
+				testOneProgram(t, be, c.algo, c.processor, c.teacher, c.dropout, c.n)
 			})
 		}
 	}
 }
 
-func testOneProgram(t *testing.T, be compute.Backend, algo, processor string, teacher float64, n int) {
+func testOneProgram(t *testing.T, be compute.Backend, algo, processor string, teacher, dropout float64, n int) {
 	fb := fixedBatch(t, algo, n, 3)
 	mk := func(mode string) *Model {
 		cfg := DefaultConfig(algo, processor)
-		cfg.Hidden, cfg.TeacherForcing, cfg.Exec.StepLoop = 16, teacher, mode
+		cfg.Hidden, cfg.TeacherForcing, cfg.Dropout, cfg.Exec.StepLoop = 16, teacher, dropout, mode
 		m, err := New(be, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -58,12 +63,22 @@ func testOneProgram(t *testing.T, be compute.Backend, algo, processor string, te
 		t.Fatalf("the batch has %d algorithm steps; want several", S)
 	}
 
-	// Loss and gradients from the same parameters and random state.
+	dl := one.drawLayout()
+	if (teacher > 0 && teacher < 1) != dl.teacher || (dropout > 0) != dl.dropout {
+		t.Fatalf("draws %+v for teacher forcing %g and dropout %g", dl, teacher, dropout)
+	}
+	if perm := algo == "insertion_sort" || algo == "heapsort"; perm != (len(dl.perms) > 0) {
+		t.Fatalf("%s: head draws for %d permutation outputs", algo, len(dl.perms))
+	}
+
+	// Loss and gradients from the same parameters and draws (the first
+	// training step's key: loopGradients draws with it too).
 	ll, gl := loopGradients(t, loop, fb)
 	bd, err := one.batchOf(fb)
 	if err != nil {
 		t.Fatal(err)
 	}
+	one.setDraws(bd, one.stepKey(one.Step()))
 	lo, gs, err := one.loop.TrainProgram(bd, engine.StepBucket(bd.S), false)
 	bd.Release()
 	if err != nil {
@@ -77,7 +92,7 @@ func testOneProgram(t *testing.T, be compute.Backend, algo, processor string, te
 	if math.Abs(ll-lo) > 1e-5*math.Max(1, math.Abs(ll)) {
 		t.Errorf("loss: loop %.7f, one program %.7f", ll, lo)
 	}
-	compareGradients(t, loop, one, gl, gp)
+	compareModelGradients(t, loop, one, gl, gp)
 
 	// Parameters after training steps (clipping, Adam, the random draws).
 	for step := 1; step <= 3; step++ {
@@ -122,9 +137,9 @@ func testOneProgram(t *testing.T, be compute.Backend, algo, processor string, te
 	}
 }
 
-// compareGradients compares gradients of two models' trainable variables,
-// matched by path, as TestStepLoopSameFunction does.
-func compareGradients(t *testing.T, a, b *Model, ga, gb [][]float64) {
+// compareModelGradients compares gradients of two models' trainable
+// variables, matched by path, as TestStepLoopSameFunction does.
+func compareModelGradients(t *testing.T, a, b *Model, ga, gb [][]float64) {
 	t.Helper()
 	va := engine.TrainableVariables(a.store.RootScope())
 	index := map[string]int{}

@@ -168,11 +168,12 @@ func dynamicSlices(g *Graph) bool {
 // stackedData are the stacked per-step tensors of the one-program
 // training step's inputs, in its order: outStep [P,B], each scored hint's
 // truth at the next step [P,…], valid [P,B] (when hints are scored), each
-// step input [P,…].
+// step input [P,…], each of the step's random draws [P,…] (Layout.Draws).
 type stackedData struct {
 	w, valid *Node
 	truth    []*Node
 	stepIn   []*Node
+	draws    []*Node
 }
 
 func (c *cursor) stacked(l Layout) stackedData {
@@ -181,6 +182,7 @@ func (c *cursor) stacked(l Layout) stackedData {
 		d.valid = c.next()
 	}
 	d.stepIn = c.take(l.StepInputs)
+	d.draws = c.take(l.Draws)
 	return d
 }
 
@@ -189,11 +191,14 @@ func (d stackedData) nodes() []*Node {
 	if d.valid != nil {
 		out = append(out, d.valid)
 	}
-	return append(out, d.stepIn...)
+	out = append(out, d.stepIn...)
+	return append(out, d.draws...)
 }
 
-// at is step s's data (teacher: the step's teacher-forcing draws, or nil).
-func (d stackedData) at(s *Node, teacher *Node) (w *Node, tg *HintTargets, stepIn []*Node) {
+// at is step s's data (teacher: the step's teacher-forcing draws made in
+// the program (Layout.Teacher), or nil), draws the step's random draws
+// from the batch (Layout.Draws).
+func (d stackedData) at(s *Node, teacher *Node) (w *Node, tg *HintTargets, stepIn, draws []*Node) {
 	w = atStep(d.w, s)
 	if len(d.truth) > 0 {
 		tg = &HintTargets{Valid: atStep(d.valid, s), Teacher: teacher}
@@ -204,7 +209,10 @@ func (d stackedData) at(s *Node, teacher *Node) (w *Node, tg *HintTargets, stepI
 	for _, x := range d.stepIn {
 		stepIn = append(stepIn, atStep(x, s))
 	}
-	return w, tg, stepIn
+	for _, x := range d.draws {
+		draws = append(draws, atStep(x, s))
+	}
+	return w, tg, stepIn, draws
 }
 
 // withVariables sets the trainable variables' values in the graph to
@@ -229,7 +237,8 @@ func rngVariable(scope *model.Scope) *model.Variable {
 
 // trainProgram builds the one-program training step's graph. Its inputs:
 // the static tensors, the initial carry, the zero readout, the stacked
-// per-step data (stackedData), the outputs' truth and S (int32). Its
+// per-step data (stackedData), the outputs' truth, the head's random draws
+// (Layout.HeadDraws) and S (int32). Its
 // outputs: the loss and, when update, the global step after the update
 // (the optimizer's update applied); otherwise the gradient of the loss with
 // respect to each trainable variable.
@@ -245,6 +254,7 @@ func trainProgram(body Body, opt Optimizer, update bool) ProgramFn {
 		acc0 := c.take(l.readoutSize())
 		data := c.stacked(l)
 		truth := c.take(l.Outputs)
+		headDraws := c.take(l.HeadDraws)
 		steps := c.next()
 		c.done("one-program training step")
 		P := data.w.Shape().Dimensions[0]
@@ -303,12 +313,12 @@ func trainProgram(body Body, opt Optimizer, update bool) ProgramFn {
 				fx := cursor{in: ps[nvar : nvar+len(fixed)]}
 				enc := body.EncodeStatic(scope, fx.take(l.Static))
 				d := fx.stacked(l)
-				w, tg, stepIn := d.at(s, nil)
+				w, tg, stepIn, sd := d.at(s, nil)
 				teacher := body.DrawTeacher(scope, g, body.NumGraphs(enc))
 				if tg != nil {
 					tg.Teacher = teacher
 				}
-				next, r, su, co := body.Step(scope, enc, cr, tg, stepIn, true)
+				next, r, su, co := body.Step(scope, enc, cr, tg, stepIn, sd, true)
 				acc = accumulate(body, enc, acc, r, w)
 				for i := range su {
 					sums[i], counts[i] = Add(sums[i], su[i]), Add(counts[i], co[i])
@@ -354,7 +364,7 @@ func trainProgram(body Body, opt Optimizer, update bool) ProgramFn {
 
 		// Head.
 		enc := body.EncodeStatic(scope, static)
-		outs := body.Outputs(scope, enc, acc, true)
+		outs := body.Outputs(scope, enc, acc, headDraws, true)
 		outLoss := body.OutputLoss(enc, outs, truth)
 		loss := outLoss
 		var inv []*Node
@@ -411,8 +421,8 @@ func trainProgram(body Body, opt Optimizer, update bool) ProgramFn {
 				for i, x := range storedP {
 					start[i] = atStep(x, s)
 				}
-				w, tg, stepIn := d.at(s, teacher)
-				next, r, su, _ := body.Step(scope, enc, Carry{Hidden: start[0], Fed: start[1:]}, tg, stepIn, true)
+				w, tg, stepIn, sd := d.at(s, teacher)
+				next, r, su, _ := body.Step(scope, enc, Carry{Hidden: start[0], Fed: start[1:]}, tg, stepIn, sd, true)
 				obj := dot(dHidden, next.Hidden)
 				for i := range dFed {
 					obj = Add(obj, dot(dFed[i], next.Fed[i]))
@@ -483,6 +493,9 @@ func programArgs(l Layout, b Batch, P int, zeros []*tensors.Tensor) ([]any, erro
 	for j := 0; j < l.StepInputs; j++ {
 		stacks = append(stacks, func(s int) *tensors.Tensor { return b.StepInputsAt(s)[j] })
 	}
+	for j := 0; j < l.Draws; j++ {
+		stacks = append(stacks, func(s int) *tensors.Tensor { return b.DrawsAt(s)[j] })
+	}
 	for _, at := range stacks {
 		t, err := stackSteps(at, S, P)
 		if err != nil {
@@ -491,6 +504,9 @@ func programArgs(l Layout, b Batch, P int, zeros []*tensors.Tensor) ([]any, erro
 		args = append(args, t)
 	}
 	for _, t := range b.Outputs() {
+		args = append(args, t)
+	}
+	for _, t := range b.HeadDraws() {
 		args = append(args, t)
 	}
 	return append(args, tensors.FromScalar(int32(S))), nil
@@ -708,8 +724,9 @@ func (sl *Loop) ProgramCompilations() int {
 // own tensors, not the kept zeros).
 func (sl *Loop) freeProgramArgs(b Batch, args []any) {
 	zeros := sl.programZeros(b)
+	outs, head := b.Outputs(), b.HeadDraws()
 	for _, a := range args[len(b.Static()):] {
-		if t := a.(*tensors.Tensor); !slices.Contains(zeros, t) && !slices.Contains(b.Outputs(), t) {
+		if t := a.(*tensors.Tensor); !slices.Contains(zeros, t) && !slices.Contains(outs, t) && !slices.Contains(head, t) {
 			Free(t)
 		}
 	}
