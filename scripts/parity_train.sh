@@ -64,7 +64,7 @@ if [[ " $SIDES " == *" ref "* ]]; then
 fi
 if [[ " $SIDES " == *" narlab "* ]]; then
   CGO_ENABLED=1 go build -o bin/narlab ./cmd/narlab
-  commit=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!results' ':!docs' || echo "+changes")
+  commit=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- '*.go' go.mod go.sum || echo "+changes")
   bin/narlab backends >&2 || true
 fi
 
