@@ -101,6 +101,7 @@ func BenchmarkSteady(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
+					m.setDraws(bd, m.stepKey(m.Step())) // the programs take the draws (their shapes only matter here)
 					f, err := m.loop.FLOPs(bd)
 					if err != nil {
 						b.Fatal(err)
