@@ -216,8 +216,9 @@ func (v view) steady() []SteadyRow {
 
 // SteadyTable is the side-by-side steady-state table of the rows on a
 // CPU ("cpu") or a card ("cuda"): steps/s and CPU seconds a step per
-// side, narlab's matrix-product rate beside the run's measured peak, the
-// load when the row began (on a card: first steps and card memory).
+// side, the first step and the peak resident memory (reference → narlab),
+// narlab's matrix-product rate beside the run's measured peak, the load
+// when the row began (on a card: first steps and card memory).
 func (v view) SteadyTable(device string) string {
 	rows := v.steadyRows(device)
 	if len(rows) == 0 && device == "cuda" {
@@ -229,19 +230,21 @@ func (v view) SteadyTable(device string) string {
 	if device == "cuda" {
 		return steadyCardTable(rows)
 	}
-	t := newTable(cols(2, 11), "algorithm", "processor", "reference steps/s", "narlab steps/s", "speed-up",
-		"reference CPU s/step", "narlab CPU s/step", "CPU ratio", "narlab GFLOP/s", "peak GFLOP/s", "load")
+	t := newTable(cols(2, 13), "algorithm", "processor", "reference steps/s", "narlab steps/s", "speed-up",
+		"reference CPU s/step", "narlab CPU s/step", "CPU ratio", "first step (s)", "peak memory (MB)",
+		"narlab GFLOP/s", "peak GFLOP/s", "load")
 	for _, r := range rows {
 		proc := r.Processor
 		if r.Exec != "" {
 			proc += " (" + r.Exec + ")"
 		}
 		if r.Reference == nil || r.Narlab == nil {
-			t.row(r.Algo, proc, "failed", "failed", "", "", "", "", "", "", f(r.Load1, 1))
+			t.row(r.Algo, proc, "failed", "failed", "", "", "", "", "", "", "", "", f(r.Load1, 1))
 			continue
 		}
 		t.row(r.Algo, proc, f(r.Reference.StepsPerS, 3), f(r.Narlab.StepsPerS, 3), ratio(r.Narlab.StepsPerS, r.Reference.StepsPerS, 2),
 			f(r.Reference.CPUSPerStep, 2), f(r.Narlab.CPUSPerStep, 2), ratio(r.Reference.CPUSPerStep, r.Narlab.CPUSPerStep, 2),
+			f(r.Reference.FirstStepS, 1)+" → "+f(r.Narlab.FirstStepS, 1), f(r.Reference.PeakRSSMB, 0)+" → "+f(r.Narlab.PeakRSSMB, 0),
 			pf(r.Narlab.GFLOPPerS, 1, ""), pf(r.PeakGFLOPPerS, 0, ""), f(r.Load1, 1))
 	}
 	return t.String()
