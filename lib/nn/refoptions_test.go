@@ -221,8 +221,8 @@ var looseCases = map[string]struct {
 	// learning rate: its second loss differs by 1.4e-3 on both narlab
 	// backends. (Its worst gradient is the in_queue decoder's bias, 5 %
 	// off, a gradient of 3e-3 in a global norm of 63.)
-	"mp2-mpnn-bfs":             {grad: 5e-3, loss: 3e-5, final: 1e-3, why: "tie rules"},
-	"tri16-triplet_mpnn-bfs":   {grad: 5e-3, loss: 3e-5, final: 1e-3, why: "tie rules"},
+	"mp2-mpnn-bfs":           {grad: 5e-3, loss: 3e-5, final: 1e-3, why: "tie rules"},
+	"tri16-triplet_mpnn-bfs": {grad: 5e-3, loss: 3e-5, final: 1e-3, why: "tie rules"},
 	// (On XLA that bias is 11 % off: 3.5e-4 in a global norm of 63.)
 	"teacher0.5-mpnn-dijkstra": {grad: 0.15, loss: 1e-2, final: 2, why: "tie rules, amplified by Adam"},
 }
