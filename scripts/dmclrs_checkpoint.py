@@ -6,7 +6,10 @@ Builds dm-clrs 2.0.3's BaselineModel under run.py's model settings (those
 of narlab's nn.DefaultConfig and scripts/parity_ref.py: hints encoded and
 decoded, soft hint re-prediction, teacher forcing 0, gradient clipping 1.0,
 layer norm, nb_triplet_fts 8, one GAT head, Adam 1e-3, permutations
-enforced, a constant pred_h moved to an input), draws batches of BATCH
+enforced, a constant pred_h moved to an input), or with the model options
+given (--nb-heads, --nb-msg-passing-steps, --nb-triplet-fts, --no-ln,
+--use-lstm, --dropout-prob, --encoder-init, --freeze-processor,
+--hint-repred-mode, --hint-teacher-forcing: run.py's flags), draws batches of BATCH
 samples from the CLRS-30 train split's sampler (narlab's split sampler
 draws the same ones), and then either
 
@@ -21,7 +24,8 @@ predictions on the next batch (BaselineModel.predict: hard, as dm-clrs
 scores them; and the decoders' raw outputs, net_fn.apply as predict calls
 it), clrs.evaluate's scores of those predictions, and the losses of
 BaselineModel.feedback on the two batches after it (the second depends on
-the optimizer state the checkpoint carried).
+the optimizer state the checkpoint carried) with the keys it gave them
+(after_keys: dropout, teacher forcing and Gumbel noise draw from them).
 
 Run it with the bridge environment's python (scripts/setup-pybridge.sh);
 TensorFlow and TFDS, which `import clrs` pulls in, are replaced by
@@ -60,6 +64,16 @@ def main():
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--steps", type=int, default=3, help="training steps before the checkpoint")
+    ap.add_argument("--nb-heads", type=int, default=1)
+    ap.add_argument("--nb-msg-passing-steps", type=int, default=1)
+    ap.add_argument("--nb-triplet-fts", type=int, default=8)
+    ap.add_argument("--no-ln", action="store_true", help="use_ln=False")
+    ap.add_argument("--use-lstm", action="store_true")
+    ap.add_argument("--dropout-prob", type=float, default=0.0)
+    ap.add_argument("--encoder-init", default="xavier_on_scalars")
+    ap.add_argument("--freeze-processor", action="store_true")
+    ap.add_argument("--hint-repred-mode", default="soft")
+    ap.add_argument("--hint-teacher-forcing", type=float, default=0.0)
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--save", help="train, then write the checkpoint here")
     g.add_argument("--restore", help="read the checkpoint from here")
@@ -81,13 +95,15 @@ def main():
     if a.algo in PRED_AS_INPUT:
         spec2, it = clrs.process_pred_as_input(spec2, it)
     first = next(it)
-    pf = clrs.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    pf = clrs.get_processor_factory(a.processor, use_ln=not a.no_ln, nb_triplet_fts=a.nb_triplet_fts,
+                                    nb_heads=a.nb_heads)
     path = os.path.abspath(a.save or a.restore)
     m = clrs.models.BaselineModel(
         spec=[spec2], dummy_trajectory=[first], processor_factory=pf, hidden_dim=a.hidden,
-        encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars", learning_rate=1e-3,
-        grad_clip_max_norm=1.0, hint_teacher_forcing=0.0, hint_repred_mode="soft", dropout_prob=0.0,
-        use_lstm=False, checkpoint_path=os.path.dirname(path))
+        encode_hints=True, decode_hints=True, encoder_init=a.encoder_init, learning_rate=1e-3,
+        grad_clip_max_norm=1.0, hint_teacher_forcing=a.hint_teacher_forcing, hint_repred_mode=a.hint_repred_mode,
+        dropout_prob=a.dropout_prob, use_lstm=a.use_lstm, nb_msg_passing_steps=a.nb_msg_passing_steps,
+        freeze_processor=a.freeze_processor, checkpoint_path=os.path.dirname(path))
     m.init([first.features], a.seed)
     key = jax.random.PRNGKey(a.seed)
     train = [first] + [next(it) for _ in range(a.steps - 1)]
@@ -118,15 +134,21 @@ def main():
             hard = p
         outputs[dp.name] = {"type": dp.type_, "location": dp.location, "shape": list(r.shape),
                             "raw": [float(x) for x in r.ravel()], "hard": [float(x) for x in np.ravel(hard)]}
-    losses = []
+    losses, after_keys = [], []
     for _ in range(2):
         key, k = jax.random.split(key)
         losses.append(float(m.feedback(k, next(it), algorithm_index=0)))
+        after_keys.append([int(x) for x in np.asarray(k, dtype=np.uint32).ravel()])
+    options = {"nb_heads": a.nb_heads, "nb_msg_passing_steps": a.nb_msg_passing_steps, "nb_triplet_fts": a.nb_triplet_fts,
+               "use_ln": not a.no_ln, "use_lstm": a.use_lstm, "dropout_prob": a.dropout_prob,
+               "encoder_init": a.encoder_init, "freeze_processor": a.freeze_processor,
+               "hint_repred_mode": a.hint_repred_mode, "hint_teacher_forcing": a.hint_teacher_forcing}
     with open(a.out, "w") as f:
         json.dump({"generator": "scripts/dmclrs_checkpoint.py (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
                    "mode": "save" if a.save else "restore", "algorithm": a.algo, "processor": a.processor,
                    "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "steps": a.steps,
-                   "outputs": outputs, "scores": scores, "losses": losses}, f)
+                   "options": options, "outputs": outputs, "scores": scores, "losses": losses,
+                   "after_keys": after_keys}, f)
         f.write("\n")
 
 

@@ -16,8 +16,9 @@ import (
 )
 
 // tiny is a run small enough for the pure-Go backend: insertion_sort (its
-// permutation pointer draws Gumbel noise from the model's RNG) on fresh
-// samples with random positions (two more, host RNGs).
+// permutation pointer draws Gumbel noise), with dropout and teacher forcing
+// (more draws, all keyed by the training step), on fresh samples with
+// random positions (two more, host RNGs).
 //
 // With -short the processor is mpnn: the triplets of Triplet-GMPNN on the
 // test split's 64 nodes take most of a run's time on the pure-Go backend,
@@ -28,7 +29,8 @@ func tiny(dir string) Config {
 		processor = "mpnn"
 	}
 	return Config{Algo: "insertion_sort", Processor: processor, Steps: 8, Batch: 4, Hidden: 8, EvalEvery: 3,
-		TrainLengths: []int{4}, ValSamples: 4, TestSamples: 4, Dir: dir, NoMLflow: true, Backend: "go"}
+		TrainLengths: []int{4}, ValSamples: 4, TestSamples: 4, Dir: dir, NoMLflow: true, Backend: "go",
+		Dropout: 0.2, TeacherForcing: 0.3}
 }
 
 var (
@@ -227,6 +229,30 @@ func TestParamsTrue(t *testing.T) {
 		}
 		if got := c.cfg.Params()["train_data"]; !strings.Contains(got, c.want) {
 			t.Errorf("%+v: train_data %q, want it to mention %q", c.cfg, got, c.want)
+		}
+	}
+	// The model options, under the reference's names, with the values in
+	// effect.
+	for _, c := range []struct {
+		cfg  Config
+		want map[string]string
+	}{
+		{Config{Algo: "bfs", Dir: "x"}, map[string]string{"nb_msg_passing_steps": "1", "use_ln": "true", "use_lstm": "false",
+			"dropout_prob": "0", "encoder_init": "xavier_on_scalars", "freeze_processor": "false", "nb_triplet_fts": "8"}},
+		{Config{Algo: "bfs", Dir: "x", Processor: "gatv2_full", Heads: 4, MsgPassingSteps: 2, NoLayerNorm: true, LSTM: true,
+			TrainLSTM: true, Dropout: 0.5, EncoderInit: "default", FreezeProcessor: true},
+			map[string]string{"nb_heads": "4", "nb_msg_passing_steps": "2", "use_ln": "false", "use_lstm": "true", "train_lstm": "true",
+				"dropout_prob": "0.5", "encoder_init": "default", "freeze_processor": "true"}},
+		{Config{Algo: "bfs", Dir: "x", Processor: "triplet_mpnn", TripletFeatures: 16}, map[string]string{"nb_triplet_fts": "16"}},
+	} {
+		if err := c.cfg.defaults(); err != nil {
+			t.Fatal(err)
+		}
+		p := c.cfg.Params()
+		for k, v := range c.want {
+			if p[k] != v {
+				t.Errorf("%s %s: param %s %q, want %q", c.cfg.Algo, c.cfg.Processor, k, p[k], v)
+			}
 		}
 	}
 }

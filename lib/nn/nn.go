@@ -23,6 +23,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
 	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/lib/nn/engine"
 )
@@ -57,7 +58,41 @@ type Config struct {
 	// PredAsInput moves a constant pred_h hint to an input (the
 	// reference's enforce_pred_as_input; clrs.PredAsInputAlgorithms).
 	PredAsInput bool  `json:"enforce_pred_as_input"`
-	Seed        int64 `json:"seed"` // initialisation, Gumbel noise and teacher-forcing draws
+	Seed        int64 `json:"seed"` // initialisation, and the keys of training's random draws
+	// The reference's other model options (run.py's flags of the same
+	// names; options.go). A zero Heads, MsgPassingSteps, TripletFeatures
+	// or EncoderInit is the reference's default (DefaultHeads, …).
+	//
+	// Heads is the number of attention heads of gat, gat_full, gatv2 and
+	// gatv2_full (nb_heads; it divides Hidden).
+	Heads int `json:"nb_heads,omitempty"`
+	// MsgPassingSteps is the number of times the processor runs per
+	// algorithm step, with the same parameters and features
+	// (nb_msg_passing_steps).
+	MsgPassingSteps int `json:"nb_msg_passing_steps,omitempty"`
+	// TripletFeatures is the width of the triplet processors' messages
+	// (nb_triplet_fts).
+	TripletFeatures int `json:"nb_triplet_fts,omitempty"`
+	// NoLayerNorm drops the layer norm that ends the processor's step
+	// (use_ln=False).
+	NoLayerNorm bool `json:"no_layer_norm,omitempty"`
+	// Dropout is the rate at which training drops the processor's output
+	// latents (dropout_prob; the survivors scaled by 1/(1 − rate)).
+	Dropout float64 `json:"dropout_prob,omitempty"`
+	// LSTM runs the processor's output through an LSTM per node (use_lstm),
+	// its state carried from step to step. As in the reference, where its
+	// gradients are dropped (filter_null_grads), its parameters never
+	// train: they keep their initial values, unless TrainLSTM (a narlab
+	// extra) trains them like the others.
+	LSTM      bool `json:"use_lstm,omitempty"`
+	TrainLSTM bool `json:"train_lstm,omitempty"`
+	// EncoderInit is one of EncoderInits (encoder_init).
+	EncoderInit string `json:"encoder_init,omitempty"`
+	// FreezeProcessor keeps the processor's parameters at their initial
+	// values (freeze_processor): the gradients and Adam's moments are
+	// computed for all of them, as in the reference, but the processor's
+	// updates are not applied.
+	FreezeProcessor bool `json:"freeze_processor,omitempty"`
 	// Exec is how the model runs its steps (the execution engine's
 	// options: step loop or unrolled, where evaluation loops, steps a call,
 	// memory budgets). It changes speed and memory, not the function
@@ -83,11 +118,13 @@ const DefaultProcessor = "triplet_gmpnn"
 func DefaultConfig(algo, processor string) Config {
 	return Config{Algorithm: algo, Processor: processor, Hidden: 128, HintMode: "encoded_decoded",
 		TeacherForcing: 0, HintRepred: "soft", LearningRate: 1e-3, GradClip: 1, Permutations: true,
-		PredAsInput: true, Seed: 42}
+		PredAsInput: true, Seed: 42, Heads: DefaultHeads, MsgPassingSteps: DefaultMsgPassingSteps,
+		TripletFeatures: DefaultTripletFeatures, EncoderInit: DefaultEncoderInit}
 }
 
 func (c Config) validate() error {
-	if _, err := lookupProcessor(c.Processor); err != nil {
+	p, err := lookupProcessor(c.Processor)
+	if err != nil {
 		return err
 	}
 	if !slices.Contains(HintModes, c.HintMode) {
@@ -114,7 +151,7 @@ func (c Config) validate() error {
 	if _, ok := clrs.Specs[c.Algorithm]; !ok {
 		return fmt.Errorf("nn: unknown algorithm %q", c.Algorithm)
 	}
-	return nil
+	return c.validateOptions(p)
 }
 
 // Transform applies the configuration's data transforms (Permutations,
@@ -166,6 +203,7 @@ type Model struct {
 // probe layout (e.g. the number of categories) is read from a small sample
 // of the algorithm's sampler.
 func New(backend compute.Backend, cfg Config) (*Model, error) {
+	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -191,7 +229,10 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	}
 	m.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
-	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
+	var opt engine.Optimizer = optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done().(engine.Optimizer)
+	if cfg.FreezeProcessor {
+		opt = freezeProcessor{opt}
+	}
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		// Built in the background (engine.Schedule.CompileUnrolled), beside
 		// training steps that replace the variables' values (see vars).
@@ -201,7 +242,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		defer m.build.Unlock()
 		g := in[0].Graph()
 		scope.Store().SetTraining(g, true)
-		gi := splitInputs(m.spec, in)
+		gi := splitInputs(m.spec, in, m.drawLayout(), true)
 		outs, hintLoss := m.forward(scope, gi, true)
 		loss := m.outputLoss(outs, gi.outputs)
 		if hintLoss != nil {
@@ -211,21 +252,21 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		if !cfg.NoGradClip {
 			grads = engine.ClipByGlobalNorm(grads, cfg.GradClip)
 		}
-		opt.(engine.Optimizer).UpdateGraphWithGradients(scope, grads, loss.DType())
+		opt.UpdateGraphWithGradients(scope, grads, loss.DType())
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
 	m.predFn, err = model.NewExec(backend, m.store, engine.SerialBuild(&m.build, func(scope *model.Scope, in []*Node) []*Node {
-		gi := splitInputs(m.spec, in)
+		gi := splitInputs(m.spec, in, m.drawLayout(), false)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt.(engine.Optimizer), &m.build,
+	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt, &m.build,
 		cfg.Exec.StepsPerCall, m.plan(engine.Shape{}, 0).EvalOnDevice)
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
@@ -295,6 +336,7 @@ func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dim
 type batchTensors struct {
 	B, N, T, S      int
 	hidden          int  // the model's H
+	carry           int  // the width of the carry's node state (Model.carryWidth)
 	nf              int  // hints fed back (encoded)
 	triplets        bool // the readout holds triplet latents
 	inputs, outputT []*tensors.Tensor
@@ -305,6 +347,10 @@ type batchTensors struct {
 	// hints, valid and outStep may hold fewer steps than T and S (a
 	// padded batch, paddedTo): the steps past their data are zeros.
 	stepCache map[[2]int]*tensors.Tensor
+	// drawn says which random draws a training step of the model takes;
+	// draws are this batch's (training only: Model.setDraws).
+	drawn drawLayout
+	draws *batchDraws
 }
 
 // newHint is a new tensor of hint i at step t (zeros past the steps the
@@ -396,7 +442,7 @@ func (bd *batchTensors) Static() []*tensors.Tensor {
 }
 
 func (bd *batchTensors) InitialCarry() []*tensors.Tensor {
-	out := []*tensors.Tensor{engine.ZeroTensor(bd.B, bd.N, bd.hidden)}
+	out := []*tensors.Tensor{engine.ZeroTensor(bd.B, bd.N, bd.carry)}
 	for i := 0; i < bd.nf; i++ {
 		out = append(out, bd.newHint(i, 0))
 	}
@@ -444,6 +490,23 @@ func (bd *batchTensors) unrolledArgs() []any {
 	return append(out, bd.adj, zeroPadded(bd.outStep, bd.S, bd.B), zeroPadded(bd.valid, bd.T, bd.B))
 }
 
+// unrolledTrainArgs are the unrolled training program's inputs: the
+// unrolled programs' and the batch's draws (teacher forcing [S,B],
+// dropout [S,B,N,H], the permutation outputs' noise).
+func (bd *batchTensors) unrolledTrainArgs() []any {
+	out := bd.unrolledArgs()
+	if bd.drawn.teacher {
+		out = append(out, stacked(bd.draws.teacher, bd.S, bd.B))
+	}
+	if bd.drawn.dropout {
+		out = append(out, stacked(bd.draws.dropout, bd.S, bd.B, bd.N, bd.hidden))
+	}
+	for _, t := range bd.HeadDraws() {
+		out = append(out, t)
+	}
+	return out
+}
+
 // batchOf lays a feedback out as the model's tensors.
 func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	if fb.Algorithm != m.cfg.Algorithm {
@@ -459,7 +522,7 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	}
 	B := fb.BatchSize()
 	l := m.loopLayout()
-	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, nf: l.Fed, triplets: l.Extra}
+	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, carry: m.carryWidth(), nf: l.Fed, triplets: l.Extra, drawn: m.drawLayout()}
 	check := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
 		if len(ls) != len(dps) {
 			return fmt.Errorf("nn: %s: the batch has %d %s probes, the model %d", fb.Algorithm, len(dps), what, len(ls))
@@ -547,8 +610,20 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	return bd, nil
 }
 
-// TrainStep takes one optimizer step on a batch and returns its loss.
+// TrainStep takes one optimizer step on a batch and returns its loss. Its
+// random draws (teacher forcing, dropout, Gumbel noise) come from the key
+// fold_in(PRNGKey(Seed), s) of its step s, the model's Step() before it.
 func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
+	if m.store == nil {
+		return 0, errClosed
+	}
+	return m.TrainStepKey(fb, m.stepKey(m.Step()))
+}
+
+// TrainStepKey is TrainStep with the JAX key of the step's random draws
+// given: the reference's feedback(rng_key) draws the same numbers from the
+// same key (draws.go).
+func (m *Model) TrainStepKey(fb *clrs.Feedback, key jaxrand.Key) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
 	}
@@ -559,6 +634,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		return 0, err
 	}
 	defer bd.Release()
+	m.setDraws(bd, key)
 	sc := m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, m.Step())
 	ubd := bd.paddedTo(sc.UnrolledSteps) // the batch as the unrolled program takes it
 	m.hostPrep.Add(int64(time.Since(t0)))
@@ -581,7 +657,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		return loss, err
 	}
 	t1 := time.Now()
-	args := ubd.unrolledArgs()
+	args := ubd.unrolledTrainArgs()
 	m.hostPrep.Add(int64(time.Since(t1)))
 	res, err := m.trainFn.Call(args...)
 	if err != nil {

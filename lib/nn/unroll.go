@@ -65,7 +65,8 @@ func (m *Model) UnrollsEver() bool {
 // Load) ran in the step loop and how many unrolled.
 func (m *Model) StepCounts() (looped, unrolled int64) { return m.unroll.Counts() }
 
-// unrollShapes are the unrolled program's input shapes for a batch.
+// unrollShapes are the unrolled training program's input shapes for a
+// batch.
 func (bd *batchTensors) unrollShapes() []shapes.Shape {
 	var out []shapes.Shape
 	for _, t := range bd.inputs {
@@ -77,7 +78,18 @@ func (bd *batchTensors) unrollShapes() []shapes.Shape {
 	for _, t := range bd.outputT {
 		out = append(out, t.Shape())
 	}
-	return append(out, bd.adj.Shape(), shapeF32(bd.S, bd.B), shapeF32(bd.T, bd.B))
+	out = append(out, bd.adj.Shape(), shapeF32(bd.S, bd.B), shapeF32(bd.T, bd.B))
+	// The training program's draws (unrolledTrainArgs).
+	if bd.drawn.teacher {
+		out = append(out, shapeF32(bd.S, bd.B))
+	}
+	if bd.drawn.dropout {
+		out = append(out, shapeF32(bd.S, bd.B, bd.N, bd.hidden))
+	}
+	for range bd.drawn.perms {
+		out = append(out, shapeF32(bd.B, bd.N, bd.N))
+	}
+	return out
 }
 
 // paddedTo returns the batch with S processor steps when S > bd.S, else bd.
