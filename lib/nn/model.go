@@ -237,7 +237,7 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 			if k == clrs.PermutationPointer {
 				var noise *Node
 				if training {
-					noise = scope.Store().RandomUniform(preds.Graph(), preds.Shape())
+					noise = m.gumbelUniform(scope, preds)
 				}
 				preds = logSinkhorn(preds, 10, 0.1, noise)
 			}
@@ -271,6 +271,17 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 		}
 		return squeeze(gr)
 	}
+}
+
+// gumbelUniform draws the uniform numbers [B,N,N] behind a permutation
+// decoder's Gumbel noise in training: from the model's random state, or,
+// where a test set it, from the variable noiseUniform (the reference's own
+// draws, lib/jaxrand's, for a same-noise comparison).
+func (m *Model) gumbelUniform(scope *model.Scope, preds *Node) *Node {
+	if m.noiseUniform != nil {
+		return m.noiseUniform.NodeValue(preds.Graph())
+	}
+	return scope.Store().RandomUniform(preds.Graph(), preds.Shape())
 }
 
 // nonEdgesBelow is the reference's inf_bias: logits [B,N,N] where adj ≤ 0.5

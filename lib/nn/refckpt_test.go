@@ -282,7 +282,7 @@ func TestLoadReferenceCheckpoint(t *testing.T) {
 				if !slices.Contains(clrs.PredAsInputAlgorithms, r.Algorithm) {
 					want.PredAsInput = cfg.PredAsInput // no effect either way
 				}
-				if cfg != want {
+				if !cfg.Equal(want) {
 					t.Errorf("config %+v, want %+v", cfg, want)
 				}
 				if got := m.Step(); got != int64(r.Steps) {
@@ -585,7 +585,7 @@ func TestExportReferenceRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer loaded.Close()
-			if loaded.Config() != m.Config() {
+			if !loaded.Config().Equal(m.Config()) {
 				t.Errorf("config %+v, want %+v", loaded.Config(), m.Config())
 			}
 			want, err := m.Predict(eval)

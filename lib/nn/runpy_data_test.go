@@ -1,0 +1,128 @@
+package nn
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nprand"
+)
+
+// runPyData replays the data of the reference's examples/run.py with
+// lib/clrs's samplers: create_samplers (one RandomState(seed) shared by
+// everything: the model key's seed first, then for each algorithm in order
+// a seed per training length, then the validation sampler's; on-the-fly
+// training samplers, a validation set of 32·2·multiplier samples at the
+// longest training length, the string matchers trained at 5/4 of the
+// longest length, a length that carries over to the algorithms after them,
+// p = 0.1…0.9 halved for four algorithms, length_needle unless 0) and the
+// random positions drawn from the shared RandomState at each batch fetch.
+// The caller fetches batches in run.py's order; the fixtures' recorded
+// batches check that this is run.py's data.
+type runPyData struct {
+	rng       *nprand.State
+	modelSeed uint32 // the PRNGKey seed of the model's key
+	batch     int
+	randomPos bool
+	algos     []*runPyAlgo
+}
+
+// runPyAlgo is one algorithm's samplers.
+type runPyAlgo struct {
+	name     string
+	lengths  []int           // its training lengths
+	train    []*clrs.Sampler // one per training length, cycled
+	next     int
+	val      *clrs.Sampler
+	valCount int
+}
+
+// runPyHalfP are the algorithms run.py samples with half the edge
+// probabilities (their trajectories are long otherwise).
+var runPyHalfP = []string{"articulation_points", "bridges", "mst_kruskal", "bipartite_matching"}
+
+func newRunPyData(algos []string, trainLengths []int, seed int64, batch, lengthNeedle int, randomPos bool) (*runPyData, error) {
+	d := &runPyData{rng: nprand.New(seed), batch: batch, randomPos: randomPos}
+	d.modelSeed = uint32(d.rng.Intn(1 << 32))
+	lengths := slices.Clone(trainLengths)
+	valLength := slices.Max(trainLengths) // main() passes val_lengths=[max(train_lengths)]
+	for _, name := range algos {
+		if name == "naive_string_matcher" || name == "kmp_matcher" {
+			lengths = []int{slices.Max(lengths) * 5 / 4} // and so for the algorithms after it
+		}
+		p := make([]float64, 9)
+		for i := range p {
+			p[i] = 0.1 + 0.1*float64(i)
+			if slices.Contains(runPyHalfP, name) {
+				p[i] /= 2
+			}
+		}
+		_, params, err := clrs.SamplerParams(name)
+		if err != nil {
+			return nil, err
+		}
+		// build_sampler drops (with a warning) the arguments a sampler
+		// lacks; lib/clrs refuses them, so only those it has are given.
+		var kw []clrs.Option
+		if _, ok := params["p"]; ok {
+			kw = append(kw, clrs.P(p...))
+		}
+		if _, ok := params["length_needle"]; ok && lengthNeedle != 0 {
+			kw = append(kw, clrs.Kwarg("length_needle", lengthNeedle))
+		}
+		a := &runPyAlgo{name: name, lengths: slices.Clone(lengths)}
+		for _, l := range lengths {
+			s, err := clrs.NewSampler(name, append([]clrs.Option{clrs.Length(l), clrs.Seed(int64(d.rng.Intn(1 << 32))),
+				clrs.NumSamples(-1)}, kw...)...)
+			if err != nil {
+				return nil, fmt.Errorf("%s train sampler (length %d): %w", name, l, err)
+			}
+			a.train = append(a.train, s)
+		}
+		a.valCount = 32 * 2 * clrs.SampleMultiplier(name)
+		s, err := clrs.NewSampler(name, append([]clrs.Option{clrs.Length(valLength), clrs.Seed(int64(d.rng.Intn(1 << 32))),
+			clrs.NumSamples(a.valCount)}, kw...)...)
+		if err != nil {
+			return nil, fmt.Errorf("%s val sampler (length %d): %w", name, valLength, err)
+		}
+		a.val = s
+		d.algos = append(d.algos, a)
+	}
+	return d, nil
+}
+
+// withPos draws the batch's random positions, when run.py does.
+func (d *runPyData) withPos(fb *clrs.Feedback, err error) (*clrs.Feedback, error) {
+	if err != nil || !d.randomPos {
+		return fb, err
+	}
+	return clrs.RandomPos(fb, d.rng)
+}
+
+// train fetches algorithm i's next training batch (its lengths cycled).
+func (d *runPyData) train(i int) (*clrs.Feedback, error) {
+	a := d.algos[i]
+	s := a.train[a.next]
+	a.next = (a.next + 1) % len(a.train)
+	return d.withPos(s.Next(d.batch))
+}
+
+// val fetches algorithm i's next validation batch (32 samples drawn from
+// its validation set).
+func (d *runPyData) val(i int) (*clrs.Feedback, error) {
+	return d.withPos(d.algos[i].val.Next(32))
+}
+
+// valRound fetches the batches of one validation of algorithm i, as
+// collect_and_eval does: batches until valCount samples.
+func (d *runPyData) valRound(i int) ([]*clrs.Feedback, error) {
+	var out []*clrs.Feedback
+	for n := 0; n < d.algos[i].valCount; n += 32 {
+		fb, err := d.val(i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fb)
+	}
+	return out, nil
+}
