@@ -80,7 +80,7 @@ func trainCmd(args []string) error {
 func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	d := clrs30.DefaultConfig()
 	fs = newFlags("train")
-	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
+	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort; or several, comma-separated (bfs,dfs,insertion_sort): one model of them all, a shared processor and each algorithm's encoders and decoders, trained as the reference's run.py --algorithms")
 	fs.StringVar(&c.Processor, "processor", d.Processor, "processor (the reference's names): "+strings.Join(nn.Processors(), ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", d.HintMode, "hint mode: "+strings.Join(nn.HintModes, ", "))
 	fs.StringVar(&c.HintRepred, "hint-repred", d.HintRepred, "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
@@ -220,7 +220,7 @@ func evalCmd(args []string) error {
 		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off(), Data: *data, Predictions: *preds}
 	if st, err := os.Stat(*ckpt); err == nil && !st.IsDir() {
 		cfg.Reference = ref // a dm-clrs checkpoint file
-	} else if ref.Algorithm != "" || ref.Processor != "" {
+	} else if ref.Algorithm != "" || len(ref.Algorithms) > 0 || ref.Processor != "" {
 		return fmt.Errorf("eval: --algo and --processor are for dm-clrs checkpoint files; %s is a narlab checkpoint, which records both", *ckpt)
 	}
 	res, err := clrs30.Eval(commandContext(), cfg)
@@ -233,19 +233,24 @@ func evalCmd(args []string) error {
 	// What was scored; the checkpoint's path goes to standard error, so
 	// that the scores of a checkpoint and of its export print the same.
 	fmt.Fprintf(os.Stderr, "eval: %s %s\n", res.Format, res.CheckpointPath)
+	algo := strings.Join(res.Config.AlgorithmNames(), ",")
 	switch {
 	case *data != "" && !res.Scored:
 		fmt.Fprintf(stdout, "%s/%s (hidden %d) on the features in %s: %d samples at n=%d (not scored: the file has no outputs)\n",
-			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
+			algo, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
 	case *data != "":
 		fmt.Fprintf(stdout, "%s/%s (hidden %d) on %s: %d samples at n=%d\n",
-			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
+			algo, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
 		fmt.Fprintf(stdout, "data score %.4f\n", res.Scores["score"])
 		printScores(res.Scores)
 	default:
 		fmt.Fprintf(stdout, "%s/%s (hidden %d) on the CLRS-30 %s split: %d samples at n=%d\n",
-			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
-		fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
+			algo, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
+		fmt.Fprintf(stdout, "%s split score %.4f", *split, res.Scores["score"])
+		if len(res.Config.Algorithms) > 1 {
+			fmt.Fprintf(stdout, " (the mean of its %d algorithms')", len(res.Config.Algorithms))
+		}
+		fmt.Fprintln(stdout)
 		printScores(res.Scores)
 	}
 	if *preds != "" {

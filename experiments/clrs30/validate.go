@@ -28,8 +28,8 @@ func (c Config) Validate() error { return c.validate(true) }
 func (c Config) ValidateElsewhere() error { return c.validate(false) }
 
 func (c Config) validate(pluginHere bool) error {
-	if _, ok := clrs.Specs[c.Algo]; !ok {
-		return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", c.Algo)
+	if err := c.validateAlgorithms(); err != nil {
+		return err
 	}
 	if err := c.defaults(); err != nil { // c is a copy
 		return err
@@ -62,8 +62,16 @@ func (c Config) validate(pluginHere bool) error {
 	if err := membudget.Check("hidden channels of an edge activation (batch × n² float32s)", c.Hidden, 4*edges, "; lower --hidden or --batch"); err != nil {
 		return fmt.Errorf("train: --hidden %d with --batch %d: %w", c.Hidden, c.Batch, err)
 	}
-	if c.TrainLength > 0 { // Run holds 1000 fixed samples of this length
-		per, err := clrs.SampleBytes(c.Algo, c.TrainLength, 1)
+	if c.TrainLength > 0 { // Run holds 1000 fixed samples of this length, per algorithm
+		var per float64
+		var err error
+		for _, a := range c.Algorithms() {
+			var b float64
+			if b, err = clrs.SampleBytes(a, c.TrainLength, 1); err != nil {
+				break
+			}
+			per += b
+		}
 		if err == nil {
 			err = membudget.Check(fmt.Sprintf("%s samples of length %d", c.Algo, c.TrainLength), 1000, per,
 				" (lower --train-length; the training set is 1000 samples)")
@@ -80,6 +88,30 @@ func (c Config) validate(pluginHere bool) error {
 	}
 	if c.Register != "" && (strings.TrimSpace(c.Register) != c.Register || len(c.Register) > 256) {
 		return fmt.Errorf("train: --register %q: a registered model name of at most 256 characters, without surrounding spaces", c.Register)
+	}
+	return nil
+}
+
+// validateAlgorithms checks --algo: one known algorithm, or several
+// (comma- or plus-separated), each known and named once.
+func (c Config) validateAlgorithms() error {
+	parts := strings.FieldsFunc(c.Algo, func(r rune) bool { return r == ',' || r == '+' })
+	if strings.TrimSpace(c.Algo) == "" || len(parts) != strings.Count(c.Algo, ",")+strings.Count(c.Algo, "+")+1 {
+		return fmt.Errorf("train: --algo %q: want an algorithm or a comma-separated list of them, e.g. bfs,dfs,insertion_sort", c.Algo)
+	}
+	for i, a := range parts {
+		a = strings.TrimSpace(a)
+		if _, ok := clrs.Specs[a]; !ok {
+			if len(parts) == 1 {
+				return fmt.Errorf("train: unknown --algo %q (see `narlab clrs algos`)", a)
+			}
+			return fmt.Errorf("train: unknown algorithm %q in --algo %q (see `narlab clrs algos`)", a, c.Algo)
+		}
+		for _, b := range parts[:i] {
+			if strings.TrimSpace(b) == a {
+				return fmt.Errorf("train: --algo %q names %s twice", c.Algo, a)
+			}
+		}
 	}
 	return nil
 }

@@ -112,6 +112,13 @@ func (c Config) AlgorithmNames() []string {
 	return []string{c.Algorithm}
 }
 
+// Of is the configuration of one algorithm of the model alone: its
+// transforms and probes (Algorithm algo, no Algorithms).
+func (c Config) Of(algo string) Config {
+	c.Algorithm, c.Algorithms = algo, nil
+	return c
+}
+
 // validateAlgorithms checks Algorithm and Algorithms: one algorithm, or a
 // list of two or more known algorithms, each once.
 func (c Config) validateAlgorithms() error {

@@ -89,3 +89,67 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestExportSeveralAlgorithmsInDMCLRS: a model of several algorithms narlab
+// trained (two rounds of run.py's order: one batch per algorithm), exported
+// with ExportReference, is restored by dm-clrs 2.0.3 into a BaselineModel of
+// the same algorithms (scripts/dmclrs_checkpoint.py --algo bfs,dijkstra,
+// insertion_sort --restore), which then predicts, scores and trains as
+// narlab's model does (compareSeveralWithReference). It fails, not skips,
+// without the bridge environment (except under -short).
+func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dm-clrs in the bridge environment (scripts/setup-pybridge.sh); run without -short")
+	}
+	py, err := project.BridgePython()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := project.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig("", "gat")
+	cfg.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
+	cfg.Hidden, cfg.Seed = 8, 7
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
+	train, after, eval := multiRefBatches(t, r)
+	for step := range r.Steps {
+		for i := range cfg.Algorithms {
+			if _, err := m.TrainStep(train[i][step]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "narlab.pkl")
+	if err := m.ExportReference(ckpt); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "dmclrs.json")
+	cmd := exec.Command(py, "-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
+		"--algo", "bfs,dijkstra,insertion_sort", "--processor", cfg.Processor, "--hidden", fmt.Sprint(r.Hidden),
+		"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out)
+	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("dm-clrs restoring narlab's checkpoint: %v\n%s", err, tail(stderr.String(), 4000))
+	}
+	t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
+	ref := readMultiRefRun(t, out)
+	if ref.Mode != "restore" {
+		t.Fatalf("the script reports %s", ref.Mode)
+	}
+	compareSeveralWithReference(t, m, ref, eval, after)
+}
