@@ -99,6 +99,7 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	perms := fs.Bool("enforce-permutations", !d.NoPermutations, "sorting outputs as permutation pointers decoded with Sinkhorn")
 	predIn := fs.Bool("enforce-pred-as-input", !d.NoPredAsInput, "a constant pred_h hint becomes an input")
 	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead")
+	needle := fs.Int("length-needle", d.LengthNeedle, "string matchers (naive_string_matcher, kmp_matcher) in fresh training samples: needles of k characters, or −k: 1..k drawn per sample; 0: the sampler's own rule (run.py's --length_needle; they train at 5/4 of the longest --train-lengths, as run.py)")
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
@@ -135,6 +136,7 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 			}
 		}
 		c.FixedPos, c.NoPermutations, c.NoPredAsInput = !*randomPos, !*perms, !*predIn
+		c.LengthNeedle, c.NoLengthNeedle = *needle, *needle == 0
 		return nil
 	}
 	return fs, finish

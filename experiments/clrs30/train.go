@@ -87,6 +87,16 @@ type Config struct {
 	// FixedPos keeps the samplers' evenly spaced pos input in training
 	// (default: random sorted positions, the reference's random_pos).
 	FixedPos bool
+	// LengthNeedle is the string matchers' (naive_string_matcher,
+	// kmp_matcher) needle length in "lengths" training data, run.py's
+	// --length_needle (default -8): k > 0 a needle of k characters, −k one
+	// of 1..k drawn per sample. NoLengthNeedle gives none, and the sampler
+	// its own rule (1 character below length 5, else length/5): run.py's
+	// --length_needle 0. As run.py, string matchers train at 5/4 of the
+	// longest of TrainLengths. The CLRS-30 splits (validation, test, the
+	// "split" training data) keep the needles they were made with.
+	LengthNeedle   int
+	NoLengthNeedle bool
 	// NoPermutations and NoPredAsInput turn off the reference's
 	// enforce_permutations and enforce_pred_as_input.
 	NoPermutations, NoPredAsInput bool
@@ -141,6 +151,14 @@ type Config struct {
 // DefaultTrainLengths are the reference's run.py training lengths.
 var DefaultTrainLengths = []int{4, 7, 11, 13, 16}
 
+// DefaultLengthNeedle is run.py's --length_needle: the string matchers'
+// needles of 1..8 characters, drawn per sample.
+const DefaultLengthNeedle = -8
+
+// StringMatchers are the algorithms with a needle (their sampler's
+// length_needle): run.py trains them at 5/4 of the longest training length.
+var StringMatchers = []string{"naive_string_matcher", "kmp_matcher"}
+
 // DefaultConfig is the reference's protocol with every default filled in:
 // the one place the defaults of a training are written (the model's come
 // from nn.DefaultConfig). Run gives a zero field of its Config this value;
@@ -150,7 +168,7 @@ func DefaultConfig() Config {
 	return Config{Processor: m.Processor, HintMode: m.HintMode, HintRepred: m.HintRepred, Steps: 10000, Batch: 32,
 		Hidden: m.Hidden, LR: m.LearningRate, Seed: m.Seed, TeacherForcing: m.TeacherForcing, GradClip: m.GradClip,
 		NoGradClip: m.NoGradClip, EvalEvery: 50, TrainData: "lengths", TrainLengths: slices.Clone(DefaultTrainLengths),
-		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, StepLoop: engine.StepLoopAuto,
+		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, LengthNeedle: DefaultLengthNeedle, StepLoop: engine.StepLoopAuto,
 		EvalLoop: engine.EvalLoopAuto, StepsPerCall: 1, Experiment: "clrs-baselines"}
 }
 
@@ -178,6 +196,12 @@ func (c *Config) defaults() error {
 	setInt(&c.Hidden, d.Hidden)
 	setInt(&c.EvalEvery, d.EvalEvery)
 	setInt(&c.StepsPerCall, d.StepsPerCall)
+	switch {
+	case c.NoLengthNeedle:
+		c.LengthNeedle = 0 // one spelling of "the sampler's own rule"
+	case c.LengthNeedle == 0:
+		c.LengthNeedle = d.LengthNeedle
+	}
 	if c.LR == 0 {
 		c.LR = d.LR
 	}
@@ -290,7 +314,10 @@ type Settings struct {
 	TrainData    string    `json:"train_data"`
 	TrainLengths []int     `json:"train_lengths,omitempty"`
 	TrainLength  int       `json:"train_length,omitempty"`
-	RandomPos    bool      `json:"random_pos"`
+	// LengthNeedle is set for "lengths" training data of a string matcher
+	// (0: the sampler's own rule).
+	LengthNeedle *int `json:"length_needle,omitempty"`
+	RandomPos    bool `json:"random_pos"`
 	ValSamples   int       `json:"val_samples"`
 	TestSamples  int       `json:"test_samples"`
 }
@@ -298,9 +325,37 @@ type Settings struct {
 func (c Config) settings() Settings {
 	// The model's execution options (not serialised) change the speed, not
 	// the function: a run may resume under others.
-	return Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
+	s := Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
 		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
 		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
+	if c.needles() {
+		n := c.LengthNeedle
+		s.LengthNeedle = &n
+	}
+	return s
+}
+
+// needles reports whether the run's training data draw string matchers'
+// needles (LengthNeedle applies).
+func (c Config) needles() bool {
+	if c.TrainData != "lengths" {
+		return false
+	}
+	for _, a := range c.Algorithms() {
+		if slices.Contains(StringMatchers, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// trainLengthsOf are the lengths algo trains at in "lengths" data:
+// TrainLengths, or for a string matcher 5/4 of their longest, as run.py.
+func (c Config) trainLengthsOf(algo string) []int {
+	if slices.Contains(StringMatchers, algo) && len(c.TrainLengths) > 0 {
+		return []int{slices.Max(c.TrainLengths) * 5 / 4}
+	}
+	return c.TrainLengths
 }
 
 // ID is a short hash of the settings (8 hex digits).
@@ -333,6 +388,7 @@ func (c Config) Params() map[string]string {
 		"random_pos":           strconv.FormatBool(!c.FixedPos),
 		"enforce_permutations": strconv.FormatBool(!c.NoPermutations), "enforce_pred_as_input": strconv.FormatBool(!c.NoPredAsInput),
 		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
+		"length_needle": strconv.Itoa(c.LengthNeedle),
 		"val_split": "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
@@ -482,6 +538,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if choice.Kind == "go" && cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "narlab: training on the pure-Go backend: %s\n", choice.Reason)
 	}
+	if why := cfg.ReferenceNeedleFailure(); why != "" && cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "narlab: note: %s\n", why)
+	}
 	// A run directory holds one run: resumed when it was interrupted,
 	// extended when more steps are asked for, reported when it is finished.
 	settings := cfg.settings()
@@ -570,6 +629,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
 		}
 		params["resumed_at_step"] = strconv.Itoa(start)
+		if why := cfg.ReferenceNeedleFailure(); why != "" {
+			params["reference_runs"] = "false: " + why
+		}
 		if run, err = tracking.Start(ctx, cfg.Experiment, params, opts...); err != nil {
 			return nil, err
 		}
@@ -1042,6 +1104,8 @@ type trainData struct {
 	steps   map[int]int   // lengths mode: the hint steps batches of each length are padded to
 	drawn   int           // fixed data: batches drawn so far
 	posSeed int64
+	lengths []int         // lengths mode: the algorithm's lengths, cycled
+	kw      []clrs.Option // lengths mode: the sampler's arguments (a string matcher's needle)
 }
 
 func newTrainData(cfg Config, algo string, index int) (*trainData, error) {
@@ -1056,8 +1120,12 @@ func newTrainData(cfg Config, algo string, index int) (*trainData, error) {
 		// As the reference's on-the-fly samplers, pad each length's
 		// batches to the longest trajectory of 1000 samples drawn first.
 		d.steps = map[int]int{}
-		for _, l := range cfg.TrainLengths {
-			s, err := clrs.NewSampler(algo, clrs.Length(l), clrs.Seed(cfg.Seed))
+		d.lengths = cfg.trainLengthsOf(algo)
+		if slices.Contains(StringMatchers, algo) && cfg.LengthNeedle != 0 {
+			d.kw = []clrs.Option{clrs.Kwarg("length_needle", cfg.LengthNeedle)}
+		}
+		for _, l := range d.lengths {
+			s, err := clrs.NewSampler(algo, append([]clrs.Option{clrs.Length(l), clrs.Seed(cfg.Seed)}, d.kw...)...)
 			if err != nil {
 				return nil, err
 			}
@@ -1103,9 +1171,10 @@ func (d *trainData) batch(step int) (*clrs.Feedback, error) {
 		fb, err = d.fixed.Next(d.cfg.Batch)
 		d.drawn++
 	} else {
-		l := d.cfg.TrainLengths[(step-1)%len(d.cfg.TrainLengths)]
+		l := d.lengths[(step-1)%len(d.lengths)]
 		var s *clrs.Sampler
-		s, err = clrs.NewSampler(d.algo, clrs.Length(l), clrs.Seed(stepSeed(d.cfg.Seed, step, d.stream)), clrs.TrackMaxSteps(false))
+		s, err = clrs.NewSampler(d.algo, append([]clrs.Option{clrs.Length(l), clrs.Seed(stepSeed(d.cfg.Seed, step, d.stream)),
+			clrs.TrackMaxSteps(false)}, d.kw...)...)
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,10 @@ package nn
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"testing"
 
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/nprand"
@@ -125,4 +128,98 @@ func (d *runPyData) valRound(i int) ([]*clrs.Feedback, error) {
 		out = append(out, fb)
 	}
 	return out, nil
+}
+
+// TestRunPyStringMatcherData replays run.py's create_samplers for the
+// string matchers under --length_needle (fixtures data-length_needle-*:
+// the reference's own batches) with lib/clrs's samplers: the model key's
+// seed, the first two training batches of each algorithm (length 5/4 of
+// the longest training length, needles drawn as the setting says, random
+// positions from the shared RandomState) and the first validation batch's
+// lengths and strings, bit for bit. run.py's defaults (-8 with lengths up
+// to 16) fail inside the reference itself (its validation sampler at
+// length 16 cannot hold a needle of 8): the -8 case trains up to 17.
+func TestRunPyStringMatcherData(t *testing.T) {
+	files, err := filepath.Glob("testdata/refoptions/data-length_needle-*.json.gz")
+	if err != nil || len(files) != 3 {
+		t.Fatalf("want 3 data-length_needle fixtures, found %v (%v)", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			var fx struct {
+				Flags struct {
+					Algorithms   []string
+					TrainLengths []string `json:"train_lengths"`
+					LengthNeedle int      `json:"length_needle"`
+					Seed         int64
+					BatchSize    int  `json:"batch_size"`
+					RandomPos    bool `json:"random_pos"`
+				}
+				ModelKeySeed uint32 `json:"model_key_seed"`
+				Algorithms   map[string]struct {
+					Train          []refBatch
+					ValSampleCount int `json:"val_sample_count"`
+					ValFirstBatch  struct {
+						Lengths refArray
+						Inputs  []refDataPoint
+					} `json:"val_first_batch"`
+				}
+			}
+			readGzipJSON(t, f, &fx)
+			var lengths []int
+			for _, s := range fx.Flags.TrainLengths {
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lengths = append(lengths, n)
+			}
+			d, err := newRunPyData(fx.Flags.Algorithms, lengths, fx.Flags.Seed, fx.Flags.BatchSize, fx.Flags.LengthNeedle, fx.Flags.RandomPos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.modelSeed != fx.ModelKeySeed {
+				t.Errorf("model key seed %d, the reference's %d", d.modelSeed, fx.ModelKeySeed)
+			}
+			cfg := DefaultConfig("bfs", "mpnn")
+			for i, a := range fx.Flags.Algorithms {
+				want := fx.Algorithms[a]
+				if len(want.Train) != 2 {
+					t.Fatalf("%s: %d training batches in the fixture", a, len(want.Train))
+				}
+				for k, wb := range want.Train {
+					fb, err := d.train(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fb, err = cfg.Transform(fb); err != nil {
+						t.Fatal(err)
+					}
+					if err := sameData(fb, feedbackOf(t, a, wb)); err != nil {
+						t.Errorf("%s training batch %d: %v", a, k, err)
+					}
+				}
+				if d.algos[i].valCount != want.ValSampleCount {
+					t.Errorf("%s: %d validation samples, the reference's %d", a, d.algos[i].valCount, want.ValSampleCount)
+				}
+				vb, err := d.val(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var gotLengths []float64
+				for _, l := range vb.Lengths {
+					gotLengths = append(gotLengths, float64(l))
+				}
+				if !slices.Equal(gotLengths, want.ValFirstBatch.Lengths.Data) {
+					t.Errorf("%s validation lengths %v, the reference's %v", a, gotLengths, want.ValFirstBatch.Lengths.Data)
+				}
+				for _, w := range want.ValFirstBatch.Inputs {
+					got, ok := vb.Probe(w.Name)
+					if !ok || !slices.Equal(got.Shape, w.Shape) || !slices.Equal(got.Data, w.Data) {
+						t.Errorf("%s validation input %s differs from the reference's (shape %v, want %v)", a, w.Name, got.Shape, w.Shape)
+					}
+				}
+			}
+		})
+	}
 }
