@@ -379,19 +379,19 @@ type EvalConfig struct {
 
 // EvalResult is an evaluation's scores and its MLflow run.
 type EvalResult struct {
-	Scores         map[string]float64 // per output, and their mean under "score"
-	Config         nn.Config          // the checkpoint's model
-	Split          string             // the split scored ("data" for Data)
-	Scored         bool               // false for a model's inputs alone (Data): predicted, not scored
-	Samples        int                // the samples scored (all algorithms')
+	Scores  map[string]float64 // per output, and their mean under "score"
+	Config  nn.Config          // the checkpoint's model
+	Split   string             // the split scored ("data" for Data)
+	Scored  bool               // false for a model's inputs alone (Data): predicted, not scored
+	Samples int                // the samples scored (all algorithms')
 	// SamplesByAlgorithm, for a model of several algorithms, are each
 	// one's samples scored.
 	SamplesByAlgorithm map[string]int
-	Length         int                // the split's sample length n (nodes for most algorithms)
-	Format         string             // "narlab checkpoint" or "dm-clrs checkpoint"
-	RunID, RunURL  string
-	DatasetDigest  string
-	CheckpointPath string
+	Length             int    // the split's sample length n (nodes for most algorithms)
+	Format             string // "narlab checkpoint" or "dm-clrs checkpoint"
+	RunID, RunURL      string
+	DatasetDigest      string
+	CheckpointPath     string
 }
 
 // Eval scores a checkpoint on a CLRS-30 split and logs the evaluation as

@@ -318,8 +318,8 @@ type Settings struct {
 	// (0: the sampler's own rule).
 	LengthNeedle *int `json:"length_needle,omitempty"`
 	RandomPos    bool `json:"random_pos"`
-	ValSamples   int       `json:"val_samples"`
-	TestSamples  int       `json:"test_samples"`
+	ValSamples   int  `json:"val_samples"`
+	TestSamples  int  `json:"test_samples"`
 }
 
 func (c Config) settings() Settings {
@@ -389,7 +389,7 @@ func (c Config) Params() map[string]string {
 		"enforce_permutations": strconv.FormatBool(!c.NoPermutations), "enforce_pred_as_input": strconv.FormatBool(!c.NoPredAsInput),
 		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
 		"length_needle": strconv.Itoa(c.LengthNeedle),
-		"val_split": "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
+		"val_split":     "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
@@ -455,7 +455,7 @@ type Result struct {
 	TestByAlgorithm    map[string]map[string]float64
 	BestValByAlgorithm map[string]float64
 	AlgorithmScores    [][]float64
-	Checkpoint string             // the best checkpoint's directory
+	Checkpoint         string // the best checkpoint's directory
 	// StepsPerS is the steady-state training rate of this process: one
 	// over the median step time (no compilation, no validation).
 	StepsPerS float64
