@@ -279,7 +279,11 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 // draws, lib/jaxrand's, for a same-noise comparison).
 func (m *Model) gumbelUniform(scope *model.Scope, preds *Node) *Node {
 	if m.noiseUniform != nil {
-		return m.noiseUniform.NodeValue(preds.Graph())
+		v := m.noiseUniform.NodeValue(preds.Graph())
+		if v.Rank() == preds.Rank()+1 { // a chunk's: one draw per step
+			return stepOf(v, m.noiseStep)
+		}
+		return v
 	}
 	return scope.Store().RandomUniform(preds.Graph(), preds.Shape())
 }

@@ -228,6 +228,11 @@ type Model struct {
 	// permutation decoders' Gumbel noise instead of the random state
 	// (gumbelUniform).
 	noiseUniform *model.Variable
+	noiseStep    int // the chunk step whose noise a chunk program's decoder reads (chunked.go)
+	// opt is the optimizer (GoMLX's Adam with optax's defaults); chunkFn
+	// the chunked training program (chunked.go), made on first use.
+	opt     engine.Optimizer
+	chunkFn *model.Exec
 	// hostPrep is the time TrainStep has spent preparing batches on the
 	// host (converting, padding, laying out the program's arguments), in
 	// nanoseconds: the benchmarks report it per step.
@@ -294,6 +299,7 @@ func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *syn
 		vars: vars, build: build}
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
 	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
+	m.opt = opt.(engine.Optimizer)
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		// Built in the background (engine.Schedule.CompileUnrolled), beside
 		// training steps that replace the variables' values (see vars).
@@ -363,10 +369,13 @@ func (m *Model) Close() {
 	if m.loop != nil {
 		m.loop.Close()
 	}
+	if m.chunkFn != nil {
+		m.chunkFn.Finalize()
+	}
 	if !m.part { // a part's store is its whole model's
 		m.store.Finalize()
 	}
-	m.trainFn, m.predFn, m.loop, m.store = nil, nil, nil, nil
+	m.trainFn, m.predFn, m.loop, m.store, m.chunkFn = nil, nil, nil, nil, nil
 }
 
 // partOf is the part of a model of several algorithms that runs algo's
@@ -635,16 +644,33 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 		bd.hints = append(bd.hints, data)
 		bd.hintDims = append(bd.hintDims, shape[1:])
 	}
-	// Processor adjacency from the inputs, as the reference accumulates it:
-	// identity, edge masks in both directions ((M + Mᵀ) > 0) and node
-	// pointers in both directions. Hints add theirs per step (step).
+	bd.adj = tensors.FromFlatDataAndDimensions(inputAdjacency(fb.Inputs, B, n), B, n, n)
+	S := max(1, T-1)
+	bd.T, bd.S = T, S
+	bd.outStep = make([]float32, S*B)
+	bd.valid = make([]float32, T*B)
+	for b, l := range fb.Lengths {
+		s := min(max(l-2, 0), S-1)
+		bd.outStep[s*B+b] = 1
+		for t := 0; t < min(l, T); t++ {
+			bd.valid[t*B+b] = 1
+		}
+	}
+	return bd, nil
+}
+
+// inputAdjacency is the processor adjacency [B,N,N] of a batch's inputs
+// ([B,…]), as the reference accumulates it: identity, edge masks in both
+// directions ((M + Mᵀ) > 0) and node pointers in both directions. Hints
+// add theirs per step (step).
+func inputAdjacency(inputs []clrs.DataPoint, B, n int) []float32 {
 	adj := make([]float32, B*n*n)
 	for b := 0; b < B; b++ {
 		for i := 0; i < n; i++ {
 			adj[(b*n+i)*n+i] = 1
 		}
 	}
-	for _, d := range fb.Inputs {
+	for _, d := range inputs {
 		switch {
 		case d.Location == clrs.Edge && d.Type == clrs.Mask && len(d.Shape) == 3:
 			for k, v := range d.Data {
@@ -662,19 +688,7 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 			}
 		}
 	}
-	bd.adj = tensors.FromFlatDataAndDimensions(adj, B, n, n)
-	S := max(1, T-1)
-	bd.T, bd.S = T, S
-	bd.outStep = make([]float32, S*B)
-	bd.valid = make([]float32, T*B)
-	for b, l := range fb.Lengths {
-		s := min(max(l-2, 0), S-1)
-		bd.outStep[s*B+b] = 1
-		for t := 0; t < min(l, T); t++ {
-			bd.valid[t*B+b] = 1
-		}
-	}
-	return bd, nil
+	return adj
 }
 
 // TrainStep takes one optimizer step on a batch and returns its loss.

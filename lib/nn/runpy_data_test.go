@@ -223,3 +223,9 @@ func TestRunPyStringMatcherData(t *testing.T) {
 		})
 	}
 }
+
+// trainAt fetches algorithm i's next training batch of its l-th length
+// (a chunked run's stream per length).
+func (d *runPyData) trainAt(i, l int) (*clrs.Feedback, error) {
+	return d.withPos(d.algos[i].train[l].Next(d.batch))
+}

@@ -78,6 +78,12 @@ type runPyCall struct {
 	Grads        map[string]refArray
 	Loss         float64
 	ParamsDigest map[string][2]float64 `json:"params_digest"`
+	// MPStateOut digests a chunk call's returned state: its latents' sum
+	// and sum of squares, its is_first.
+	MPStateOut *struct {
+		Hiddens [2]float64
+		IsFirst []int `json:"is_first"`
+	} `json:"mp_state_out_digest"`
 }
 
 // algorithm is the call's algorithm index (the second of a chunked call's
@@ -115,6 +121,12 @@ type runPyFixture struct {
 	Init []struct {
 		Seed   int64
 		Params map[string]refArray
+		// InitMPStates (chunked) per length, per algorithm: the state
+		// every chunk starts from (its slice's inputs, hints, is_first).
+		InitMPStates [][]struct {
+			IsFirst       refArray `json:"is_first"`
+			Inputs, Hints []refDataPoint
+		} `json:"init_mp_states"`
 	}
 	Calls []runPyCall
 	Evals []struct {
