@@ -102,6 +102,8 @@ var flagBounds = map[string]bound{
 	"train --eval-every":                 {min: 1, max: 100_000_000, why: "steps between validations"},
 	"train --steps-per-call":             {min: 1, max: engine.MaxStepsPerCall, why: "each training call of the step loop unrolls this many steps: its program and compile time grow with it"},
 	"train --train-length":               {min: 2, max: 64, zero: "off: --train-data chooses the data (default: fresh samples of --train-lengths)", why: "1000 fixed samples of this length are held in memory; CLRS-30 tests at 64"},
+	"train --chunk-length":               {min: 1, max: 1024, why: "a chunk's steps run unrolled in one program: its size and compile time grow with them"},
+	"train --test-every":                 {min: 1, max: 100_000_000, zero: "off: the best checkpoint is tested once, at the end", why: "steps between tests of the current model"},
 	"train --length-needle":              {min: -64, max: 64, zero: "none: the sampler's own rule (1 character below length 5, else length/5), run.py's 0", why: "the string matchers' needle: k characters, or −k: 1..k drawn per sample; it must fit at their training length (5/4 of the longest --train-lengths)"},
 	"train --val-samples":                {min: 1, max: maxCount, zero: "all", why: "samples of the split"},
 	"train --test-samples":               {min: 1, max: maxCount, zero: "all", why: "samples of the split"},

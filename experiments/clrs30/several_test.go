@@ -150,7 +150,8 @@ func TestSeveralAlgorithmsErrors(t *testing.T) {
 // mean is val/score), its test score and best validation score
 // (test/score/ALGO, val/best_score/ALGO), each algorithm's train, val and
 // test data as inputs, and the results table with one row per algorithm
-// and the mean's.
+// and the mean's; with --test-every, the current model's test scores every
+// that many steps.
 func TestSeveralAlgorithmsMLflow(t *testing.T) {
 	srv := mlflowtest.Server(t)
 	t.Setenv(mlflow.EnvTrackingURI, "")
@@ -159,6 +160,7 @@ func TestSeveralAlgorithmsMLflow(t *testing.T) {
 	t.Setenv(tracking.EnvTrackingTimeout, "2m")
 	cfg := several(t.TempDir())
 	cfg.NoMLflow, cfg.TrackingURI, cfg.Experiment = false, srv.URL, "narlab-test/several"
+	cfg.TestEvery = 3
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +183,20 @@ func TestSeveralAlgorithmsMLflow(t *testing.T) {
 			if p := r.Metrics[key]; len(p) != 1 || p[0].Value != want {
 				t.Errorf("%s %+v, want %v", key, p, want)
 			}
+		}
+	}
+	// --test-every 3: the model as it is, tested at steps 3 and 6; at
+	// step 6 the last checkpoint is the best one or not, so only the
+	// points are checked, and that each is the algorithms' mean.
+	for _, key := range append([]string{MetricTestNow}, MetricTestNow+"/bfs", MetricTestNow+"/dfs", MetricTestNow+"/insertion_sort") {
+		if p := r.Metrics[key]; len(p) != 2 || p[0].Step != 3 || p[1].Step != 6 {
+			t.Errorf("%s %+v; want points at steps 3 and 6", key, p)
+		}
+	}
+	if p, per := r.Metrics[MetricTestNow], r.Metrics[MetricTestNow+"/dfs"]; len(p) == 2 && len(per) == 2 {
+		mean := (r.Metrics[MetricTestNow+"/bfs"][0].Value + per[0].Value + r.Metrics[MetricTestNow+"/insertion_sort"][0].Value) / 3
+		if math.Abs(p[0].Value-mean) > 1e-12 {
+			t.Errorf("%s at step 3 %v, the algorithms' mean %v", MetricTestNow, p[0].Value, mean)
 		}
 	}
 	if p := r.Metrics["val/score"]; len(p) != 2 || math.Abs(p[1].Value-res.History[1].Score) > 1e-12 {

@@ -97,6 +97,21 @@ type Config struct {
 	// "split" training data) keep the needles they were made with.
 	LengthNeedle   int
 	NoLengthNeedle bool
+	// Chunked trains on chunks of ChunkLength steps (default 16) cut from
+	// each algorithm's training batches, the reference's run.py
+	// --chunked_training and --chunk_length (see chunked.go): every chunk
+	// starts from its stream's initial state, as the reference's; with
+	// ChunkCarry each chunk starts from the state the previous chunk of its
+	// stream ended in (narlab's extra). A chunk's steps run as one unrolled
+	// program (the step loop settings apply to evaluation).
+	Chunked     bool
+	ChunkLength int
+	ChunkCarry  bool
+	// TestEvery, when > 0, also tests the model on the test split every
+	// this many steps (logged as test/score; run.py's --test_every, which
+	// run.py itself never reads: the reference tests once, at the end, as
+	// narlab does besides).
+	TestEvery int
 	// NoPermutations and NoPredAsInput turn off the reference's
 	// enforce_permutations and enforce_pred_as_input.
 	NoPermutations, NoPredAsInput bool
@@ -168,7 +183,7 @@ func DefaultConfig() Config {
 	return Config{Processor: m.Processor, HintMode: m.HintMode, HintRepred: m.HintRepred, Steps: 10000, Batch: 32,
 		Hidden: m.Hidden, LR: m.LearningRate, Seed: m.Seed, TeacherForcing: m.TeacherForcing, GradClip: m.GradClip,
 		NoGradClip: m.NoGradClip, EvalEvery: 50, TrainData: "lengths", TrainLengths: slices.Clone(DefaultTrainLengths),
-		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, LengthNeedle: DefaultLengthNeedle, StepLoop: engine.StepLoopAuto,
+		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, LengthNeedle: DefaultLengthNeedle, ChunkLength: 16, StepLoop: engine.StepLoopAuto,
 		EvalLoop: engine.EvalLoopAuto, StepsPerCall: 1, Experiment: "clrs-baselines"}
 }
 
@@ -196,6 +211,11 @@ func (c *Config) defaults() error {
 	setInt(&c.Hidden, d.Hidden)
 	setInt(&c.EvalEvery, d.EvalEvery)
 	setInt(&c.StepsPerCall, d.StepsPerCall)
+	if c.Chunked {
+		setInt(&c.ChunkLength, d.ChunkLength)
+	} else {
+		c.ChunkLength, c.ChunkCarry = 0, false // one spelling of "not chunked" in the settings
+	}
 	switch {
 	case c.NoLengthNeedle:
 		c.LengthNeedle = 0 // one spelling of "the sampler's own rule"
@@ -237,6 +257,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("train: batch %d; want at least 1", c.Batch)
 	case c.EvalEvery < 1:
 		return fmt.Errorf("train: eval-every %d; want at least 1", c.EvalEvery)
+	case c.Chunked && c.ChunkLength < 1:
+		return fmt.Errorf("train: chunk length %d; want at least 1", c.ChunkLength)
+	case c.TestEvery < 0:
+		return fmt.Errorf("train: test-every %d; want 0 (off) or more", c.TestEvery)
 	case c.ValSamples < 0 || c.TestSamples < 0:
 		return fmt.Errorf("train: negative sample cap (val %d, test %d)", c.ValSamples, c.TestSamples)
 	case !(c.TeacherForcing >= 0 && c.TeacherForcing <= 1):
@@ -318,8 +342,11 @@ type Settings struct {
 	// (0: the sampler's own rule).
 	LengthNeedle *int `json:"length_needle,omitempty"`
 	RandomPos    bool `json:"random_pos"`
-	ValSamples   int  `json:"val_samples"`
-	TestSamples  int  `json:"test_samples"`
+	// Chunked training: the chunk length and whether states are carried.
+	ChunkLength int  `json:"chunk_length,omitempty"`
+	ChunkCarry  bool `json:"chunk_carry_state,omitempty"`
+	ValSamples  int  `json:"val_samples"`
+	TestSamples int  `json:"test_samples"`
 }
 
 func (c Config) settings() Settings {
@@ -331,6 +358,9 @@ func (c Config) settings() Settings {
 	if c.needles() {
 		n := c.LengthNeedle
 		s.LengthNeedle = &n
+	}
+	if c.Chunked {
+		s.ChunkLength, s.ChunkCarry = c.ChunkLength, c.ChunkCarry
 	}
 	return s
 }
@@ -388,13 +418,21 @@ func (c Config) Params() map[string]string {
 		"random_pos":           strconv.FormatBool(!c.FixedPos),
 		"enforce_permutations": strconv.FormatBool(!c.NoPermutations), "enforce_pred_as_input": strconv.FormatBool(!c.NoPredAsInput),
 		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
-		"length_needle": strconv.Itoa(c.LengthNeedle),
+		"length_needle": strconv.Itoa(c.LengthNeedle), "chunked_training": strconv.FormatBool(c.Chunked),
+		"test_every": strconv.Itoa(c.TestEvery),
 		"val_split":     "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
 		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
 		"settings_id": c.settings().ID(), "run_dir": c.Dir,
 		"step_loop": stepLoopName(c.StepLoop, engine.UnrollsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor))), // Run: on its backend
 		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
+	}
+	if c.Chunked {
+		p["chunk_length"] = strconv.Itoa(c.ChunkLength)
+		p["chunk_state"] = "each chunk from its stream's initial state (the reference's)"
+		if c.ChunkCarry {
+			p["chunk_state"] = "carried from chunk to chunk of each stream (narlab's extra)"
+		}
 	}
 	if proc, ok := nn.LookupProcessor(c.Processor); ok && proc.Triplets {
 		p["nb_triplet_fts"] = "8"
@@ -567,8 +605,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	datas := make([]*trainData, len(algos))
 	valTrajs := make([][]*clrs.Trajectory, len(algos))
 	vals := make([][]*clrs.Feedback, len(algos))
+	var chunks []*chunkData // chunked training's
 	for i, a := range algos {
-		if datas[i], err = newTrainData(cfg, a, i); err != nil {
+		if cfg.Chunked {
+			cd, err := newChunkData(cfg, a, i)
+			if err != nil {
+				return nil, err
+			}
+			chunks, datas[i] = append(chunks, cd), cd.trainData
+		} else if datas[i], err = newTrainData(cfg, a, i); err != nil {
 			return nil, err
 		}
 		if valTrajs[i], err = splitTrajectories(a, "val", cfg.ValSamples); err != nil {
@@ -602,9 +647,19 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if start > cfg.Steps {
 		return nil, fmt.Errorf("train: %s is already at step %d, beyond --steps %d", cfg.Dir, start, cfg.Steps)
 	}
-	for _, d := range datas {
-		if err := d.skip(start); err != nil {
+	for i, d := range datas {
+		if cfg.Chunked {
+			err = chunks[i].skipChunks(start)
+		} else {
+			err = d.skip(start)
+		}
+		if err != nil {
 			return nil, err
+		}
+	}
+	if cfg.ChunkCarry && start > 0 {
+		if err := loadChunkStates(filepath.Join(lastDir, chunkStatesFile), chunks); err != nil {
+			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
 		}
 	}
 
@@ -673,7 +728,13 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			return err
 		}
 		data = append(data, '\n')
-		if err := m.SaveWith(lastDir, map[string][]byte{stateFile: data}); err != nil {
+		files := map[string][]byte{stateFile: data}
+		if cfg.ChunkCarry {
+			if files[chunkStatesFile], err = chunkStates(chunks); err != nil {
+				return err
+			}
+		}
+		if err := m.SaveWith(lastDir, files); err != nil {
 			return err
 		}
 		return fsutil.WriteFile(filepath.Join(cfg.Dir, stateFile), data, fsutil.DataMode)
@@ -689,11 +750,16 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		Step: func(_ context.Context, step int) (float64, error) {
 			sum := 0.0
 			for i, d := range datas {
-				fb, err := d.batch(step)
-				if err != nil {
-					return 0, err
+				var loss float64
+				var err error
+				if cfg.Chunked {
+					loss, err = chunks[i].trainChunk(m, step, cfg.ChunkCarry)
+				} else {
+					var fb *clrs.Feedback
+					if fb, err = d.batch(step); err == nil {
+						loss, err = m.TrainStep(fb)
+					}
 				}
-				loss, err := m.TrainStep(fb)
 				if err != nil {
 					return 0, err
 				}
@@ -701,6 +767,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 					run.LogMetric("train/loss/"+algos[i], int64(step), loss)
 				}
 				sum += loss
+			}
+			if cfg.TestEvery > 0 && step%cfg.TestEvery == 0 {
+				if err := testNow(m, cfg, run, step); err != nil {
+					return 0, err
+				}
 			}
 			return sum / float64(len(datas)), nil
 		},
@@ -1366,4 +1437,31 @@ func (r *Result) severalResults(algos []string, st trainloop.State) {
 			r.BestValByAlgorithm[a] = r.AlgorithmScores[k][i]
 		}
 	}
+}
+
+// MetricTestNow is the test score of the model as it is at a step
+// (Config.TestEvery), beside the best checkpoint's (MetricTestScore); per
+// algorithm ALGO of several, MetricTestNow/ALGO.
+const MetricTestNow = "test/current_score"
+
+// testNow tests the model as it is (Config.TestEvery) and logs its scores
+// at step.
+func testNow(m *nn.Model, cfg Config, run *tracking.Run, step int) error {
+	sc, _, err := evaluateSplit(m, "test", cfg.TestSamples, nil)
+	if err != nil {
+		return err
+	}
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "narlab: step %d: test score %.4f (the model at this step)\n", step, sc["score"])
+	}
+	if run == nil {
+		return nil
+	}
+	run.LogMetric(MetricTestNow, int64(step), sc["score"])
+	for _, a := range cfg.Algorithms() {
+		if v, ok := sc["score/"+a]; ok {
+			run.LogMetric(MetricTestNow+"/"+a, int64(step), v)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"bytes"
+	"encoding/gob"
 	"fmt"
 	"slices"
 
@@ -352,4 +354,33 @@ func addOr(a, b *Node) *Node {
 		return b
 	}
 	return Add(a, b)
+}
+
+// chunkStateData is a ChunkState's content, for MarshalBinary.
+type chunkStateData struct {
+	Slice   *clrs.Feedback
+	IsFirst []bool
+	Hidden  []float32
+	Fed     [][]float32
+}
+
+// MarshalBinary encodes the state (encoding/gob), for a training that
+// carries states from chunk to chunk to checkpoint them.
+func (s *ChunkState) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(chunkStateData{Slice: s.slice, IsFirst: s.isFirst, Hidden: s.hidden, Fed: s.fed})
+	return b.Bytes(), err
+}
+
+// UnmarshalBinary decodes a state MarshalBinary encoded.
+func (s *ChunkState) UnmarshalBinary(data []byte) error {
+	var d chunkStateData
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&d); err != nil {
+		return fmt.Errorf("nn: chunk state: %w", err)
+	}
+	if d.Slice == nil || len(d.IsFirst) != d.Slice.BatchSize() {
+		return fmt.Errorf("nn: chunk state: no slice, or %d start marks for another number of samples", len(d.IsFirst))
+	}
+	s.slice, s.isFirst, s.hidden, s.fed = d.Slice, d.IsFirst, d.Hidden, d.Fed
+	return nil
 }
