@@ -38,16 +38,16 @@ jupyter:
 wheel:
 	scripts/build-wheel.sh dist
 
-## Every test (CI runs this through .ci/run).
-## NARLAB_REQUIRE_XLA=1: the model tests must run on XLA CPU too (the
-## plugin is installed by setup), not quietly narrow to the pure-Go backend.
-## scripts/setup-pybridge.sh: the cached environment (dm-clrs + JAX, PyTorch
-## Geometric) in which ./python tests narlab's Python package.
-test: setup llm vet fuzz
-	scripts/setup-cluster.sh
-	scripts/setup-pybridge.sh
-	scripts/setup-salsa.sh >/dev/null
-	NARLAB_REQUIRE_XLA=1 CGO_ENABLED=1 $(GO) test -timeout 45m ./...
+## Every test (CI runs this through .ci/run): scripts/test.sh sets up
+## everything (setup, llm, the SLURM/PostgreSQL packages, the one Python
+## environment of the Python-side tests: scripts/setup-pybridge.sh), runs
+## vet, fuzz and go test ./... with the XLA CPU backend required
+## (NARLAB_REQUIRE_XLA=1: the model tests must not quietly narrow to pure
+## Go), then fails if a process the suite started is still running or the
+## checkout's git status or data/ changed, and prints each phase's and each
+## package's time.
+test:
+	scripts/test.sh
 
 ## narlab's Python package (python/): its pytest suites in the project's
 ## .venv and in the bridge environment, on files of `narlab clrs generate`

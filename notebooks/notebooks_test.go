@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/kernel"
 )
 
@@ -62,6 +63,20 @@ func TestNotebooks(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no notebooks found")
 	}
+	// The notebooks start narlab's local servers as a reader's would (the
+	// MLflow server; notebook 07 the llama.cpp server), in a data directory
+	// of this test's own that they share; the test stops them at its end,
+	// also when it fails.
+	data := t.TempDir()
+	t.Cleanup(func() {
+		stopped, err := testenv.StopServers(data)
+		if err != nil {
+			t.Errorf("stopping the notebooks' local servers: %v", err)
+		}
+		for _, s := range stopped {
+			t.Logf("stopped the server recorded in %s", s)
+		}
+	})
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(f, ".ipynb"), func(t *testing.T) {
 			var src notebook
@@ -80,7 +95,7 @@ func TestNotebooks(t *testing.T) {
 			cmd := exec.Command(py, "-m", "nbconvert", "--to", "notebook", "--execute",
 				"--ExecutePreprocessor.timeout=1200", "--ExecutePreprocessor.kernel_name="+kernel.Name,
 				"--output-dir", dir, f)
-			cmd.Env = append(os.Environ(), "NARLAB_ROOT="+rootDir(t))
+			cmd.Env = append(os.Environ(), "NARLAB_ROOT="+rootDir(t), "NARLAB_DATA="+data)
 			combined, err := cmd.CombinedOutput()
 			elapsed := time.Since(start)
 			if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -245,11 +246,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, d := range tempDirs {
-		os.RemoveAll(d)
-	}
-	os.Exit(code)
+	testenv.Main(m, func() {
+		for _, d := range tempDirs {
+			os.RemoveAll(d)
+		}
+	})
 }
 
 // pytest runs the given test files with py in the package directory and

@@ -6,7 +6,10 @@ Builds dm-clrs 2.0.3's BaselineModel under run.py's model settings (those
 of narlab's nn.DefaultConfig and scripts/parity_ref.py: hints encoded and
 decoded, soft hint re-prediction, teacher forcing 0, gradient clipping 1.0,
 layer norm, nb_triplet_fts 8, one GAT head, Adam 1e-3, permutations
-enforced, a constant pred_h moved to an input), draws batches of BATCH
+enforced, a constant pred_h moved to an input), or with the model options
+given (--nb-heads, --nb-msg-passing-steps, --nb-triplet-fts, --no-ln,
+--use-lstm, --dropout-prob, --encoder-init, --freeze-processor,
+--hint-repred-mode, --hint-teacher-forcing: run.py's flags), draws batches of BATCH
 samples from the CLRS-30 train split's sampler (narlab's split sampler
 draws the same ones), and then either
 
@@ -21,7 +24,8 @@ predictions on the next batch (BaselineModel.predict: hard, as dm-clrs
 scores them; and the decoders' raw outputs, net_fn.apply as predict calls
 it), clrs.evaluate's scores of those predictions, and the losses of
 BaselineModel.feedback on the two batches after it (the second depends on
-the optimizer state the checkpoint carried).
+the optimizer state the checkpoint carried) with the keys it gave them
+(after_keys: dropout, teacher forcing and Gumbel noise draw from them).
 
 --algo A,B,C makes a BaselineModel of several algorithms (spec=[...], one
 processor, each algorithm's encoders and decoders algo_<i>_…) trained as
@@ -29,7 +33,8 @@ run.py trains one: each step one batch per algorithm, feedback with its
 algorithm_index in the list's order. Then the JSON holds, per algorithm
 ("runs"), its outputs and scores on its next batch, and the losses of the
 two training steps after it in call order ("calls": [algorithm index,
-loss]).
+loss]; "call_keys": each call's key). The model options apply to the
+model of several algorithms as to a model of one.
 
 Run it with the bridge environment's python (scripts/setup-pybridge.sh);
 TensorFlow and TFDS, which `import clrs` pulls in, are replaced by
@@ -68,6 +73,16 @@ def main():
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--steps", type=int, default=3, help="training steps before the checkpoint")
+    ap.add_argument("--nb-heads", type=int, default=1)
+    ap.add_argument("--nb-msg-passing-steps", type=int, default=1)
+    ap.add_argument("--nb-triplet-fts", type=int, default=8)
+    ap.add_argument("--no-ln", action="store_true", help="use_ln=False")
+    ap.add_argument("--use-lstm", action="store_true")
+    ap.add_argument("--dropout-prob", type=float, default=0.0)
+    ap.add_argument("--encoder-init", default="xavier_on_scalars")
+    ap.add_argument("--freeze-processor", action="store_true")
+    ap.add_argument("--hint-repred-mode", default="soft")
+    ap.add_argument("--hint-teacher-forcing", type=float, default=0.0)
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--save", help="train, then write the checkpoint here")
     g.add_argument("--restore", help="read the checkpoint from here")
@@ -94,13 +109,15 @@ def main():
         specs.append(spec2)
         its.append(it)
         firsts.append(next(it))
-    pf = clrs.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    pf = clrs.get_processor_factory(a.processor, use_ln=not a.no_ln, nb_triplet_fts=a.nb_triplet_fts,
+                                    nb_heads=a.nb_heads)
     path = os.path.abspath(a.save or a.restore)
     m = clrs.models.BaselineModel(
         spec=specs, dummy_trajectory=firsts, processor_factory=pf, hidden_dim=a.hidden,
-        encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars", learning_rate=1e-3,
-        grad_clip_max_norm=1.0, hint_teacher_forcing=0.0, hint_repred_mode="soft", dropout_prob=0.0,
-        use_lstm=False, checkpoint_path=os.path.dirname(path))
+        encode_hints=True, decode_hints=True, encoder_init=a.encoder_init, learning_rate=1e-3,
+        grad_clip_max_norm=1.0, hint_teacher_forcing=a.hint_teacher_forcing, hint_repred_mode=a.hint_repred_mode,
+        dropout_prob=a.dropout_prob, use_lstm=a.use_lstm, nb_msg_passing_steps=a.nb_msg_passing_steps,
+        freeze_processor=a.freeze_processor, checkpoint_path=os.path.dirname(path))
     m.init([f.features for f in firsts], a.seed)
     key = jax.random.PRNGKey(a.seed)
     train = [firsts] + [[next(it) for it in its] for _ in range(a.steps - 1)]
@@ -135,19 +152,26 @@ def main():
             outputs[dp.name] = {"type": dp.type_, "location": dp.location, "shape": list(r.shape),
                                 "raw": [float(x) for x in r.ravel()], "hard": [float(x) for x in np.ravel(hard)]}
         runs.append({"algorithm": algo, "outputs": outputs, "scores": scores})
-    calls = []
+    calls, call_keys = [], []
     for _ in range(2):
         for i, it in enumerate(its):
             key, k = jax.random.split(key)
             calls.append([i, float(m.feedback(k, next(it), algorithm_index=i))])
+            call_keys.append([int(x) for x in np.asarray(k, dtype=np.uint32).ravel()])
+    options = {"nb_heads": a.nb_heads, "nb_msg_passing_steps": a.nb_msg_passing_steps, "nb_triplet_fts": a.nb_triplet_fts,
+               "use_ln": not a.no_ln, "use_lstm": a.use_lstm, "dropout_prob": a.dropout_prob,
+               "encoder_init": a.encoder_init, "freeze_processor": a.freeze_processor,
+               "hint_repred_mode": a.hint_repred_mode, "hint_teacher_forcing": a.hint_teacher_forcing}
     out = {"generator": "scripts/dmclrs_checkpoint.py (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
            "mode": "save" if a.save else "restore", "processor": a.processor,
-           "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "steps": a.steps}
+           "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "steps": a.steps, "options": options}
     if len(algos) == 1:
         out.update(algorithm=algos[0], outputs=runs[0]["outputs"], scores=runs[0]["scores"],
-                   losses=[loss for _, loss in calls])
+                   losses=[loss for _, loss in calls], after_keys=call_keys)
     else:
-        out.update(algorithms=algos, runs=runs, calls=calls)
+        # call_keys: the key of each call (dropout, teacher forcing and
+        # Gumbel noise draw from them).
+        out.update(algorithms=algos, runs=runs, calls=calls, call_keys=call_keys)
     with open(a.out, "w") as f:
         json.dump(out, f)
         f.write("\n")

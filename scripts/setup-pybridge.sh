@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Creates the Python environment in which `go test ./python` runs the
-# bridge tests of narlab's Python package (dm-clrs 2.0.3 with JAX, PyTorch
-# Geometric; python/tests/test_dmclrs.py, test_pyg.py and the docs'
-# snippets), idempotently. `make test` runs it.
+# Creates the one Python environment of every Python-side test,
+# idempotently: the bridge tests of narlab's Python package (go test
+# ./python: dm-clrs 2.0.3 with JAX, PyTorch Geometric), lib/nn's dm-clrs
+# checkpoint test, and lib/salsa's checks against NetworkX, SciPy and
+# PyTorch Geometric. `make test` runs it.
 #   - exactly the packages of python/requirements-bridge.txt (every
-#     dependency pinned, installed --no-deps; PyPI wheels only);
+#     dependency pinned, installed --no-deps; PyPI wheels only; PyTorch's
+#     CPU needs only, see the list's header);
 #   - in a cache shared by every checkout:
 #       ${NARLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/narlab}/pybridge-<hash>
 #     where <hash> covers the list and the Python version, so a change of
 #     either makes a new environment and a rerun with nothing changed takes
-#     a second (the first build downloads about 3 GB: 1.5-2 minutes here);
+#     a second (the first build downloads 2.65 GB and installs 4.7 GB);
 #   - a record, pybridge.env in the same cache, naming its python.
 # narlab's own package is not installed there: the tests put the checkout's
 # python/ first on PYTHONPATH.
@@ -26,8 +28,11 @@ venv="$cache/pybridge-$hash"
 record="$cache/pybridge.env"
 mkdir -p "$cache"
 
+# One build at a time (two checkouts, two commands).
+exec 9>"$cache/pybridge-$hash.lock"
+flock 9
 if [ ! -f "$venv/.complete" ]; then
-  log "building $venv (dm-clrs, JAX, PyTorch Geometric; about 3 GB to download the first time)"
+  log "building $venv (dm-clrs, JAX, PyTorch Geometric, NetworkX, SciPy; 2.65 GB to download the first time)"
   start=$(date +%s)
   # A half-built environment from an interrupted run is discarded, never reused.
   rm -rf "$venv" "$venv.tmp"
@@ -43,11 +48,12 @@ else
 fi
 # Fails loudly if the environment is broken (the stand-ins stand for
 # TensorFlow and TFDS, which dm-clrs imports; python/tests/standins).
-PYTHONPATH="$root/python/tests/standins" "$venv/bin/python" -W ignore -c 'import clrs, jax, torch, torch_geometric, pytest'
+PYTHONPATH="$root/python/tests/standins" "$venv/bin/python" -W ignore -c \
+  'import clrs, jax, torch, torch_geometric.data, pytest, networkx, scipy.spatial; torch.ones(2).sum()'
 
 tmp=$(mktemp "$cache/pybridge.env.XXXXXX")
 cat > "$tmp" <<REC
-# Written by scripts/setup-pybridge.sh; read by go test ./python.
+# Written by scripts/setup-pybridge.sh; read by the tests (internal/project.BridgePython).
 NARLAB_PYBRIDGE_PYTHON=$venv/bin/python
 REC
 chmod 644 "$tmp"

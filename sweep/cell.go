@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/flock"
+	"github.com/narlab/narlab/tracking"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
@@ -85,6 +87,9 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		if err := g.Reopen(ctx, sw.ParentRunID); err != nil {
 			return err
 		}
+		if err := sw.setAsideFinished(ctx, c, cell, stderr); err != nil {
+			return err
+		}
 		tags := g.CellTags(cell.Key)
 		keys := make([]string, 0, len(tags))
 		for k := range tags {
@@ -111,6 +116,11 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 		cmd.WaitDelay = time.Minute
 		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == tracking.ExitLost {
+				// Passed on: the cell's task exits with the same status.
+				return fmt.Errorf("narlab train: %w: some of its logged values were lost (%w; its output above counts them)", err, mlflow.ErrLost)
+			}
 			return fmt.Errorf("narlab train: %w", err)
 		}
 		return nil
@@ -119,6 +129,56 @@ func RunCell(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		return res, fmt.Errorf("sweep: %w", err)
 	}
 	return res, nil
+}
+
+// setAsideFinished handles a cell whose directory holds a finished
+// training (result.json, written once its best checkpoint is tested) when
+// the cell has no FINISHED run, which is when the cell trains: `narlab
+// train` would report the saved results and log nothing, leaving the cell
+// without a run. When that training's run is on the tracking server
+// (deleted, as when a user deletes a cell's run to have it redone, or not
+// FINISHED: its end was lost), the directory is renamed aside
+// (cells/KEY.superseded-TIME) and the cell trains afresh. When the run is
+// not there (it waits in the spool of the node that trained it, or its
+// values were lost), the error says so and nothing is trained.
+func (sw *Sweep) setAsideFinished(ctx context.Context, c *mlflow.Client, cell Cell, stderr io.Writer) error {
+	dir := sw.CellDir(cell)
+	path := filepath.Join(dir, "result.json")
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var saved struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var r *mlflow.Run
+	if saved.RunID != "" {
+		if r, err = c.GetRun(ctx, saved.RunID); err != nil && !mlflow.IsNotFound(err) {
+			return err
+		}
+	}
+	if r == nil {
+		return fmt.Errorf("%s holds the cell's finished training, whose run %q is not on %s: it waits in the spool of the node "+
+			"that trained it (`narlab mlflow sync` there delivers it), or its values were lost; delete the directory to train the cell again",
+			dir, saved.RunID, c.URI())
+	}
+	state := string(r.Info.Status)
+	if r.Info.LifecycleStage == "deleted" {
+		state = "deleted"
+	}
+	aside := dir + ".superseded-" + time.Now().UTC().Format("20060102T150405")
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("setting the finished training aside: %w", err)
+	}
+	fmt.Fprintf(stderr, "narlab sweep: cell %s: its finished training's run %s is %s on the server: training it again (the old directory is %s)\n",
+		cell.Key, saved.RunID, state, aside)
+	return nil
 }
 
 // supersede tags each stale attempt with the finished run's id and deletes

@@ -19,6 +19,7 @@ import (
 
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
@@ -50,13 +51,13 @@ func atExit(f func()) {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	cleanupMu.Lock()
-	for i := len(cleanups) - 1; i >= 0; i-- {
-		cleanups[i]()
-	}
-	cleanupMu.Unlock()
-	os.Exit(code)
+	testenv.Main(m, func() {
+		cleanupMu.Lock()
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+		cleanupMu.Unlock()
+	})
 }
 
 // once runs start a single time and remembers its result and error.
@@ -110,12 +111,13 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// need skips the test when a program is missing.
+// need reports a missing program through testenv.Unavailable (a skip,
+// or in CI a failure).
 func need(t testing.TB, what string, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
-			t.Skipf("SKIPPED: %s is not installed (%s is missing); run scripts/setup-cluster.sh", what, p)
+			testenv.Unavailable(t, what, fmt.Errorf("%s is missing", p), "run scripts/setup-cluster.sh")
 		}
 	}
 }
@@ -123,7 +125,7 @@ func need(t testing.TB, what string, paths ...string) {
 func needRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("SKIPPED: starting slurmd and running PostgreSQL as the postgres user needs root")
+		testenv.Unavailable(t, "SLURM and PostgreSQL", fmt.Errorf("starting slurmd and running PostgreSQL as the postgres user needs root"), "run the tests as root")
 	}
 }
 
@@ -138,7 +140,7 @@ func postgres(t testing.TB) string {
 	needRoot(t)
 	need(t, "PostgreSQL 15", pgBin+"/initdb", pgBin+"/pg_ctl")
 	if _, err := user.Lookup("postgres"); err != nil {
-		t.Skip("SKIPPED: no postgres user; run scripts/setup-cluster.sh")
+		testenv.Unavailable(t, "PostgreSQL", fmt.Errorf("no postgres user: %w", err), "run scripts/setup-cluster.sh")
 	}
 	port, err := pgServer.get(func() (string, error) {
 		dir, err := os.MkdirTemp("", "narlab-pg-")
@@ -183,16 +185,16 @@ func postgres(t testing.TB) string {
 	return "postgresql://mlflow@127.0.0.1:" + port + "/" + db
 }
 
-// needMLflow skips the test when the project's MLflow (with psycopg) is
-// missing.
+// needMLflow reports a missing MLflow (with psycopg) in the project's
+// Python through testenv.Unavailable.
 func needMLflow(t testing.TB) {
 	t.Helper()
 	py, err := project.Python()
 	if err != nil {
-		t.Skipf("SKIPPED: the project's Python environment is missing (%v); run scripts/setup.sh", err)
+		testenv.Unavailable(t, "MLflow", err, "run scripts/setup.sh")
 	}
 	if out, err := exec.Command(py, "-c", "import mlflow, psycopg").CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: the project's Python lacks mlflow or psycopg (%v: %s); run scripts/setup.sh", err, bytes.TrimSpace(out))
+		testenv.Unavailable(t, "MLflow with psycopg", fmt.Errorf("%v: %s", err, bytes.TrimSpace(out)), "run scripts/setup.sh")
 	}
 }
 

@@ -201,8 +201,14 @@ type ModelOptions struct {
 	// flavor (mlflow.pyfunc.load_model loads it).
 	PythonFunction *mlflow.PyFunc
 	// Metrics are the model's own metrics (search_logged_models filters
-	// on them), e.g. its test score.
-	Metrics map[string]float64
+	// on them), e.g. its test score. MLflow records a model's metric in
+	// the run's history too, so give the points the run logged itself
+	// (the same key, step, value and time: [Run.LogMetricAt]): MLflow
+	// keeps a run's points unique, and the run's history keeps one point
+	// each, now linked to the model. Each point keeps its own step (a
+	// summary metric's is 0, docs/mlflow.md), not Step; a point with no
+	// time is stamped now.
+	Metrics []mlflow.Metric
 	// Register, when set, registers the model in the model registry as a
 	// new version of this registered model (created if missing).
 	Register string
@@ -241,9 +247,7 @@ func (r *Run) LogModel(ctx context.Context, o ModelOptions) (*LoggedModel, error
 	}
 	opts := mlflow.LogModelOptions{Step: o.Step, Flavor: o.Flavor, FlavorFields: o.FlavorFields, Signature: o.Signature,
 		PythonFunction: o.PythonFunction}
-	for _, k := range sortedKeys(o.Metrics) {
-		opts.Metrics = append(opts.Metrics, mlflow.Metric{Key: k, Value: o.Metrics[k], Step: o.Step})
-	}
+	opts.Metrics = o.Metrics
 	opts.ExperimentID, opts.Name, opts.ModelType, opts.SourceRunID = expID, o.Name, o.ModelType, runID
 	for _, k := range sortedKeys(o.Params) {
 		opts.Params = append(opts.Params, mlflow.Param{Key: k, Value: o.Params[k]})

@@ -216,11 +216,21 @@ func TestMLflowConventions(t *testing.T) {
 			if err := r.LogInputs(fd, Dataset("test/generated", "abc123", "code", `{"seed": 1}`, "", `{"samples": 4}`, "train")); err != nil {
 				t.Fatal(err)
 			}
+			// The model's metrics are the run's summary points (step 0, one
+			// time): the run's history keeps one point of each.
+			at := time.Now()
+			scores := []mlflow.Metric{{Key: "test/score", Value: 0.25 + 0.5*float64(i), Timestamp: at.UnixMilli()},
+				{Key: "val/best_score", Value: 0.5, Timestamp: at.UnixMilli()}}
+			for _, m := range scores {
+				if err := r.LogMetricAt(m.Key, m.Step, m.Value, at); err != nil {
+					t.Fatal(err)
+				}
+			}
 			lm, err := r.LogModel(ctx, ModelOptions{Name: "tiny", ModelType: "test-model", Step: 7, Params: map[string]string{"hidden_size": "8"},
 				Tags: map[string]string{"algorithm": "bfs"}, Flavor: "narlab", FlavorFields: map[string]string{"loader": "nn.Load"},
 				Signature: sig, Dir: model, DirPrefix: "checkpoint", Register: "narlab-test-tiny", Description: "version " + string(rune('1'+i)),
 				Files:   []mlflow.ModelFile{{Name: "reference/model.pkl", Data: []byte("pickle")}},
-				Metrics: map[string]float64{"test/score": 0.25 + 0.5*float64(i), "val/best_score": 0.5},
+				Metrics: scores,
 				PythonFunction: &mlflow.PyFunc{LoaderModule: "narlab_test.loader", Data: "checkpoint", Requirements: []string{"narlab==0.1.0"},
 					PythonVersion: "3.11.7", Fields: map[string]string{"predict_fn": "predict"}}})
 			if err != nil {
@@ -247,6 +257,11 @@ func TestMLflowConventions(t *testing.T) {
 			}
 			if o := got[id].ModelOutputs; len(o) != 1 || o[0] != models[i] {
 				t.Errorf("run %d: model outputs %v, want [%s]", i, o, models[i])
+			}
+			for k, v := range map[string]float64{"test/score": 0.25 + 0.5*float64(i), "val/best_score": 0.5} {
+				if h := got[id].Metrics[k]; len(h) != 1 || h[0] != (mlflowtest.Point{Step: 0, Value: v}) {
+					t.Errorf("run %d: %s history %v; want the one summary point at step 0 (%v), shared with the model", i, k, h, v)
+				}
 			}
 		}
 		var m struct {

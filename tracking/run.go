@@ -286,6 +286,13 @@ func (r *Run) LogMetric(key string, step int64, value float64) error {
 	return r.logger.LogMetric(key, step, value)
 }
 
+// LogMetricAt is LogMetric with the point's time given: a point that a
+// logged model shares (ModelOptions.Metrics) is logged with the same
+// time by both.
+func (r *Run) LogMetricAt(key string, step int64, value float64, t time.Time) error {
+	return r.logger.LogMetricAt(key, step, value, t)
+}
+
 // LogParams records parameters (each key once per run).
 func (r *Run) LogParams(p map[string]string) error { return r.logger.LogParams(p) }
 
@@ -393,6 +400,13 @@ func (r *Run) EndWith(ctx context.Context, err error) error {
 // ErrInterrupted is the cause of a context ended by SIGINT or SIGTERM (see
 // [InterruptContext]).
 var ErrInterrupted = errors.New("interrupted by a signal")
+
+// ExitLost is the exit status of a narlab command whose error wraps
+// [mlflow.ErrLost]: some of its logged values neither its run's spool (a
+// full disk) nor the tracking server took, and its message counts them
+// per metric key. A command that runs another narlab process (a sweep's
+// cell, its training) passes the status on.
+const ExitLost = 3
 
 // InterruptEndTimeout bounds how long a run interrupted by a signal waits
 // for the tracking server before the process exits (what is not delivered

@@ -98,8 +98,7 @@ func groupUsage(w io.Writer, group string, cs []command) {
 
 // newFlags returns a flag set that reports errors instead of exiting. Its
 // usage text is generated from the flags themselves: a synopsis naming the
-// required flags (those whose help says "(required)"), then every flag
-// except the deprecated spellings registered with alias.
+// required flags (those whose help says "(required)"), then every flag.
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() { cliflag.PrintUsage(fs.Output(), "narlab", fs) }
@@ -109,12 +108,8 @@ func newFlags(name string) *flag.FlagSet {
 // The flag toolkit (internal/cliflag) under this package's names.
 var (
 	printFlags = cliflag.PrintFlags
-	alias      = cliflag.Alias // a deprecated spelling, hidden from the help
 	choice     = cliflag.Choice
 )
-
-// deprecatedFlag is the value of an alias.
-type deprecatedFlag = cliflag.Deprecated
 
 // parseFlags parses args, turning -h into a nil error and other problems
 // into errUsage (the flag package has printed the details).
@@ -152,10 +147,3 @@ func missingFlag(fs *flag.FlagSet, what string) error {
 
 // flagSetHook, when set (by tests), sees every flag set before parsing.
 var flagSetHook func(*flag.FlagSet)
-
-// jsonAlias keeps the old boolean --json working as a deprecated
-// spelling of --format json.
-func jsonAlias(fs *flag.FlagSet, format *string) {
-	fs.Var(deprecatedFlag{Value: cliflag.SetTo(format, "json"), Old: "json", Name: "format json"}, "json",
-		"deprecated spelling of --format json")
-}

@@ -29,7 +29,6 @@ func init() {
 func clrsAlgos(args []string) error {
 	fs := newFlags("clrs algos")
 	format := choice(fs, "format", "text", "output format", "text", "json")
-	jsonAlias(fs, format)
 	if flagSetHook != nil {
 		flagSetHook(fs)
 	}
@@ -110,7 +109,6 @@ func clrsSample(args []string) error {
 	fs.IntVar(&f.length, "length", 16, "sampler length (number of nodes for most algorithms)")
 	fs.Int64Var(&f.seed, "seed", 0, "RandomState seed")
 	fs.IntVar(&f.num, "count", 1, "number of samples generated (the whole set is printed)")
-	alias(fs, "num-samples", "count")
 	fs.StringVar(&f.split, "split", "", "use the official CLRS-30 split settings instead (train, val or test)")
 	fs.StringVar(&f.format, "format", "reference-json", "output format: reference-json (the reference's dump layout), text, or npz (the layout of clrs generate's files, into --out)")
 	fs.StringVar(&f.out, "out", "", "write to this file instead of standard output (required with --format npz; written whole or not at all)")

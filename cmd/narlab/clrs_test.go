@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -25,11 +26,11 @@ var (
 
 // TestMain removes the binary narlabCLI built once the tests are done.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if cliPath != "" {
-		os.RemoveAll(filepath.Dir(cliPath))
-	}
-	os.Exit(code)
+	testenv.Main(m, func() {
+		if cliPath != "" {
+			os.RemoveAll(filepath.Dir(cliPath))
+		}
+	})
 }
 
 // narlabCLI builds the narlab binary once, so the tests below see exactly

@@ -223,7 +223,6 @@ func clrstextScore(args []string) error {
 	predPath := fs.String("predictions", "", `JSONL of {"index"?, "prediction"|"output"|"response"|"completion"}; without index, line k answers row k`)
 	model := fs.String("model", "", "the model that answered (run name and tag; default: the predictions file's name)")
 	format := choice(fs, "format", "text", "output format", "text", "json")
-	jsonAlias(fs, format)
 	figure := fs.String("figure", "", "also write the accuracy-vs-length figure (PNG) to this file")
 	tf := addTrackingFlags(fs, "clrs-text", "score offline")
 	if help, err := parseFlags(fs, args); help || err != nil {

@@ -20,9 +20,11 @@ func init() {
 }
 
 // dmclrsFlags adds the flags that name what a dm-clrs checkpoint's
-// parameters cannot say.
-func dmclrsFlags(fs *flag.FlagSet) *nn.ReferenceOptions {
-	var o nn.ReferenceOptions
+// parameters cannot say; finish, after parsing, sets the options' model
+// settings (nil when none was given) and reports whether any was.
+func dmclrsFlags(fs *flag.FlagSet) (o *nn.ReferenceOptions, finish func() bool) {
+	o = &nn.ReferenceOptions{}
+	d := nn.DefaultConfig("", nn.DefaultProcessor)
 	fs.Func("algo", "dm-clrs checkpoints: the algorithm, where its parameters fit several (insertion_sort and bubble_sort share theirs); "+
 		"of a checkpoint of several algorithms, the one to load alone, or all of them in order, comma-separated (bfs,dfs,insertion_sort); default: inferred",
 		func(v string) error {
@@ -33,14 +35,45 @@ func dmclrsFlags(fs *flag.FlagSet) *nn.ReferenceOptions {
 			}
 			return nil
 		})
-	fs.StringVar(&o.Processor, "processor", "", "dm-clrs checkpoints: the processor, where its parameters fit several (mpnn, pgn, pgn_mask and deepsets share theirs); default: inferred")
-	return &o
+	fs.StringVar(&o.Processor, "processor", "", "dm-clrs checkpoints: the processor, where its parameters fit several (mpnn, pgn, pgn_mask and deepsets share theirs; gat and gat_full; gatv2 and gatv2_full); default: inferred")
+	steps := fs.Int("nb-msg-passing-steps", d.MsgPassingSteps, "dm-clrs checkpoints: processor calls per algorithm step, which its parameters do not record")
+	repred := fs.String("hint-repred", d.HintRepred, "dm-clrs checkpoints: how predicted hints are fed back ("+strings.Join(nn.HintRepredModes, ", ")+"), which its parameters do not record")
+	finish = func() bool {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "nb-msg-passing-steps" || f.Name == "hint-repred" })
+		if set {
+			cfg := d
+			cfg.MsgPassingSteps, cfg.HintRepred = *steps, *repred
+			o.Config = &cfg
+		}
+		return set || o.Algorithm != "" || len(o.Algorithms) > 0 || o.Processor != ""
+	}
+	return o, finish
 }
 
 // describeConfig is a model's configuration in a line.
 func describeConfig(c nn.Config) string {
-	return fmt.Sprintf("%s, processor %s, hidden %d, hints %s, enforce_permutations %v, enforce_pred_as_input %v",
+	s := fmt.Sprintf("%s, processor %s, hidden %d, hints %s, enforce_permutations %v, enforce_pred_as_input %v",
 		strings.Join(c.AlgorithmNames(), ","), c.Processor, c.Hidden, c.HintMode, c.Permutations, c.PredAsInput)
+	if p, ok := nn.LookupProcessor(c.Processor); ok && p.Heads {
+		s += fmt.Sprintf(", nb_heads %d", c.Heads)
+	}
+	if p, ok := nn.LookupProcessor(c.Processor); ok && p.Triplets {
+		s += fmt.Sprintf(", nb_triplet_fts %d", c.TripletFeatures)
+	}
+	if c.NoLayerNorm {
+		s += ", use_ln False"
+	}
+	if c.LSTM {
+		s += ", use_lstm True"
+	}
+	if c.MsgPassingSteps > 1 {
+		s += fmt.Sprintf(", nb_msg_passing_steps %d", c.MsgPassingSteps)
+	}
+	if c.HintRepred != "soft" {
+		s += ", hint_repred_mode " + c.HintRepred
+	}
+	return s
 }
 
 func exportCmd(args []string) error {
@@ -104,10 +137,18 @@ func dmclrsSettings(c nn.Config) []string {
 	if c.NoGradClip {
 		clip = 0 // the reference's "no clipping"
 	}
-	return append([]string{
-		fmt.Sprintf("processor_factory=clrs.get_processor_factory(%q, use_ln=True, nb_triplet_fts=8, nb_heads=1)", c.Processor),
+	lines := []string{
+		fmt.Sprintf("processor_factory=clrs.get_processor_factory(%q, use_ln=%s, nb_triplet_fts=%d, nb_heads=%d)", c.Processor,
+			py(!c.NoLayerNorm), c.TripletFeatures, c.Heads),
 		fmt.Sprintf("hidden_dim=%d, encode_hints=%s, decode_hints=%s, hint_repred_mode=%q,", c.Hidden, encode, decode, c.HintRepred),
-		fmt.Sprintf("learning_rate=%g, grad_clip_max_norm=%g, hint_teacher_forcing=%g, nb_msg_passing_steps=1,", c.LearningRate, clip, c.TeacherForcing),
-		"its spec and dummy_trajectory transformed as run.py does:",
-	}, transforms...)
+		fmt.Sprintf("learning_rate=%g, grad_clip_max_norm=%g, hint_teacher_forcing=%g, nb_msg_passing_steps=%d,", c.LearningRate, clip,
+			c.TeacherForcing, c.MsgPassingSteps),
+		fmt.Sprintf("use_lstm=%s, dropout_prob=%g, encoder_init=%q, freeze_processor=%s,", py(c.LSTM), c.Dropout, c.EncoderInit,
+			py(c.FreezeProcessor)),
+	}
+	if c.TrainLSTM {
+		lines = append(lines, "(narlab trained the LSTM, which dm-clrs never trains: it restores its values and keeps them)")
+	}
+	lines = append(lines, "its spec and dummy_trajectory transformed as run.py does:")
+	return append(lines, transforms...)
 }

@@ -37,6 +37,14 @@ func TestDMCLRSCheckpoints(t *testing.T) {
 			t.Errorf("eval printed %q, want %q", got, want)
 		}
 	}
+	// The model options: those in the parameters read (heads, layer norm),
+	// those not given (message-passing steps, hint re-prediction).
+	opts := filepath.Join("..", "..", "lib", "nn", "testdata", "refckpt", "bfs-gat_full-heads2-noln-mp2.pkl")
+	got = call("eval", "--checkpoint", opts, "--processor", "gat_full", "--nb-msg-passing-steps", "2", "--hint-repred", "hard_on_eval",
+		"--split", "val", "--count", "4", "--backend", "go", "--no-mlflow")
+	if want := "dm-clrs checkpoint: bfs, processor gat_full, hidden 8, hints encoded_decoded, enforce_permutations true, enforce_pred_as_input true, nb_heads 2, use_ln False, nb_msg_passing_steps 2, hint_repred_mode hard_on_eval\n"; !strings.HasPrefix(got, want) {
+		t.Errorf("eval of a dm-clrs checkpoint with options printed %q, want it to start %q", got, want)
+	}
 	err := run([]string{"eval", "--checkpoint", fixture, "--split", "val", "--count", "8", "--backend", "go", "--no-mlflow"})
 	if err == nil || !strings.Contains(err.Error(), "fit deepsets, mpnn, pgn, pgn_mask") || !strings.Contains(err.Error(), "--processor") {
 		t.Errorf("eval without --processor: %v", err)
@@ -47,7 +55,7 @@ func TestDMCLRSCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := nn.DefaultConfig("bfs", "gat")
-	cfg.Hidden = 8
+	cfg.Hidden, cfg.Heads = 8, 2
 	m, err := nn.New(be, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -71,18 +79,18 @@ func TestDMCLRSCheckpoints(t *testing.T) {
 	m.Close()
 	pkl := filepath.Join(dir, "bfs-gat.pkl")
 	got = call("clrs", "export", "--checkpoint", ckpt, "--out", pkl, "--backend", "go")
-	for _, want := range []string{"wrote " + pkl + ": bfs, processor gat, hidden 8", `get_processor_factory("gat", use_ln=True, nb_triplet_fts=8, nb_heads=1)`,
+	for _, want := range []string{"wrote " + pkl + ": bfs, processor gat, hidden 8", `get_processor_factory("gat", use_ln=True, nb_triplet_fts=8, nb_heads=2)`,
 		"hidden_dim=8, encode_hints=True, decode_hints=True", "clrs.process_permutations(spec, it, True)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("export printed %q, want %q", got, want)
 		}
 	}
 	narlab := call("eval", "--checkpoint", ckpt, "--split", "val", "--count", "8", "--backend", "go", "--no-mlflow")
-	dmclrs := call("eval", "--checkpoint", pkl, "--split", "val", "--count", "8", "--backend", "go", "--no-mlflow")
+	dmclrs := call("eval", "--checkpoint", pkl, "--processor", "gat", "--split", "val", "--count", "8", "--backend", "go", "--no-mlflow")
 	if _, scores, _ := strings.Cut(dmclrs, "\n"); scores != narlab {
 		t.Errorf("the export scores\n%s\nthe checkpoint\n%s", scores, narlab)
 	}
-	if err := run([]string{"eval", "--checkpoint", ckpt, "--algo", "bfs"}); err == nil || !strings.Contains(err.Error(), "records both") {
+	if err := run([]string{"eval", "--checkpoint", ckpt, "--algo", "bfs"}); err == nil || !strings.Contains(err.Error(), "records them") {
 		t.Errorf("--algo with a narlab checkpoint: %v", err)
 	}
 	if err := run([]string{"clrs", "export", "--checkpoint", pkl, "--out", filepath.Join(dir, "x.pkl")}); err == nil || !strings.Contains(err.Error(), "is not a directory") {

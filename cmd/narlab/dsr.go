@@ -136,7 +136,6 @@ func dsrGenerate(args []string) error {
 func dsrVerify(args []string) error {
 	fs := newFlags("dsr verify")
 	path := fs.String("input", "", "narlab JSONL, a published DSR-Bench instance file, or a DSR-Bench folder")
-	alias(fs, "instances", "input")
 	structure := fs.String("structure", "", "only this structure (inferred from a published file's path when omitted)")
 	operation := fs.String("operation", "", "only this operation")
 	maxShow := fs.Int("max", 20, "mismatches to print in full (all are counted)")
@@ -202,7 +201,6 @@ func dsrVerify(args []string) error {
 func dsrPrompt(args []string) error {
 	fs := newFlags("dsr prompt")
 	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
-	alias(fs, "instances", "input")
 	id := fs.String("id", "", "instance id (default: the first instance)")
 	strategy := fs.String("strategy", "stepwise", "stepwise, 0-CoT, CoT, 3-shot, none, CodeOnly, CodeEnforce or CodeMaybe")
 	tokens := fs.Int("tokens", dsr.DefaultTokens, "token budget stated in the prompt")
@@ -255,12 +253,10 @@ func dsrPrompt(args []string) error {
 func dsrScore(args []string) error {
 	fs := newFlags("dsr score")
 	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
-	alias(fs, "instances", "input")
 	predPath := fs.String("predictions", "", `JSONL of {"id", "response"|"answer"|"output", "run"}`)
 	strategy := fs.String("strategy", "stepwise", "the strategy the responses were prompted with (the lenient reading requires the steps it asks for)")
 	scoring := choice(fs, "scoring", "paper", "how responses are read and compared: paper (DSR-Bench's own evaluation scripts: strict JSON, their string comparison and partial credit) or lenient (narlab's reading: JSON in code fences or prose, structured comparison); both are reported and logged, this one in the tables", "paper", "lenient")
 	format := choice(fs, "format", "text", "output format", "text", "json")
-	jsonAlias(fs, format)
 	reasons := fs.Bool("reasons", false, "list every response that scored 0 for a reason other than a wrong answer")
 	model := fs.String("model", "", "the model that answered (run name, tag and figure legends; default: the predictions file's name)")
 	tf := addTrackingFlags(fs, "dsr-bench", "score offline: print the tables only")
@@ -319,9 +315,7 @@ func dsrScore(args []string) error {
 func dsrBaseline(args []string) error {
 	fs := newFlags("dsr baseline")
 	path := fs.String("input", "", "narlab JSONL, a published instance file or a DSR-Bench folder")
-	alias(fs, "instances", "input")
 	kind := fs.String("predictor", "shuffled", "baseline predictor: "+strings.Join(dsrbench.Baselines(), ", "))
-	alias(fs, "kind", "predictor")
 	out := fs.String("out", "", "output predictions JSONL (- for standard output)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err

@@ -122,7 +122,6 @@ func graphsPrompts(args []string) error {
 	seeds := fs.Int("seeds", 1, "shuffle seeds per shuffled encoding (paper: 10)")
 	seed := fs.Int64("seed", 0, "seed of the synthetic graphs and the relabelings")
 	count := fs.Int("count", 10, "synthetic instances per task (paper: 100 Erdős test graphs)")
-	alias(fs, "instances", "count")
 	maxNodes := fs.Int("max-nodes", 35, "largest synthetic graph (5..max nodes)")
 	erdos := fs.String("erdos", "", "local Erdős copy (JSON/JSONL records with task, prompt, answer, direction, nodes, edges, samples); default: synthetic Erdős-like graphs")
 	strict := fs.Bool("strict", false, "E6: exactly one (u, v) and one (v, u) per edge instead of the paper's independent orientations")

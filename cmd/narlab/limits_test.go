@@ -25,9 +25,6 @@ func TestEveryNumericFlagHasABound(t *testing.T) {
 		flagSetHook = nil
 		for _, fs := range sets {
 			fs.VisitAll(func(f *flag.Flag) {
-				if _, alias := f.Value.(deprecatedFlag); alias {
-					return // checked under its canonical name
-				}
 				seenAll[fs.Name()+" --"+f.Name] = true
 				v, _, ok := numeric(f)
 				if !ok {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/lib/llm/llamacpp"
+	"github.com/narlab/narlab/lib/llm/llmtest"
 )
 
 // llmCLI runs the narlab binary with a private data directory (and no
@@ -151,10 +152,7 @@ func TestLLMServeRunStop(t *testing.T) {
 		t.Skip("-short: starts the real llama.cpp server (make test runs it)")
 	}
 	if _, err := llamacpp.FindInstall(); err != nil {
-		if os.Getenv("NARLAB_SKIP_LLM") == "1" {
-			t.Skipf("SKIPPED (NARLAB_SKIP_LLM=1): %v", err)
-		}
-		t.Fatalf("the test needs the real llama.cpp server: %v (run scripts/setup-llm.sh)", err)
+		llmtest.Unavailable(t, err)
 	}
 	data := t.TempDir()
 	t.Cleanup(func() { llmCLI(t, data, "llm", "stop") })

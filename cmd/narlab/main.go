@@ -36,11 +36,6 @@ func commandContext() context.Context {
 	return interrupted
 }
 
-// ExitLost is the exit status of a command some of whose logged values
-// neither its run's spool (a full disk) nor the tracking server took: they
-// are lost, and the message counts them per metric key.
-const ExitLost = 3
-
 func main() {
 	hugepages.Reexec()   // before anything else: XLA's buffers as huge pages
 	engine.TuneProcess() // the collector's pace and malloc's modes for XLA
@@ -65,7 +60,7 @@ func main() {
 			os.Exit(130) // stopped by SIGINT or SIGTERM, after cleaning up
 		}
 		if errors.Is(err, mlflow.ErrLost) {
-			os.Exit(ExitLost) // the message counts what was lost, per metric key
+			os.Exit(tracking.ExitLost) // the message counts what was lost, per metric key
 		}
 		os.Exit(1)
 	}

@@ -92,6 +92,15 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.BoolVar(&c.NoGradClip, "no-grad-clip", d.NoGradClip, "do not clip the gradients (Adam alone)")
 	fs.Int64Var(&c.Seed, "seed", d.Seed, "seed (initialisation, noise, training data)")
 	fs.Float64Var(&c.TeacherForcing, "teacher-forcing", d.TeacherForcing, "probability of feeding ground-truth hints in training (0: never)")
+	fs.IntVar(&c.Heads, "nb-heads", d.Heads, "attention heads of gat, gat_full, gatv2, gatv2_full (divides --hidden)")
+	fs.IntVar(&c.MsgPassingSteps, "nb-msg-passing-steps", d.MsgPassingSteps, "processor calls per algorithm step (the same parameters each time)")
+	fs.IntVar(&c.TripletFeatures, "nb-triplet-fts", d.TripletFeatures, "width of the triplet processors' messages")
+	useLN := fs.Bool("use-ln", !d.NoLayerNorm, "layer norm at the end of the processor's step")
+	fs.BoolVar(&c.LSTM, "use-lstm", d.LSTM, "an LSTM per node after the processor (frozen at its initial values, as the reference's)")
+	fs.BoolVar(&c.TrainLSTM, "train-lstm", d.TrainLSTM, "with --use-lstm: train the LSTM too (a narlab extra: the reference drops its gradients)")
+	fs.Float64Var(&c.Dropout, "dropout-prob", d.Dropout, "dropout rate of the processor's output in training")
+	fs.StringVar(&c.EncoderInit, "encoder-init", d.EncoderInit, "encoder initialisation: "+strings.Join(nn.EncoderInits, ", "))
+	fs.BoolVar(&c.FreezeProcessor, "freeze-processor", d.FreezeProcessor, "keep the processor's parameters at their initial values")
 	fs.IntVar(&c.EvalEvery, "eval-every", d.EvalEvery, "validate every this many steps (the best-val checkpoint is tested)")
 	fs.StringVar(&c.TrainData, "train-data", d.TrainData, "training data: lengths (fresh samples of --train-lengths, cycled) or split (the fixed CLRS-30 train split, n=16: the paper's Table 1)")
 	lengths := fs.String("train-lengths", intList(d.TrainLengths), "lengths of fresh training samples, cycled one per step")
@@ -139,7 +148,7 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 				c.TrainLengths = append(c.TrainLengths, n)
 			}
 		}
-		c.FixedPos, c.NoPermutations, c.NoPredAsInput = !*randomPos, !*perms, !*predIn
+		c.FixedPos, c.NoPermutations, c.NoPredAsInput, c.NoLayerNorm = !*randomPos, !*perms, !*predIn, !*useLN
 		c.LengthNeedle, c.NoLengthNeedle = *needle, *needle == 0
 		return nil
 	}
@@ -204,7 +213,7 @@ func evalCmd(args []string) error {
 	preds := fs.String("predictions", "", "with --data: write the model's predictions to this .npz file (output/NAME arrays [B, …], float64: node indices for pointers, probabilities for masks, class scores for categorical outputs, values for scalars)")
 	limit := fs.Int("count", 0, "use only the first N samples (0: all)")
 	backend := fs.String("backend", "", backendUsage)
-	ref := dmclrsFlags(fs)
+	ref, refSet := dmclrsFlags(fs)
 	tf := addTrackingFlags(fs, "clrs-eval", "score without logging a run")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -224,10 +233,11 @@ func evalCmd(args []string) error {
 	}
 	cfg := clrs30.EvalConfig{Checkpoint: *ckpt, Split: *split, Limit: *limit, Backend: *backend,
 		Experiment: *tf.experiment, TrackingURI: *tf.tracking, NoMLflow: tf.off(), Data: *data, Predictions: *preds}
+	set := refSet()
 	if st, err := os.Stat(*ckpt); err == nil && !st.IsDir() {
 		cfg.Reference = ref // a dm-clrs checkpoint file
-	} else if ref.Algorithm != "" || len(ref.Algorithms) > 0 || ref.Processor != "" {
-		return fmt.Errorf("eval: --algo and --processor are for dm-clrs checkpoint files; %s is a narlab checkpoint, which records both", *ckpt)
+	} else if set {
+		return fmt.Errorf("eval: --algo, --processor, --nb-msg-passing-steps and --hint-repred are for dm-clrs checkpoint files; %s is a narlab checkpoint, which records them", *ckpt)
 	}
 	res, err := clrs30.Eval(commandContext(), cfg)
 	if res == nil {

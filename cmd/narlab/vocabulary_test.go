@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// drifted are spellings the vocabulary (docs/cli.md) replaced: they may
-// live on only as hidden, deprecated aliases (train's and eval's are gone).
+// drifted are spellings the vocabulary (docs/cli.md) replaced: no command
+// has a flag by these names (their aliases were removed).
 var drifted = map[string]string{
 	"num-samples":  "--count",
 	"samples":      "--count",
@@ -40,12 +40,8 @@ func TestCommandTable(t *testing.T) {
 			}
 			for _, fs := range sets {
 				fs.VisitAll(func(f *flag.Flag) {
-					_, hidden := f.Value.(deprecatedFlag)
-					if why, bad := drifted[f.Name]; bad && !hidden {
-						t.Errorf("--%s is offered in the help; the vocabulary says %s", f.Name, why)
-					}
-					if hidden && strings.Contains(help.String(), "--"+f.Name+" ") {
-						t.Errorf("the deprecated --%s shows in the help", f.Name)
+					if why, bad := drifted[f.Name]; bad {
+						t.Errorf("--%s is a flag; the vocabulary says %s", f.Name, why)
 					}
 					if v, _ := flag.UnquoteUsage(f); strings.ContainsAny(v, " /'") {
 						t.Errorf("--%s: value name %q (a backquoted phrase in its help)", f.Name, v)
@@ -70,34 +66,6 @@ func TestCommandTable(t *testing.T) {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
-}
-
-// TestAliases checks that a deprecated spelling sets the canonical flag and
-// goes through the canonical flag's range check.
-func TestAliases(t *testing.T) {
-	tests := []struct {
-		args    []string
-		wantErr string
-	}{
-		{[]string{"--count", "3"}, ""},
-		{[]string{"--num-samples", "3"}, ""},
-		{[]string{"--num-samples", "0"}, "--num-samples 0"},
-		{[]string{"--count", "0"}, "--count 0"},
-	}
-	for _, tc := range tests {
-		fs := newFlags("clrs sample")
-		n := fs.Int("count", 1, "samples")
-		alias(fs, "num-samples", "count")
-		_, err := parseFlags(fs, tc.args)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%v: %v", tc.args, err)
-		case tc.wantErr == "" && *n != 3:
-			t.Errorf("%v: count = %d, want 3", tc.args, *n)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%v: error %v, want one naming %q", tc.args, err, tc.wantErr)
-		}
-	}
 }
 
 // singleDash finds a flag written with one dash ("-limit", "[-h]") in a

@@ -7,15 +7,17 @@ import (
 	"testing"
 )
 
-// chunkedRun is a small chunked training of two algorithms in one model.
+// chunkedRun is a small chunked training of two algorithms in one model,
+// with the LSTM (its cell carried with the latents), dropout and teacher
+// forcing.
 func chunkedRun(dir string, carry bool) Config {
 	return Config{Algo: "bfs,insertion_sort", Processor: "mpnn", Steps: 6, EvalEvery: 3, Batch: 2, Hidden: 8,
 		TrainLengths: []int{4, 7}, ValSamples: 4, TestSamples: 4, Seed: 5, Backend: "go", Dir: dir, NoMLflow: true,
-		Chunked: true, ChunkLength: 5, ChunkCarry: carry}
+		Chunked: true, ChunkLength: 5, ChunkCarry: carry, LSTM: true, Dropout: 0.1, TeacherForcing: 0.5}
 }
 
 // TestChunkedTraining: chunked training (run.py's --chunked_training) runs
-// and resumes exactly, in the reference's way (every chunk from its
+// and resumes exactly (its draws too), in the reference's way (every chunk from its
 // stream's initial state) and carrying states from chunk to chunk (the
 // carried states saved with last/); the two differ once a stream's second
 // chunk is trained (steps 3 and 4 of two lengths), not before; chunks of

@@ -171,6 +171,12 @@ func TestTrainingFaults(t *testing.T) {
 		t.Fatalf("the quiet run: %s, %d train/loss and %d val/score points; want FINISHED, 400 and 20",
 			want.Status, len(want.Metrics["train/loss"]), len(want.Metrics["val/score"]))
 	}
+	// Its logged model shares the summary points: one each, at step 0.
+	for k, v := range map[string]float64{MetricTestScore: quiet.Test["score"], MetricBestVal: quiet.BestVal} {
+		if h := want.Metrics[k]; quiet.ModelID == "" || len(h) != 1 || h[0] != (mlflowtest.Point{Step: 0, Value: v}) {
+			t.Errorf("the quiet run (model %q): %s history %v; want one summary point at step 0 (%v)", quiet.ModelID, k, h, v)
+		}
+	}
 	for _, r := range results {
 		got := runs[r.id]
 		wantStatus := mlflow.StatusFinished

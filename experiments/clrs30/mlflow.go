@@ -303,8 +303,9 @@ func pythonVersion() string {
 // same weights as a dm-clrs checkpoint (reference, the file
 // nn.Model.ExportReference wrote, "" when it could not be) under
 // reference/, the python_function flavor, and the test and best
-// validation scores as the model's metrics.
-func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, params map[string]string, reference string, refErr error) (*tracking.LoggedModel, error) {
+// validation scores as the model's metrics: the run's own summary points
+// (scores, from logRun), so that the run keeps one point of each at step 0.
+func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, params map[string]string, scores []mlflow.Metric, reference string, refErr error) (*tracking.LoggedModel, error) {
 	// A model of several algorithms predicts one algorithm's batch at a
 	// time: its signature is none of theirs.
 	var sig mlflow.Signature
@@ -345,7 +346,7 @@ func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, p
 			Fields: map[string]string{"predict": "a batch's features as a dict of NumPy arrays named as a dataset file names them " +
 				"(input/NAME, hint/NAME, lengths; narlab.pyfunc.features(dataset)) -> the predictions, output/NAME arrays, " +
 				"computed by the narlab binary of the Python package (narlab eval --data --predictions)"}},
-		Metrics:   map[string]float64{MetricTestScore: res.Test["score"], MetricBestVal: res.BestVal},
+		Metrics:   scores,
 		Signature: sig, Register: cfg.Register,
 		Description: fmt.Sprintf("%s/%s, best validation %.4f at step %d, test %.4f (run %s)", cfg.Algo, cfg.Processor,
 			res.BestVal, res.BestStep, res.Test["score"], run.ID())}

@@ -16,10 +16,12 @@ import (
 )
 
 // several is a small run of three algorithms in one model on the pure-Go
-// backend.
+// backend, with dropout and teacher forcing (their draws, each algorithm's
+// in its own layout, resume exactly).
 func several(dir string) Config {
 	return Config{Algo: "bfs,dfs,insertion_sort", Processor: "mpnn", Steps: 6, EvalEvery: 3, Batch: 2, Hidden: 8,
-		TrainLength: 4, ValSamples: 4, TestSamples: 4, Seed: 5, Backend: "go", Dir: dir, NoMLflow: true}
+		TrainLength: 4, ValSamples: 4, TestSamples: 4, Seed: 5, Backend: "go", Dir: dir, NoMLflow: true,
+		Dropout: 0.1, TeacherForcing: 0.5}
 }
 
 // TestSeveralAlgorithmsResume: a run of several algorithms interrupted and

@@ -71,7 +71,19 @@ type Config struct {
 	// NoGradClip turns the clipping off.
 	GradClip   float64
 	NoGradClip bool
-	EvalEvery  int // validate every this many steps (default 50)
+	// The reference's other model options (nn.Config's, run.py's flags of
+	// the same names): attention heads of the GAT processors (default 1),
+	// processor calls per algorithm step (default 1), the triplet
+	// messages' width (default 8), the layer norm off, the LSTM (frozen as
+	// the reference's; TrainLSTM trains it), the dropout rate (default 0),
+	// the encoders' initialisation (default xavier_on_scalars) and a
+	// frozen processor.
+	Heads, MsgPassingSteps, TripletFeatures int
+	NoLayerNorm, LSTM, TrainLSTM            bool
+	Dropout                                 float64
+	EncoderInit                             string
+	FreezeProcessor                         bool
+	EvalEvery                               int // validate every this many steps (default 50)
 	// TrainData is "lengths" (default: fresh samples every step, of the
 	// lengths TrainLengths, cycled) or "split" (batches drawn from the
 	// fixed 1000-sample CLRS-30 train split, n=16: the paper's Table 1 and
@@ -182,8 +194,11 @@ func DefaultConfig() Config {
 	m := nn.DefaultConfig("", nn.DefaultProcessor)
 	return Config{Processor: m.Processor, HintMode: m.HintMode, HintRepred: m.HintRepred, Steps: 10000, Batch: 32,
 		Hidden: m.Hidden, LR: m.LearningRate, Seed: m.Seed, TeacherForcing: m.TeacherForcing, GradClip: m.GradClip,
-		NoGradClip: m.NoGradClip, EvalEvery: 50, TrainData: "lengths", TrainLengths: slices.Clone(DefaultTrainLengths),
-		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, LengthNeedle: DefaultLengthNeedle, ChunkLength: 16, StepLoop: engine.StepLoopAuto,
+		NoGradClip: m.NoGradClip, Heads: m.Heads, MsgPassingSteps: m.MsgPassingSteps, TripletFeatures: m.TripletFeatures,
+		NoLayerNorm: m.NoLayerNorm, LSTM: m.LSTM, TrainLSTM: m.TrainLSTM, Dropout: m.Dropout, EncoderInit: m.EncoderInit,
+		FreezeProcessor: m.FreezeProcessor, EvalEvery: 50, TrainData: "lengths", TrainLengths: slices.Clone(DefaultTrainLengths),
+		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, LengthNeedle: DefaultLengthNeedle, ChunkLength: 16,
+		StepLoop: engine.StepLoopAuto,
 		EvalLoop: engine.EvalLoopAuto, StepsPerCall: 1, Experiment: "clrs-baselines"}
 }
 
@@ -203,6 +218,10 @@ func (c *Config) defaults() error {
 	setString(&c.Processor, d.Processor)
 	setString(&c.HintMode, d.HintMode)
 	setString(&c.HintRepred, d.HintRepred)
+	setString(&c.EncoderInit, d.EncoderInit)
+	setInt(&c.Heads, d.Heads)
+	setInt(&c.MsgPassingSteps, d.MsgPassingSteps)
+	setInt(&c.TripletFeatures, d.TripletFeatures)
 	setString(&c.Experiment, d.Experiment)
 	setString(&c.StepLoop, d.StepLoop)
 	setString(&c.EvalLoop, d.EvalLoop)
@@ -311,7 +330,10 @@ func (c Config) several() bool { return len(c.Algorithms()) > 1 }
 func (c Config) modelConfig() nn.Config {
 	mc := nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
-		NoGradClip: c.NoGradClip, Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed, Exec: c.execOptions()}
+		NoGradClip: c.NoGradClip, Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed,
+		Heads: c.Heads, MsgPassingSteps: c.MsgPassingSteps, TripletFeatures: c.TripletFeatures, NoLayerNorm: c.NoLayerNorm,
+		LSTM: c.LSTM, TrainLSTM: c.TrainLSTM, Dropout: c.Dropout, EncoderInit: c.EncoderInit,
+		FreezeProcessor: c.FreezeProcessor, Exec: c.execOptions()}
 	if c.several() {
 		mc.Algorithm, mc.Algorithms = "", c.Algorithms()
 	}
@@ -420,10 +442,12 @@ func (c Config) Params() map[string]string {
 		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
 		"length_needle": strconv.Itoa(c.LengthNeedle), "chunked_training": strconv.FormatBool(c.Chunked),
 		"test_every": strconv.Itoa(c.TestEvery),
-		"val_split":     "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
-		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": "1", "use_ln": "true",
-		"encoder_init": "xavier_on_scalars", "dropout_prob": "0", "model_selection": "best val score, tested once",
-		"settings_id": c.settings().ID(), "run_dir": c.Dir,
+		"val_split":  "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
+		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": strconv.Itoa(c.MsgPassingSteps),
+		"use_ln": strconv.FormatBool(!c.NoLayerNorm), "use_lstm": strconv.FormatBool(c.LSTM),
+		"encoder_init": c.EncoderInit, "dropout_prob": fmt.Sprint(c.Dropout), "freeze_processor": strconv.FormatBool(c.FreezeProcessor),
+		"model_selection": "best val score, tested once",
+		"settings_id":     c.settings().ID(), "run_dir": c.Dir,
 		"step_loop": stepLoopName(c.StepLoop, engine.UnrollsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor))), // Run: on its backend
 		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
 	}
@@ -435,7 +459,13 @@ func (c Config) Params() map[string]string {
 		}
 	}
 	if proc, ok := nn.LookupProcessor(c.Processor); ok && proc.Triplets {
-		p["nb_triplet_fts"] = "8"
+		p["nb_triplet_fts"] = strconv.Itoa(c.TripletFeatures)
+	}
+	if proc, ok := nn.LookupProcessor(c.Processor); ok && proc.Heads {
+		p["nb_heads"] = strconv.Itoa(c.Heads)
+	}
+	if c.TrainLSTM {
+		p["train_lstm"] = "true" // a narlab extra: the reference never trains its LSTM
 	}
 	return p
 }
@@ -867,7 +897,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 				return res, err
 			}
 		}
-		logRun(run, cfg, res)
+		scores := logRun(run, cfg, res)
 		// The best checkpoint as the run's MLflow model (registered on
 		// request), with its weights in dm-clrs's format beside. Without
 		// a server it goes to the run's artifacts (checkpoint/), delivered
@@ -880,7 +910,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if refErr != nil {
 			reference = ""
 		}
-		lm, merr := logModel(ctx, run, cfg, res, params, reference, refErr)
+		lm, merr := logModel(ctx, run, cfg, res, params, scores, reference, refErr)
 		if lm != nil {
 			res.ModelID, res.RegisteredModel, res.ModelVersion = lm.ID, lm.Registered, lm.Version
 			if err := writeResult(cfg, res, time.Since(t0)); err != nil {
@@ -1062,10 +1092,15 @@ const (
 // logRun logs the run's results: the summary metrics at step 0, the
 // results table beside the paper's numbers (results.json, results.md), the
 // per-output test scores (tables/test_outputs.json) and the validation
-// curve. (The best checkpoint is the run's logged model, see logModel.)
-func logRun(run *tracking.Run, cfg Config, res *Result) {
-	run.LogMetric(MetricTestScore, 0, res.Test["score"])
-	run.LogMetric(MetricBestVal, 0, res.BestVal)
+// curve. It returns the points of the test and best validation scores,
+// which the run's logged model shares as its metrics (see logModel).
+func logRun(run *tracking.Run, cfg Config, res *Result) []mlflow.Metric {
+	at := time.Now()
+	scores := []mlflow.Metric{{Key: MetricTestScore, Value: res.Test["score"], Timestamp: mlflow.Millis(at)},
+		{Key: MetricBestVal, Value: res.BestVal, Timestamp: mlflow.Millis(at)}}
+	for _, m := range scores {
+		run.LogMetricAt(m.Key, m.Step, m.Value, at)
+	}
 	if res.StepsPerS > 0 { // a session that trained (not one that only tested)
 		run.LogMetric(MetricStepsPerS, 0, res.StepsPerS)
 		run.LogMetric(MetricFirstStep, 0, res.FirstStep.Seconds())
@@ -1098,6 +1133,7 @@ func logRun(run *tracking.Run, cfg Config, res *Result) {
 	if png, err := curvesOf(cfg, res); err == nil {
 		run.LogArtifact("plots/validation_curve.png", png)
 	}
+	return scores
 }
 
 // CurvePNG draws one training's validation curve (its History: the score

@@ -4,18 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/narlab/narlab/lib/nn"
 )
 
 // tiny is a run small enough for the pure-Go backend: insertion_sort (its
-// permutation pointer draws Gumbel noise from the model's RNG) on fresh
-// samples with random positions (two more, host RNGs).
+// permutation pointer draws Gumbel noise), with dropout and teacher forcing
+// (more draws, all keyed by the training step), on fresh samples with
+// random positions (two more, host RNGs).
 //
 // With -short the processor is mpnn: the triplets of Triplet-GMPNN on the
 // test split's 64 nodes take most of a run's time on the pure-Go backend,
@@ -26,50 +29,84 @@ func tiny(dir string) Config {
 		processor = "mpnn"
 	}
 	return Config{Algo: "insertion_sort", Processor: processor, Steps: 8, Batch: 4, Hidden: 8, EvalEvery: 3,
-		TrainLengths: []int{4}, ValSamples: 4, TestSamples: 4, Dir: dir, NoMLflow: true, Backend: "go"}
+		TrainLengths: []int{4}, ValSamples: 4, TestSamples: 4, Dir: dir, NoMLflow: true, Backend: "go",
+		Dropout: 0.2, TeacherForcing: 0.3}
+}
+
+var (
+	fullOnce sync.Once
+	fullRes  *Result
+	fullErr  error
+)
+
+// uninterrupted returns the tiny run made without interruption, once per
+// test binary (it is deterministic): the resume tests compare with it.
+func uninterrupted(t *testing.T) *Result {
+	t.Helper()
+	fullOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "narlab-clrs30-full-")
+		if err != nil {
+			fullErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		fullRes, fullErr = Run(context.Background(), tiny(dir))
+	})
+	if fullErr != nil {
+		t.Fatal(fullErr)
+	}
+	return fullRes
 }
 
 // TestResumeIsExact interrupts a run (by cancelling its context) after
 // several steps, reruns the same configuration, and checks that the
 // resumed run's loss of every step, validation history and test scores
-// equal an uninterrupted run's exactly.
+// equal an uninterrupted run's exactly. The runs use the pure-Go backend,
+// one core each: the cases run in parallel.
 func TestResumeIsExact(t *testing.T) {
-	full, err := Run(context.Background(), tiny(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	full := uninterrupted(t)
 	if len(full.Losses) != 8 || len(full.History) != 3 {
 		t.Fatalf("uninterrupted run: %d losses, history %+v; want 8 losses and validations at 3, 6, 8",
 			len(full.Losses), full.History)
 	}
 	for _, stopAt := range []int{2, 6, 7} { // before the first validation, between two, before the last step
-		dir := t.TempDir()
-		ctx, cancel := context.WithCancel(context.Background())
-		cfg := tiny(dir)
-		cfg.AfterStep = func(step int, _ float64) {
-			if step == stopAt {
-				cancel()
-			}
+		t.Run(fmt.Sprintf("stop after step %d", stopAt), func(t *testing.T) {
+			t.Parallel()
+			resumeAfter(t, stopAt, full)
+		})
+	}
+}
+
+// resumeAfter interrupts the tiny run after step stopAt, resumes it, and
+// compares with the uninterrupted run.
+func resumeAfter(t *testing.T, stopAt int, full *Result) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := tiny(dir)
+	cfg.AfterStep = func(step int, _ float64) {
+		if step == stopAt {
+			cancel()
 		}
-		_, err := Run(ctx, cfg)
-		cancel()
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("stop at %d: got %v, want an interruption", stopAt, err)
-		}
-		res, err := Run(context.Background(), tiny(dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(res.Losses, full.Losses) {
-			t.Errorf("stopped after step %d: losses\n%v\nwant\n%v", stopAt, res.Losses, full.Losses)
-		}
-		if !slices.Equal(res.History, full.History) {
-			t.Errorf("stopped after step %d: history %+v, want %+v", stopAt, res.History, full.History)
-		}
-		if res.Test["score"] != full.Test["score"] || res.BestStep != full.BestStep {
-			t.Errorf("stopped after step %d: test %v best step %d, want %v and %d", stopAt, res.Test["score"],
-				res.BestStep, full.Test["score"], full.BestStep)
-		}
+	}
+	_, err := Run(ctx, cfg)
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stop at %d: got %v, want an interruption", stopAt, err)
+	}
+	res, err := Run(context.Background(), tiny(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Losses, full.Losses) {
+		t.Errorf("stopped after step %d: losses\n%v\nwant\n%v", stopAt, res.Losses, full.Losses)
+	}
+	if !slices.Equal(res.History, full.History) {
+		t.Errorf("stopped after step %d: history %+v, want %+v", stopAt, res.History, full.History)
+	}
+	if res.Test["score"] != full.Test["score"] || res.BestStep != full.BestStep {
+		t.Errorf("stopped after step %d: test %v best step %d, want %v and %d", stopAt, res.Test["score"],
+			res.BestStep, full.Test["score"], full.BestStep)
 	}
 }
 
@@ -77,6 +114,7 @@ func TestResumeIsExact(t *testing.T) {
 // checkpoints refuses a run of other settings and keeps its best/, and
 // that more steps extend a finished run.
 func TestRerunOtherSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := tiny(dir)
 	cfg.Steps = 3
@@ -193,6 +231,30 @@ func TestParamsTrue(t *testing.T) {
 			t.Errorf("%+v: train_data %q, want it to mention %q", c.cfg, got, c.want)
 		}
 	}
+	// The model options, under the reference's names, with the values in
+	// effect.
+	for _, c := range []struct {
+		cfg  Config
+		want map[string]string
+	}{
+		{Config{Algo: "bfs", Dir: "x"}, map[string]string{"nb_msg_passing_steps": "1", "use_ln": "true", "use_lstm": "false",
+			"dropout_prob": "0", "encoder_init": "xavier_on_scalars", "freeze_processor": "false", "nb_triplet_fts": "8"}},
+		{Config{Algo: "bfs", Dir: "x", Processor: "gatv2_full", Heads: 4, MsgPassingSteps: 2, NoLayerNorm: true, LSTM: true,
+			TrainLSTM: true, Dropout: 0.5, EncoderInit: "default", FreezeProcessor: true},
+			map[string]string{"nb_heads": "4", "nb_msg_passing_steps": "2", "use_ln": "false", "use_lstm": "true", "train_lstm": "true",
+				"dropout_prob": "0.5", "encoder_init": "default", "freeze_processor": "true"}},
+		{Config{Algo: "bfs", Dir: "x", Processor: "triplet_mpnn", TripletFeatures: 16}, map[string]string{"nb_triplet_fts": "16"}},
+	} {
+		if err := c.cfg.defaults(); err != nil {
+			t.Fatal(err)
+		}
+		p := c.cfg.Params()
+		for k, v := range c.want {
+			if p[k] != v {
+				t.Errorf("%s %s: param %s %q, want %q", c.cfg.Algo, c.cfg.Processor, k, p[k], v)
+			}
+		}
+	}
 }
 
 // TestAutoStepLoop checks the step_loop param a run logs under auto: its
@@ -273,10 +335,8 @@ func TestRunName(t *testing.T) {
 // can): last/ carries its own state, and the resumed run equals an
 // uninterrupted one.
 func TestResumeAfterTornSave(t *testing.T) {
-	full, err := Run(context.Background(), tiny(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	full := uninterrupted(t)
 	dir := t.TempDir()
 	cfg := tiny(dir)
 	cfg.Steps = 6

@@ -51,6 +51,9 @@ func (c Config) validate(pluginHere bool) error {
 	if c.StepsPerCall < 0 || c.StepsPerCall > engine.MaxStepsPerCall {
 		return fmt.Errorf("train: --steps-per-call %d: want 1 to %d", c.StepsPerCall, engine.MaxStepsPerCall)
 	}
+	if err := c.modelConfig().Validate(); err != nil { // the model options, by the reference's names
+		return fmt.Errorf("train: %s", strings.TrimPrefix(err.Error(), "nn: "))
+	}
 	// One edge activation of the processor holds batch × n² × hidden
 	// float32s, in training (n = 16 or TrainLength) and in the test
 	// split's evaluation (32 graphs of 64 nodes).

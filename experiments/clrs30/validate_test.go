@@ -40,6 +40,16 @@ func TestValidate(t *testing.T) {
 		{"parent run offline", func(c *Config) { c.ParentRun = "abc" }, "--parent-run, --tag and --register place the run in MLflow"},
 		{"registered offline", func(c *Config) { c.Register = "m" }, "place the run in MLflow"},
 		{"register name with spaces", func(c *Config) { c.NoMLflow, c.Register = false, " m " }, `--register " m "`},
+		{"the model options", func(c *Config) {
+			c.Processor, c.Heads, c.MsgPassingSteps, c.NoLayerNorm, c.LSTM, c.Dropout = "gat_full", 4, 3, true, true, 0.3
+		}, ""},
+		{"heads of an MPNN", func(c *Config) { c.Heads = 2 }, "nb_heads 2: processor mpnn has no attention heads"},
+		{"heads not dividing", func(c *Config) { c.Processor, c.Heads, c.Hidden = "gatv2", 3, 32 }, "nb_heads 3 does not divide the hidden size 32"},
+		{"triplet width of an MPNN", func(c *Config) { c.TripletFeatures = 4 }, "nb_triplet_fts 4: processor mpnn has no triplet messages"},
+		{"memnet's layer norm", func(c *Config) { c.Processor, c.NoLayerNorm = "memnet", true }, "use_ln off: processor memnet has no layer norm"},
+		{"dropout of 1", func(c *Config) { c.Dropout = 1 }, "dropout_prob 1: want a probability in [0, 1)"},
+		{"unknown encoder init", func(c *Config) { c.EncoderInit = "xavier" }, `unknown encoder_init "xavier"`},
+		{"LSTM training without an LSTM", func(c *Config) { c.TrainLSTM = true }, "train_lstm without use_lstm"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ok

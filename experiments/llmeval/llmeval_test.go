@@ -17,6 +17,7 @@ import (
 
 	"github.com/narlab/narlab/experiments/llmeval"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/lib/clrstext"
 	"github.com/narlab/narlab/lib/dsr"
 	"github.com/narlab/narlab/lib/graphtext"
@@ -38,15 +39,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	llmtest.Shutdown()
-	if mlSrv != nil {
-		mlSrv.Stop()
-	}
-	if mlDir != "" {
-		os.RemoveAll(mlDir)
-	}
-	os.Exit(code)
+	testenv.Main(m, func() {
+		llmtest.Shutdown()
+		if mlSrv != nil {
+			mlSrv.Stop()
+		}
+		if mlDir != "" {
+			os.RemoveAll(mlDir)
+		}
+	})
 }
 
 func mlflowServer(t *testing.T) *mlflow.Server {

@@ -93,7 +93,7 @@ func (r Rules) checkNotOverwritingInput(fs *flag.FlagSet) error {
 		if f.Value.String() == "-" {
 			return
 		}
-		switch r.Files[fs.Name()+" --"+Canonical(f)] {
+		switch r.Files[fs.Name()+" --"+f.Name] {
 		case InFile, InFileStdin, InPath:
 			ins = append(ins, f)
 		case OutFile, OutFileStdout:
@@ -150,9 +150,9 @@ func (r Rules) checkFlag(cmd string, f *flag.Flag) error {
 		return nil
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("--%s %s: not a finite number; %s", f.Name, f.Value, r.accepted(cmd, Canonical(f), kind))
+		return fmt.Errorf("--%s %s: not a finite number; %s", f.Name, f.Value, r.accepted(cmd, f.Name, kind))
 	}
-	b, known := r.bound(cmd + " --" + Canonical(f))
+	b, known := r.bound(cmd + " --" + f.Name)
 	if !known {
 		if v < 0 {
 			return fmt.Errorf("--%s %s: negative; expected a value ≥ 0", f.Name, f.Value)
@@ -163,7 +163,7 @@ func (r Rules) checkFlag(cmd string, f *flag.Flag) error {
 		return nil
 	}
 	if v < b.Min || v > b.Max {
-		return fmt.Errorf("--%s %s: out of range; %s", f.Name, f.Value, r.accepted(cmd, Canonical(f), kind))
+		return fmt.Errorf("--%s %s: out of range; %s", f.Name, f.Value, r.accepted(cmd, f.Name, kind))
 	}
 	if strings.HasSuffix(f.Name, "log-base") && v == 1 {
 		return fmt.Errorf("--%s 1: a logarithm base must be positive and not 1", f.Name)
@@ -182,7 +182,7 @@ func (r Rules) checkNotEmpty(cmd string, f *flag.Flag) error {
 	if v, isString := g.Get().(string); !isString || strings.TrimSpace(v) != "" {
 		return nil
 	}
-	if _, isPath := r.Files[cmd+" --"+Canonical(f)]; isPath {
+	if _, isPath := r.Files[cmd+" --"+f.Name]; isPath {
 		return nil // path flags say "empty path" themselves
 	}
 	def := ""
@@ -196,7 +196,7 @@ func (r Rules) checkNotEmpty(cmd string, f *flag.Flag) error {
 // given twice (letter case aside) in a list flag: a repeated item would
 // do its work twice and write duplicate rows, files or runs.
 func (r Rules) checkListFlag(cmd string, f *flag.Flag) error {
-	if !r.Lists[cmd+" --"+Canonical(f)] {
+	if !r.Lists[cmd+" --"+f.Name] {
 		return nil
 	}
 	v := f.Value.String()
@@ -350,7 +350,7 @@ func unwrapPath(err error) error {
 
 // checkFileFlag checks the path a set flag names (see fileFlags).
 func (r Rules) checkFileFlag(cmd string, f *flag.Flag) error {
-	kind, ok := r.Files[cmd+" --"+Canonical(f)]
+	kind, ok := r.Files[cmd+" --"+f.Name]
 	if !ok {
 		return nil
 	}

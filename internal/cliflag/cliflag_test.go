@@ -22,7 +22,6 @@ func newSet() *flag.FlagSet {
 	fs.String("input", "", "input file")
 	fs.String("out", "", "output file")
 	fs.String("dir", "", "output directory")
-	Alias(fs, "num-steps", "steps")
 	return fs
 }
 
@@ -56,7 +55,7 @@ func TestRulesCheck(t *testing.T) {
 	}{
 		{[]string{"--steps", "10", "--count", "0", "--seed", "-5", "--algos", "bfs,dfs", "--input", in, "--out", filepath.Join(dir, "o.jsonl")}, ""},
 		{[]string{"--steps", "0"}, "--steps 0: out of range; accepted 1..1000 (steps)"},
-		{[]string{"--num-steps", "5000"}, "--num-steps 5000: out of range; accepted 1..1000 (steps)"},
+		{[]string{"--steps", "5000"}, "--steps 5000: out of range; accepted 1..1000 (steps)"},
 		{[]string{"--count", "11"}, "accepted 1..10, or 0 (all) (rows)"},
 		{[]string{"--lr", "NaN"}, "--lr NaN: not a finite number"},
 		{[]string{"--algos", "bfs,,dfs"}, `--algos "bfs,,dfs": item 2 is empty`},
@@ -80,14 +79,12 @@ func TestRulesCheck(t *testing.T) {
 	}
 }
 
-func TestUsageAliasChoice(t *testing.T) {
+func TestUsageChoice(t *testing.T) {
 	fs := flag.NewFlagSet("demo run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.String("dir", "", "the directory (required)")
 	fs.Int("steps", 100, "training steps")
 	format := Choice(fs, "format", "text", "output format", "text", "json")
-	fs.Var(Deprecated{Value: SetTo(format, "json"), Old: "json", Name: "format json"}, "json", "deprecated")
-	Alias(fs, "num-steps", "steps")
 	var b strings.Builder
 	PrintUsage(&b, "narlab", fs)
 	u := b.String()
@@ -97,14 +94,8 @@ func TestUsageAliasChoice(t *testing.T) {
 			t.Errorf("usage lacks %q:\n%s", want, u)
 		}
 	}
-	if strings.Contains(u, "num-steps") || strings.Contains(u, "--json") {
-		t.Errorf("usage shows a deprecated spelling:\n%s", u)
-	}
-	if err := fs.Parse([]string{"--num-steps", "7", "--json"}); err != nil {
-		t.Fatal(err)
-	}
-	if fs.Lookup("steps").Value.String() != "7" || *format != "json" || Canonical(fs.Lookup("num-steps")) != "steps" {
-		t.Errorf("steps %s, format %s, canonical %s: the aliases did not set their flags", fs.Lookup("steps").Value, *format, Canonical(fs.Lookup("num-steps")))
+	if err := fs.Parse([]string{"--format", "json"}); err != nil || *format != "json" {
+		t.Errorf("--format json: %v, format %q", err, *format)
 	}
 	if err := fs.Parse([]string{"--format", "yaml"}); err == nil || !strings.Contains(err.Error(), `"yaml" is not accepted; accepted: text, json`) {
 		t.Errorf("--format yaml: %v", err)

@@ -8,7 +8,7 @@
 // spent a third of its time in the kernel doing so. glibc's tunable
 // glibc.malloc.hugetlb=1 makes it advise its heaps and mappings as huge
 // pages (2 MiB), which the kernel faults in and clears 512 times less often
-// (docs/performance.md, "Step loop"); lib/nn/engine also keeps large
+// (docs/log/performance-training.md, "Step loop"); lib/nn/engine also keeps large
 // buffers in the heaps (its malloc modes, engine.TuneProcess), so that their
 // pages are reused. Tunables
 // are read when a program starts, so Reexec starts the program again with

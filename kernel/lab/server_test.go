@@ -11,6 +11,7 @@ import (
 
 	"github.com/narlab/narlab/experiments/clrs30"
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/tracking/mlflow"
 )
 
@@ -26,14 +27,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if srv != nil {
-		srv.Stop()
-	}
-	if srvDir != "" {
-		os.RemoveAll(srvDir)
-	}
-	os.Exit(code)
+	testenv.Main(m, func() {
+		if srv != nil {
+			srv.Stop()
+		}
+		if srvDir != "" {
+			os.RemoveAll(srvDir)
+		}
+	})
 }
 
 // server starts the shared test server and points MLFLOW_TRACKING_URI at

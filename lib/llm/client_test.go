@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/lib/llm"
 	"github.com/narlab/narlab/lib/llm/llmtest"
 )
@@ -21,9 +22,9 @@ import (
 // fault-injecting proxy.
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	llmtest.Shutdown()
-	os.Exit(code)
+	testenv.Main(m, func() {
+		llmtest.Shutdown()
+	})
 }
 
 func newClient(t *testing.T, base string, mod func(*llm.Config)) *llm.Client {

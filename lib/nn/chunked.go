@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
 	"github.com/narlab/narlab/lib/nn/engine"
 )
 
@@ -41,15 +42,21 @@ import (
 //
 // A chunk's steps run unrolled in one program per chunk shape (the chunk
 // length bounds its size, whatever the trajectories' lengths).
+//
+// A chunk's random draws (teacher forcing, dropout, Gumbel noise) come
+// from its training call's key in NetChunked's order (drawChunk): the
+// teacher-forcing choice of every step (is_first forces the ground truth
+// whatever it says), dropout after the processor, and noise for the
+// permutation outputs decoded at every step.
 
 // ChunkState is where a chunk's first step starts: the time slice it
 // processes (its inputs, hints and where it starts a trajectory) and, for
-// the samples that continue a trajectory there, the node latents and the
-// hints fed back.
+// the samples that continue a trajectory there, the node latents (with
+// the LSTM's cell beside them) and the hints fed back.
 type ChunkState struct {
 	slice   *clrs.Feedback // one time step: inputs [B,…], hints [1,B,…]
 	isFirst []bool         // [B]
-	hidden  []float32      // [B,N,H]; nil: zeros
+	hidden  []float32      // [B,N,H] ([B,N,2H] with the LSTM: latents, then cell); nil: zeros
 	fed     [][]float32    // per hint fed back, its layout [B,…]; nil: zeros
 }
 
@@ -72,8 +79,19 @@ func InitialChunkState(ch *clrs.Chunk) (*ChunkState, error) {
 // TrainChunk takes one optimizer step on a chunk (of the model's
 // algorithm, or of one of its algorithms), starting from st, and returns
 // the loss and the state the chunk ends in (its last slice, the latents
-// and the hints fed back after its last step).
+// and the hints fed back after its last step). Its random draws come
+// from the key of its step, as TrainStep's.
 func (m *Model) TrainChunk(ch *clrs.Chunk, st *ChunkState) (float64, *ChunkState, error) {
+	if m.store == nil {
+		return 0, nil, errClosed
+	}
+	return m.TrainChunkKey(ch, st, m.stepKey(m.Step()))
+}
+
+// TrainChunkKey is TrainChunk with the JAX key of the chunk's random
+// draws given: the reference's chunked feedback(rng_key) draws the same
+// numbers from the same key (drawChunk).
+func (m *Model) TrainChunkKey(ch *clrs.Chunk, st *ChunkState, key jaxrand.Key) (float64, *ChunkState, error) {
 	if m.store == nil {
 		return 0, nil, errClosed
 	}
@@ -82,7 +100,7 @@ func (m *Model) TrainChunk(ch *clrs.Chunk, st *ChunkState) (float64, *ChunkState
 		if err != nil {
 			return 0, nil, err
 		}
-		return p.TrainChunk(ch, st)
+		return p.TrainChunkKey(ch, st, key)
 	}
 	if ch.Algorithm != m.cfg.Algorithm {
 		return 0, nil, fmt.Errorf("nn: a %s chunk given to a %s model", ch.Algorithm, m.cfg.Algorithm)
@@ -90,7 +108,7 @@ func (m *Model) TrainChunk(ch *clrs.Chunk, st *ChunkState) (float64, *ChunkState
 	if st == nil || st.slice == nil || len(st.isFirst) != ch.BatchSize() {
 		return 0, nil, fmt.Errorf("nn: TrainChunk needs the state of a stream of %d samples (InitialChunkState)", ch.BatchSize())
 	}
-	args, err := m.chunkArgs(ch, st)
+	args, err := m.chunkArgs(ch, st, key)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -136,8 +154,9 @@ func (m *Model) TrainChunk(ch *clrs.Chunk, st *ChunkState) (float64, *ChunkState
 // chunkArgs lays a chunk and its start state out as the chunk program's
 // inputs: the slices the steps process (X: the state's, then the chunk's
 // first C−1), their adjacency, fed truth and is_first; the chunk's hints,
-// outputs, is_first and is_last; the state's latents and fed hints.
-func (m *Model) chunkArgs(ch *clrs.Chunk, st *ChunkState) ([]any, error) {
+// outputs, is_first and is_last; the state's latents and fed hints; the
+// chunk's draws from key (drawChunk).
+func (m *Model) chunkArgs(ch *clrs.Chunk, st *ChunkState, key jaxrand.Key) ([]any, error) {
 	C, B := ch.Length(), ch.BatchSize()
 	pos, ok := -1, false
 	for i, d := range ch.Inputs {
@@ -229,11 +248,11 @@ func (m *Model) chunkArgs(ch *clrs.Chunk, st *ChunkState) ([]any, error) {
 		args = append(args, tensors.FromFlatDataAndDimensions(d, sh...))
 	}
 	args = append(args, marks(ch.IsFirst), marks(ch.IsLast))
-	H := m.cfg.Hidden
-	if st.hidden != nil && len(st.hidden) != B*n*H {
-		return nil, fmt.Errorf("nn: a chunk state of %d latents for %d samples of %d nodes", len(st.hidden), B, n)
+	W := m.carryWidth()
+	if st.hidden != nil && len(st.hidden) != B*n*W {
+		return nil, fmt.Errorf("nn: a chunk state of %d latents for %d samples of %d nodes of %d features", len(st.hidden), B, n, W)
 	}
-	args = append(args, zeroPadded(st.hidden, B, n, H))
+	args = append(args, zeroPadded(st.hidden, B, n, W))
 	if m.encodeHints() {
 		for i, l := range m.spec.hints {
 			d, sh := l.dense(ch.Hints[i], n)
@@ -248,6 +267,16 @@ func (m *Model) chunkArgs(ch *clrs.Chunk, st *ChunkState) ([]any, error) {
 			}
 			args = append(args, zeroPadded(fed, append([]int{B}, per...)...))
 		}
+	}
+	d := m.drawChunk(key, C, B, n)
+	if d.teacher != nil {
+		args = append(args, tensors.FromFlatDataAndDimensions(d.teacher, C, B))
+	}
+	if d.dropout != nil {
+		args = append(args, tensors.FromFlatDataAndDimensions(d.dropout, C, B, n, m.cfg.Hidden))
+	}
+	for _, nz := range d.noise {
+		args = append(args, tensors.FromFlatDataAndDimensions(nz, C, B, n, n))
 	}
 	return args, nil
 }
@@ -279,6 +308,15 @@ func (m *Model) chunkGraph(scope *model.Scope, in []*Node) []*Node {
 	isFirst, isLast := take(1)[0], take(1)[0]
 	hidden := take(1)[0]
 	fed := take(nh)
+	dl := m.drawLayout()
+	var teacher, dropout *Node
+	if dl.teacher {
+		teacher = take(1)[0]
+	}
+	if dl.dropout {
+		dropout = take(1)[0]
+	}
+	noise := take(len(dl.perms))
 	C, B, N := xAdj.Shape().Dimensions[0], xAdj.Shape().Dimensions[1], xAdj.Shape().Dimensions[2]
 	c := engine.Carry{Hidden: hidden}
 	if nh > 0 {
@@ -298,8 +336,8 @@ func (m *Model) chunkGraph(scope *model.Scope, in []*Node) []*Node {
 		cur := engine.Carry{Hidden: Mul(broadcastSample(OneMinus(first), c.Hidden), c.Hidden)}
 		if nh > 0 {
 			force := first
-			if t := m.drawTeacher(scope, g, B); t != nil {
-				force = Max(first, t)
+			if teacher != nil {
+				force = Max(first, stepOf(teacher, s))
 			}
 			cur.Fed = make([]*Node, nh)
 			for i := range c.Fed {
@@ -315,15 +353,22 @@ func (m *Model) chunkGraph(scope *model.Scope, in []*Node) []*Node {
 				tg.Truth[i] = stepOf(tHints[i], s)
 			}
 		}
-		next, r, su, co := m.step(scope, enc, adj, cur, tg, true)
+		var d stepDraws // the teacher's choice is made above, for the slice this step processes
+		if dropout != nil {
+			d.dropout = stepOf(dropout, s)
+		}
+		next, r, su, co := m.step(scope, enc, adj, cur, tg, d, true)
 		for i := range su {
 			if hintSums == nil {
 				hintSums, hintCounts = make([]*Node, len(su)), make([]*Node, len(su))
 			}
 			hintSums[i], hintCounts[i] = addOr(hintSums[i], su[i]), addOr(hintCounts[i], co[i])
 		}
-		m.noiseStep = s
-		outs := m.decodeOutputs(scope, enc, adj, r, true)
+		nz := make([]*Node, len(noise))
+		for p := range noise {
+			nz[p] = stepOf(noise[p], s)
+		}
+		outs := m.decodeOutputs(scope, enc, adj, r, nz)
 		last := stepOf(isLast, s)
 		for i, l := range m.spec.outputs {
 			su, co := probeLoss(l, outs[i], stepOf(tOut[i], s), last, false)
@@ -331,7 +376,6 @@ func (m *Model) chunkGraph(scope *model.Scope, in []*Node) []*Node {
 		}
 		c = next
 	}
-	m.noiseStep = 0
 	loss := engine.HintLoss(outSums, outCounts)
 	if hintSums != nil {
 		loss = Add(loss, engine.HintLoss(hintSums, hintCounts))

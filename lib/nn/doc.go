@@ -23,6 +23,22 @@
 // and adds its loss), decoded_only (hints only add their loss), none. Each
 // sample's outputs are decoded from its own last step.
 //
+// # Options and randomness
+//
+// The reference's other model options are Config fields (options.go):
+// attention heads (Heads, for gat, gat_full, gatv2, gatv2_full), several
+// processor calls per step (MsgPassingSteps), the layer norm switch
+// (NoLayerNorm), an LSTM after the processor (LSTM; frozen, as the
+// reference's, unless TrainLSTM), dropout of the processor's output
+// (Dropout), the triplet messages' width (TripletFeatures), the encoders'
+// initialisation (EncoderInit) and a frozen processor (FreezeProcessor).
+// Training's random draws (teacher forcing, dropout masks, the Gumbel noise
+// of permutation outputs) are made on the host with lib/jaxrand from one JAX
+// key per training step, in the reference's order (draws.go): a step given
+// the reference's key ([Model.TrainStepKey]) draws the reference's numbers,
+// and TestReferenceOptions compares each option with the reference's model
+// built with it (lib/nn/testdata/refoptions).
+//
 // # Steps
 //
 // The model is written once, as one algorithm step (step.go), and run by

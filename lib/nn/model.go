@@ -76,7 +76,7 @@ func (m *Model) process(scope *model.Scope, nodeF *Node, edgeF EdgeLatents, grap
 }
 
 // processorOptions are the settings the model's processor is built with.
-func (m *Model) processorOptions() ProcessorOptions { return ProcessorOptions{Hidden: m.cfg.Hidden} }
+func (m *Model) processorOptions() ProcessorOptions { return m.cfg.processorOptions() }
 
 // pgnStep is the step of the reference's PGN family (dm-clrs's PGN class,
 // also its MPNN and Deep Sets): messages from sender i to receiver j of
@@ -107,10 +107,12 @@ func pgnStep(adjacency pgnAdjacency, gated, triplets bool) ProcessorStep {
 		penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
 		agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
 		ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
-		ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
+		if o.LayerNorm {
+			ret = layerNorm(scope, ret)
+		}
 		var tri *Node
 		if triplets {
-			tri = tripletLatents(scope.At("triplet"), z, in.Edge, in.Graph, H)
+			tri = tripletLatents(scope.At("triplet"), z, in.Edge, in.Graph, H, o.TripletFeatures)
 		}
 		if gated {
 			// The reference's gate: h = h·g + hidden·(1−g), g = σ(g3(relu(g1(z) + g2(agg)))) with g3's bias
@@ -124,15 +126,21 @@ func pgnStep(adjacency pgnAdjacency, gated, triplets bool) ProcessorStep {
 	}
 }
 
+// layerNorm is the reference's hk.LayerNorm over the last axis (scale and
+// offset, epsilon 1e-5), its variables in scope "ln".
+func layerNorm(scope *model.Scope, x *Node) *Node {
+	return norm.LayerNorm(scope.At("ln"), x, -1).Epsilon(layerNormEpsilon).Done()
+}
+
 // gateMix is the reference's gated update ret·gate + hidden·(1 − gate).
 func gateMix(ret, hidden, gate *Node) *Node {
 	return Add(Mul(ret, gate), Mul(hidden, OneMinus(gate)))
 }
 
 // tripletLatents computes Triplet-GMPNN's edge latents max_i ψ(z_i, z_j,
-// z_k, e_ij, e_ik, e_kj, g) → [B,N,N,H] (nb_triplet_fts = 8).
-func tripletLatents(scope *model.Scope, z *Node, edgeF EdgeLatents, graphF *Node, hidden int) *Node {
-	const T = 8
+// z_k, e_ij, e_ik, e_kj, g) → [B,N,N,H], the messages T wide (the
+// reference's nb_triplet_fts, 8 by default).
+func tripletLatents(scope *model.Scope, z *Node, edgeF EdgeLatents, graphF *Node, hidden, T int) *Node {
 	t1 := Dense(scope.At("t1"), z, true, T) // [B,N,T]  i
 	t2 := Dense(scope.At("t2"), z, true, T) // j
 	t3 := Dense(scope.At("t3"), z, true, T) // k
@@ -158,7 +166,7 @@ func tripletMax(t1, t2, t3, te1, te2, te3, tg *Node) *Node {
 	// [B,T,i,j,k] so that k is contiguous and i the reduced, major axis. It
 	// is the reference's sum of seven up to float rounding, and XLA CPU runs
 	// it several times faster than the seven-term sum reduced over axis 1
-	// of [B,i,j,k,T] (docs/performance.md, "Triplet messages").
+	// of [B,i,j,k,T] (docs/log/performance-protocol.md, "Triplet messages").
 	a := TransposeAllDims(Add(InsertAxes(t1, 2), te1), 0, 3, 1, 2)  // t1_i + te1_ij → [B,T,i,j]
 	c := TransposeAllDims(te2, 0, 3, 1, 2)                          // te2_ik → [B,T,i,k]
 	inner := ReduceMax(Add(InsertAxes(a, -1), InsertAxes(c, 3)), 2) // max over i → [B,T,j,k]
@@ -173,35 +181,61 @@ func tripletMax(t1, t2, t3, te1, te2, te3, tg *Node) *Node {
 // check it.
 const leakyReluSlope = 0.01
 
-// gatStep is one graph-attention step (one head): coefficients softmax_j
-// over the adjacency of leaky_relu(a1·z_i + a2·z_j + ae·e_ij + ag·g) (GAT)
-// or a·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g) (GATv2).
-func gatStep(v2 bool) ProcessorStep {
+// gatStep is one graph-attention step with o.Heads heads: per head h,
+// coefficients softmax_j over the adjacency (every pair of nodes when
+// full: gat_full, gatv2_full) of leaky_relu(a1·z_i + a2·z_j + ae·e_ij +
+// ag·g)_h (GAT) or a_h·leaky_relu(W1 z_i + W2 z_j + We e_ij + Wg g)[h] (GATv2,
+// the pre-activations cut into heads of H/heads features), weighting the
+// values' h-th block of H/heads features; the heads' blocks concatenated.
+func gatStep(v2, full bool) ProcessorStep {
 	return func(scope *model.Scope, in ProcessorInput, o ProcessorOptions) (*Node, *Node) {
 		H, adj := o.Hidden, in.Adj
+		heads := max(o.Heads, 1)
+		F := H / heads
+		B, N := adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]
+		if full {
+			adj = Ones(adj.Graph(), shapeF32(B, N, N))
+		}
 		z := Concatenate([]*Node{in.Node, in.Hidden}, -1) // [B,N,2H]
 		values := Dense(scope.At("values"), z, true, H)   // [B,N,H]
-		var logits *Node
+		var logits *Node                                  // [B,N(i),N(j),heads]
 		if !v2 {
-			a1 := Dense(scope.At("a1"), z, true, 1)
-			a2 := Dense(scope.At("a2"), z, true, 1)
-			ae := in.Edge.dense(scope.At("ae"), z.Graph(), true, 1)
-			ag := Dense(scope.At("ag"), in.Graph, true, 1)
+			a1 := Dense(scope.At("a1"), z, true, heads)
+			a2 := Dense(scope.At("a2"), z, true, heads)
+			ae := in.Edge.dense(scope.At("ae"), z.Graph(), true, heads)
+			ag := Dense(scope.At("ag"), in.Graph, true, heads)
 			l := Add(Add(InsertAxes(a1, 2), InsertAxes(a2, 1)), Add(ae, InsertAxes(ag, 1, 1)))
-			logits = activation.LeakyReluWith(Squeeze(l, -1), leakyReluSlope)
+			logits = activation.LeakyReluWith(l, leakyReluSlope)
 		} else {
 			w1 := Dense(scope.At("w1"), z, true, H)
 			w2 := Dense(scope.At("w2"), z, true, H)
 			we := in.Edge.dense(scope.At("we"), z.Graph(), true, H)
 			wg := Dense(scope.At("wg"), in.Graph, true, H)
-			pre := Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1)))
-			logits = Squeeze(Dense(scope.At("a"), activation.LeakyReluWith(pre, leakyReluSlope), true, 1), -1)
+			pre := activation.LeakyReluWith(Add(Add(InsertAxes(w1, 2), InsertAxes(w2, 1)), Add(we, InsertAxes(wg, 1, 1))), leakyReluSlope)
+			if heads == 1 {
+				logits = Dense(scope.At("%s", gatv2HeadName(0)), pre, true, 1)
+			} else {
+				per := make([]*Node, heads)
+				for h := range per {
+					per[h] = Dense(scope.At("%s", gatv2HeadName(h)), Slice(pre, AxisRange(), AxisRange(), AxisRange(), AxisRange(h*F, (h+1)*F)), true, 1)
+				}
+				logits = Concatenate(per, -1)
+			}
 		}
-		// logits[b,i,j]: i attends to j over the adjacency.
-		coefs := Softmax(Add(logits, Mul(OneMinus(adj), ConstAs(adj, bigNeg))), -1)
-		att := Einsum("bij,bjh->bih", coefs, values)
+		// logits[b,i,j,h]: i attends to j over the adjacency.
+		bias := InsertAxes(Mul(OneMinus(adj), ConstAs(adj, bigNeg)), -1)
+		coefs := Softmax(Add(logits, bias), 2) // over j
+		var att *Node
+		if heads == 1 {
+			att = Einsum("bij,bjh->bih", Squeeze(coefs, -1), values)
+		} else {
+			att = Reshape(Einsum("bijk,bjkf->bikf", coefs, Reshape(values, B, N, heads, F)), B, N, H)
+		}
 		ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
-		return norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done(), nil
+		if o.LayerNorm {
+			ret = layerNorm(scope, ret)
+		}
+		return ret, nil
 	}
 }
 
@@ -209,8 +243,9 @@ func gatStep(v2 bool) ProcessorStep {
 // [B,N,3H], edge latents eT [B,N,N,·], graph features [B,H] and the
 // step's adjacency [B,N,N] (used by the *_mask processors' inf_bias).
 // Permutation pointers come out as log-Sinkhorn matrices (10 steps,
-// temperature 0.1, Gumbel noise in training), as the reference's.
-func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLatents, graphF, adj *Node, training bool) *Node {
+// temperature 0.1, with noise: training's Gumbel noise, nil in
+// evaluation), as the reference's.
+func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLatents, graphF, adj, noise *Node) *Node {
 	H := m.cfg.Hidden
 	infBias := m.proc.InfBias
 	out := 1
@@ -235,10 +270,6 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 				preds = nonEdgesBelow(preds, adj)
 			}
 			if k == clrs.PermutationPointer {
-				var noise *Node
-				if training {
-					noise = m.gumbelUniform(scope, preds)
-				}
 				preds = logSinkhorn(preds, 10, 0.1, noise)
 			}
 			return preds
@@ -273,21 +304,6 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 	}
 }
 
-// gumbelUniform draws the uniform numbers [B,N,N] behind a permutation
-// decoder's Gumbel noise in training: from the model's random state, or,
-// where a test set it, from the variable noiseUniform (the reference's own
-// draws, lib/jaxrand's, for a same-noise comparison).
-func (m *Model) gumbelUniform(scope *model.Scope, preds *Node) *Node {
-	if m.noiseUniform != nil {
-		v := m.noiseUniform.NodeValue(preds.Graph())
-		if v.Rank() == preds.Rank()+1 { // a chunk's: one draw per step
-			return stepOf(v, m.noiseStep)
-		}
-		return v
-	}
-	return scope.Store().RandomUniform(preds.Graph(), preds.Shape())
-}
-
 // nonEdgesBelow is the reference's inf_bias: logits [B,N,N] where adj ≤ 0.5
 // become min(−1, (the sample's smallest logit) − 1). As in the reference
 // the gradient flows through that minimum (to the smallest logit), which
@@ -300,14 +316,13 @@ func nonEdgesBelow(preds, adj *Node) *Node {
 }
 
 // logSinkhorn is the reference's log-space Sinkhorn operator on [B,N,N]
-// logits: optional Gumbel noise −log(−log(u + 1e-12) + 1e-12) from uniform
-// draws u, division by the temperature, the diagonal pushed down by 1e6,
-// then steps rounds of log-softmax over rows (last axis) and columns. The
+// logits: optional Gumbel noise (training's: sinkhornNoise) added,
+// division by the temperature, the diagonal pushed down by 1e6, then
+// steps rounds of log-softmax over rows (last axis) and columns. The
 // result is the logarithm of a (nearly) doubly-stochastic matrix.
-func logSinkhorn(x *Node, steps int, temperature float64, uniform *Node) *Node {
-	if uniform != nil {
-		eps := ConstAs(x, 1e-12)
-		x = Add(x, Neg(Log(Add(Neg(Log(Add(uniform, eps))), eps))))
+func logSinkhorn(x *Node, steps int, temperature float64, noise *Node) *Node {
+	if noise != nil {
+		x = Add(x, noise)
 	}
 	x = DivScalar(x, temperature)
 	dims := x.Shape().Dimensions

@@ -11,23 +11,36 @@ import (
 
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
 )
 
 // multiRefRun is what scripts/dmclrs_checkpoint.py writes for a model of
-// several algorithms (--algo a,b,c): per algorithm its outputs and scores
-// on its next batch, and the losses of the training calls after them, in
-// call order (algorithm index, loss).
+// several algorithms (--algo a,b,c): its model options, per algorithm its
+// outputs and scores on its next batch, and the losses of the training
+// calls after them, in call order (algorithm index, loss), with each
+// call's key.
 type multiRefRun struct {
 	Mode, Processor      string
 	Algorithms           []string
 	Hidden, Batch, Steps int
 	Seed                 int64
+	Options              *refRunOptions
 	Runs                 []struct {
 		Algorithm string
 		Outputs   map[string]refOutput
 		Scores    map[string]float64
 	}
 	Calls [][2]float64
+	// CallKeys are the calls' keys (nil in fixtures made before the
+	// script recorded them).
+	CallKeys []jaxrand.Key `json:"call_keys"`
+}
+
+// config is the narlab configuration of the script's model.
+func (r *multiRefRun) config() Config {
+	cfg := (&refRun{Processor: r.Processor, Hidden: r.Hidden, Options: r.Options}).config()
+	cfg.Algorithm, cfg.Algorithms = "", slices.Clone(r.Algorithms)
+	return cfg
 }
 
 func readMultiRefRun(t *testing.T, path string) *multiRefRun {
@@ -61,10 +74,12 @@ func multiRefBatches(t *testing.T, r *multiRefRun) (train, after [][]*clrs.Feedb
 // compareSeveralWithReference checks that m, a model of several
 // algorithms, does what the reference's did: each algorithm's outputs and
 // scores (compareOutputs), then the losses of the training calls in the
-// reference's order (each round one call per algorithm) up to the first
-// call of an algorithm with a permutation output (its Gumbel noise is each
-// framework's own, and the update it makes changes every later loss). It
-// trains m.
+// reference's order (each round one call per algorithm), each given the
+// reference's key for its draws (dropout, teacher forcing, Gumbel noise).
+// Without the keys (a fixture made before the script recorded them) the
+// calls are compared up to the first of an algorithm with a permutation
+// output (its Gumbel noise is then each framework's own, and the update it
+// makes changes every later loss). It trains m.
 func compareSeveralWithReference(t *testing.T, m *Model, r *multiRefRun, eval []*clrs.Feedback, after [][]*clrs.Feedback) {
 	t.Helper()
 	gumbel := make([]bool, len(r.Algorithms))
@@ -78,12 +93,21 @@ func compareSeveralWithReference(t *testing.T, m *Model, r *multiRefRun, eval []
 	}
 	rounds := map[int]int{}
 	compared := 0
-	for _, c := range r.Calls {
+	if r.CallKeys != nil && len(r.CallKeys) != len(r.Calls) {
+		t.Fatalf("%d keys for %d calls", len(r.CallKeys), len(r.Calls))
+	}
+	for k, c := range r.Calls {
 		i := int(c[0])
-		if gumbel[i] {
+		if gumbel[i] && r.CallKeys == nil {
 			break
 		}
-		got, err := m.TrainStep(after[i][rounds[i]])
+		var got float64
+		var err error
+		if r.CallKeys != nil {
+			got, err = m.TrainStepKey(after[i][rounds[i]], r.CallKeys[k])
+		} else {
+			got, err = m.TrainStep(after[i][rounds[i]])
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,40 +123,59 @@ func compareSeveralWithReference(t *testing.T, m *Model, r *multiRefRun, eval []
 	t.Logf("%d training calls compared", compared)
 }
 
-// TestLoadReferenceSeveralAlgorithms loads a checkpoint dm-clrs saved for
-// a BaselineModel of three algorithms (bfs, dijkstra, insertion_sort with
-// GAT, two rounds of run.py's training: scripts/dmclrs_checkpoint.py --algo
-// bfs,dijkstra,insertion_sort --save) as one narlab model of them all, its
-// algorithms inferred from the parameters, and requires each algorithm's
-// outputs and scores and the training calls after it (the second call's
-// loss reads the processor after the first call's update: the checkpoint's
-// Adam state, its count shared by the algorithms) to be the reference's.
-// insertion_sort's probes are also bubble_sort's: the algorithms must be
-// named, and the error without them says so.
+// TestLoadReferenceSeveralAlgorithms loads checkpoints dm-clrs saved for
+// a BaselineModel of three algorithms (bfs, dijkstra, insertion_sort, two
+// rounds of run.py's training: scripts/dmclrs_checkpoint.py --algo
+// bfs,dijkstra,insertion_sort --save; with GAT and run.py's settings, and
+// with GATv2 of 2 heads, the LSTM, dropout 0.1 and teacher forcing 0.5) as
+// one narlab model of them all, its algorithms and the options its
+// parameters hold (heads, LSTM) inferred, the others (dropout, teacher
+// forcing) given, and requires each algorithm's outputs and scores and the
+// training calls after it, given the reference's keys (the second round's
+// losses read the processor after the first round's updates: the
+// checkpoint's Adam state, its count shared by the algorithms), to be the
+// reference's. insertion_sort's probes are also bubble_sort's: the
+// algorithms must be named, and the error without them says so.
 func TestLoadReferenceSeveralAlgorithms(t *testing.T) {
 	be, err := Backend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const fixture = "testdata/refckpt/multi-bfs-dijkstra-insertion_sort-gat"
-	r := readMultiRefRun(t, fixture+".json")
-	_, err = LoadReference(be, fixture+".pkl", ReferenceOptions{})
-	if want := "algo_2's probes fit several algorithms (bubble_sort, insertion_sort): name them in order"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("loading without names: %v, want %q", err, want)
+	for _, c := range []struct {
+		fixture string
+		opts    ReferenceOptions
+	}{
+		{"multi-bfs-dijkstra-insertion_sort-gat", ReferenceOptions{Processor: "gat"}},
+		{"multi-bfs-dijkstra-insertion_sort-gatv2-heads2-lstm-dropout0.1-tf0.5", ReferenceOptions{Processor: "gatv2",
+			Config: refConfig(func(c *Config) { c.Dropout, c.TeacherForcing = 0.1, 0.5 })}},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			fixture := filepath.Join("testdata", "refckpt", c.fixture)
+			r := readMultiRefRun(t, fixture+".json")
+			_, err = LoadReference(be, fixture+".pkl", c.opts)
+			if want := "algo_2's probes fit several algorithms (bubble_sort, insertion_sort): name them in order"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("loading without names: %v, want %q", err, want)
+			}
+			opts := c.opts
+			opts.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
+			m, err := LoadReference(be, fixture+".pkl", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if got, want := m.Config(), r.config(); !got.Equal(want) {
+				t.Fatalf("config %+v inferred, want %+v", got, want)
+			}
+			if got, want := m.Step(), int64(len(r.Algorithms)*r.Steps); got != want {
+				t.Errorf("step %d after loading, want the checkpoint's Adam count %d", got, want)
+			}
+			if r.CallKeys == nil {
+				t.Fatal("the fixture has no call_keys: remake it (scripts/dmclrs_checkpoint.py records them)")
+			}
+			_, after, eval := multiRefBatches(t, r)
+			compareSeveralWithReference(t, m, r, eval, after)
+		})
 	}
-	m, err := LoadReference(be, fixture+".pkl", ReferenceOptions{Algorithms: []string{"bfs", "dijkstra", "insertion_sort"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if got := m.Config().Algorithms; !slices.Equal(got, r.Algorithms) {
-		t.Fatalf("algorithms %v inferred, want %v", got, r.Algorithms)
-	}
-	if got, want := m.Step(), int64(len(r.Algorithms)*r.Steps); got != want {
-		t.Errorf("step %d after loading, want the checkpoint's Adam count %d", got, want)
-	}
-	_, after, eval := multiRefBatches(t, r)
-	compareSeveralWithReference(t, m, r, eval, after)
 }
 
 // trainable is the values of a model's trainable variables by path.

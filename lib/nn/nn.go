@@ -25,6 +25,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/narlab/narlab/internal/fsutil"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
 	"github.com/narlab/narlab/lib/metrics"
 	"github.com/narlab/narlab/lib/nn/engine"
 )
@@ -70,7 +71,41 @@ type Config struct {
 	// PredAsInput moves a constant pred_h hint to an input (the
 	// reference's enforce_pred_as_input; clrs.PredAsInputAlgorithms).
 	PredAsInput bool  `json:"enforce_pred_as_input"`
-	Seed        int64 `json:"seed"` // initialisation, Gumbel noise and teacher-forcing draws
+	Seed        int64 `json:"seed"` // initialisation, and the keys of training's random draws
+	// The reference's other model options (run.py's flags of the same
+	// names; options.go). A zero Heads, MsgPassingSteps, TripletFeatures
+	// or EncoderInit is the reference's default (DefaultHeads, …).
+	//
+	// Heads is the number of attention heads of gat, gat_full, gatv2 and
+	// gatv2_full (nb_heads; it divides Hidden).
+	Heads int `json:"nb_heads,omitempty"`
+	// MsgPassingSteps is the number of times the processor runs per
+	// algorithm step, with the same parameters and features
+	// (nb_msg_passing_steps).
+	MsgPassingSteps int `json:"nb_msg_passing_steps,omitempty"`
+	// TripletFeatures is the width of the triplet processors' messages
+	// (nb_triplet_fts).
+	TripletFeatures int `json:"nb_triplet_fts,omitempty"`
+	// NoLayerNorm drops the layer norm that ends the processor's step
+	// (use_ln=False).
+	NoLayerNorm bool `json:"no_layer_norm,omitempty"`
+	// Dropout is the rate at which training drops the processor's output
+	// latents (dropout_prob; the survivors scaled by 1/(1 − rate)).
+	Dropout float64 `json:"dropout_prob,omitempty"`
+	// LSTM runs the processor's output through an LSTM per node (use_lstm),
+	// its state carried from step to step. As in the reference, where its
+	// gradients are dropped (filter_null_grads), its parameters never
+	// train: they keep their initial values, unless TrainLSTM (a narlab
+	// extra) trains them like the others.
+	LSTM      bool `json:"use_lstm,omitempty"`
+	TrainLSTM bool `json:"train_lstm,omitempty"`
+	// EncoderInit is one of EncoderInits (encoder_init).
+	EncoderInit string `json:"encoder_init,omitempty"`
+	// FreezeProcessor keeps the processor's parameters at their initial
+	// values (freeze_processor): the gradients and Adam's moments are
+	// computed for all of them, as in the reference, but the processor's
+	// updates are not applied.
+	FreezeProcessor bool `json:"freeze_processor,omitempty"`
 	// Exec is how the model runs its steps (the execution engine's
 	// options: step loop or unrolled, where evaluation loops, steps a call,
 	// memory budgets). It changes speed and memory, not the function
@@ -96,7 +131,8 @@ const DefaultProcessor = "triplet_gmpnn"
 func DefaultConfig(algo, processor string) Config {
 	return Config{Algorithm: algo, Processor: processor, Hidden: 128, HintMode: "encoded_decoded",
 		TeacherForcing: 0, HintRepred: "soft", LearningRate: 1e-3, GradClip: 1, Permutations: true,
-		PredAsInput: true, Seed: 42}
+		PredAsInput: true, Seed: 42, Heads: DefaultHeads, MsgPassingSteps: DefaultMsgPassingSteps,
+		TripletFeatures: DefaultTripletFeatures, EncoderInit: DefaultEncoderInit}
 }
 
 // Equal reports whether two configurations are the same in every field
@@ -147,7 +183,8 @@ func (c Config) validateAlgorithms() error {
 }
 
 func (c Config) validate() error {
-	if _, err := lookupProcessor(c.Processor); err != nil {
+	p, err := lookupProcessor(c.Processor)
+	if err != nil {
 		return err
 	}
 	if !slices.Contains(HintModes, c.HintMode) {
@@ -171,7 +208,10 @@ func (c Config) validate() error {
 	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
 		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
 	}
-	return c.validateAlgorithms()
+	if err := c.validateAlgorithms(); err != nil {
+		return err
+	}
+	return c.validateOptions(p)
 }
 
 // Transform applies the configuration's data transforms (Permutations,
@@ -224,13 +264,9 @@ type Model struct {
 	// parallel, and building them (GoMLX's scopes and optimizer) is not
 	// safe concurrently. Shared by the parts of a model.
 	build *sync.Mutex
-	// noiseUniform, set by tests only, holds the uniform draws of the
-	// permutation decoders' Gumbel noise instead of the random state
-	// (gumbelUniform).
-	noiseUniform *model.Variable
-	noiseStep    int // the chunk step whose noise a chunk program's decoder reads (chunked.go)
-	// opt is the optimizer (GoMLX's Adam with optax's defaults); chunkFn
-	// the chunked training program (chunked.go), made on first use.
+	// opt is the optimizer (GoMLX's Adam with optax's defaults, wrapped by
+	// freezeProcessor when the processor is frozen); chunkFn the chunked
+	// training program (chunked.go), made on first use.
 	opt     engine.Optimizer
 	chunkFn *model.Exec
 	// hostPrep is the time TrainStep has spent preparing batches on the
@@ -244,6 +280,7 @@ type Model struct {
 // (e.g. the number of categories) is read from a small sample of each
 // algorithm's sampler.
 func New(backend compute.Backend, cfg Config) (*Model, error) {
+	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -298,8 +335,11 @@ func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *syn
 	m := &Model{cfg: cfg, proc: proc, spec: spec, prefix: prefix, backend: backend, device: deviceOf(backend), store: store,
 		vars: vars, build: build}
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
-	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
-	m.opt = opt.(engine.Optimizer)
+	var opt engine.Optimizer = optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done().(engine.Optimizer)
+	if cfg.FreezeProcessor {
+		opt = freezeProcessor{opt}
+	}
+	m.opt = opt
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		// Built in the background (engine.Schedule.CompileUnrolled), beside
 		// training steps that replace the variables' values (see vars).
@@ -309,7 +349,7 @@ func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *syn
 		defer m.build.Unlock()
 		g := in[0].Graph()
 		scope.Store().SetTraining(g, true)
-		gi := splitInputs(m.spec, in)
+		gi := splitInputs(m.spec, in, m.drawLayout(), true)
 		outs, hintLoss := m.forward(scope, gi, true)
 		loss := m.outputLoss(outs, gi.outputs)
 		if hintLoss != nil {
@@ -319,21 +359,21 @@ func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *syn
 		if !cfg.NoGradClip {
 			grads = engine.ClipByGlobalNorm(grads, cfg.GradClip)
 		}
-		opt.(engine.Optimizer).UpdateGraphWithGradients(scope, grads, loss.DType())
+		opt.UpdateGraphWithGradients(scope, grads, loss.DType())
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
 	m.predFn, err = model.NewExec(backend, m.store, engine.SerialBuild(m.build, func(scope *model.Scope, in []*Node) []*Node {
-		gi := splitInputs(m.spec, in)
+		gi := splitInputs(m.spec, in, m.drawLayout(), false)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt.(engine.Optimizer), m.build,
+	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt, m.build,
 		cfg.Exec.StepsPerCall, m.plan(engine.Shape{}, 0).EvalOnDevice)
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
@@ -434,6 +474,7 @@ func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dim
 type batchTensors struct {
 	B, N, T, S      int
 	hidden          int  // the model's H
+	carry           int  // the width of the carry's node state (Model.carryWidth)
 	nf              int  // hints fed back (encoded)
 	triplets        bool // the readout holds triplet latents
 	inputs, outputT []*tensors.Tensor
@@ -444,6 +485,10 @@ type batchTensors struct {
 	// hints, valid and outStep may hold fewer steps than T and S (a
 	// padded batch, paddedTo): the steps past their data are zeros.
 	stepCache map[[2]int]*tensors.Tensor
+	// drawn says which random draws a training step of the model takes;
+	// draws are this batch's (training only: Model.setDraws).
+	drawn drawLayout
+	draws *batchDraws
 }
 
 // newHint is a new tensor of hint i at step t (zeros past the steps the
@@ -535,7 +580,7 @@ func (bd *batchTensors) Static() []*tensors.Tensor {
 }
 
 func (bd *batchTensors) InitialCarry() []*tensors.Tensor {
-	out := []*tensors.Tensor{engine.ZeroTensor(bd.B, bd.N, bd.hidden)}
+	out := []*tensors.Tensor{engine.ZeroTensor(bd.B, bd.N, bd.carry)}
 	for i := 0; i < bd.nf; i++ {
 		out = append(out, bd.newHint(i, 0))
 	}
@@ -583,6 +628,23 @@ func (bd *batchTensors) unrolledArgs() []any {
 	return append(out, bd.adj, zeroPadded(bd.outStep, bd.S, bd.B), zeroPadded(bd.valid, bd.T, bd.B))
 }
 
+// unrolledTrainArgs are the unrolled training program's inputs: the
+// unrolled programs' and the batch's draws (teacher forcing [S,B],
+// dropout [S,B,N,H], the permutation outputs' noise).
+func (bd *batchTensors) unrolledTrainArgs() []any {
+	out := bd.unrolledArgs()
+	if bd.drawn.teacher {
+		out = append(out, stacked(bd.draws.teacher, bd.S, bd.B))
+	}
+	if bd.drawn.dropout {
+		out = append(out, stacked(bd.draws.dropout, bd.S, bd.B, bd.N, bd.hidden))
+	}
+	for _, t := range bd.HeadDraws() {
+		out = append(out, t)
+	}
+	return out
+}
+
 // batchOf lays a feedback out as the model's tensors.
 func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	if fb.Algorithm != m.cfg.Algorithm {
@@ -598,7 +660,7 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 	}
 	B := fb.BatchSize()
 	l := m.loopLayout()
-	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, nf: l.Fed, triplets: l.Extra}
+	bd := &batchTensors{B: B, N: n, hidden: m.cfg.Hidden, carry: m.carryWidth(), nf: l.Fed, triplets: l.Extra, drawn: m.drawLayout()}
 	check := func(ls []probeLayout, dps []clrs.DataPoint, what string) error {
 		if len(ls) != len(dps) {
 			return fmt.Errorf("nn: %s: the batch has %d %s probes, the model %d", fb.Algorithm, len(dps), what, len(ls))
@@ -691,7 +753,11 @@ func inputAdjacency(inputs []clrs.DataPoint, B, n int) []float32 {
 	return adj
 }
 
-// TrainStep takes one optimizer step on a batch and returns its loss.
+// TrainStep takes one optimizer step on a batch and returns its loss. Its
+// random draws (teacher forcing, dropout, Gumbel noise) come from the key
+// fold_in(PRNGKey(Seed), s) of its step s, the model's Step() before it
+// (for a model of several algorithms, the optimizer's updates of all its
+// algorithms so far).
 //
 // A model of several algorithms trains the part of the batch's algorithm:
 // the shared processor and that algorithm's encoders and decoders, one
@@ -700,12 +766,23 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
 	}
+	return m.TrainStepKey(fb, m.stepKey(m.Step()))
+}
+
+// TrainStepKey is TrainStep with the JAX key of the step's random draws
+// given: the reference's feedback(rng_key) draws the same numbers from the
+// same key (draws.go), a model of several algorithms in the layout of the
+// batch's algorithm.
+func (m *Model) TrainStepKey(fb *clrs.Feedback, key jaxrand.Key) (loss float64, err error) {
+	if m.store == nil {
+		return 0, errClosed
+	}
 	if m.parts != nil {
 		p, err := m.partOf(fb.Algorithm)
 		if err != nil {
 			return 0, err
 		}
-		return p.TrainStep(fb)
+		return p.TrainStepKey(fb, key)
 	}
 	engine.KeepBuffers(true)
 	t0 := time.Now()
@@ -714,6 +791,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		return 0, err
 	}
 	defer bd.Release()
+	m.setDraws(bd, key)
 	sc := m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, m.Step())
 	ubd := bd.paddedTo(sc.UnrolledSteps) // the batch as the unrolled program takes it
 	m.hostPrep.Add(int64(time.Since(t0)))
@@ -736,7 +814,7 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 		return loss, err
 	}
 	t1 := time.Now()
-	args := ubd.unrolledArgs()
+	args := ubd.unrolledTrainArgs()
 	m.hostPrep.Add(int64(time.Since(t1)))
 	res, err := m.trainFn.Call(args...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -40,6 +41,12 @@ type Processor struct {
 	// InfBias: the decoders push the pointer and edge-mask logits of
 	// non-edges below every edge's (the reference's *_mask processors).
 	InfBias bool
+	// Heads: the step attends with ProcessorOptions.Heads heads (the
+	// reference's nb_heads, which only its attention processors read).
+	Heads bool
+	// LayerNorm: the step ends in a layer norm that
+	// ProcessorOptions.LayerNorm switches (the reference's use_ln).
+	LayerNorm bool
 	// Step is one processor step.
 	Step ProcessorStep
 	// StepBytes estimates the bytes of one graph's processor step on
@@ -66,6 +73,15 @@ type Processor struct {
 // the model's Config.
 type ProcessorOptions struct {
 	Hidden int // the latent size H
+	// Heads is the number of attention heads (a processor with Heads;
+	// at least 1, dividing Hidden): the reference's nb_heads.
+	Heads int
+	// TripletFeatures is the width of the triplet messages (a processor
+	// with Triplets): the reference's nb_triplet_fts.
+	TripletFeatures int
+	// LayerNorm: the step ends in a layer norm (a processor with
+	// LayerNorm): the reference's use_ln.
+	LayerNorm bool
 }
 
 // ProcessorInput is what a processor step reads: the step's node features
@@ -101,6 +117,17 @@ type ReferenceLayout struct {
 	// PGN and Deep Sets, which differ only in the adjacency they aggregate
 	// over, share one layout).
 	Linears int
+	// PerHead: every attention head past the first adds one linear layer
+	// (GATv2's attention vectors), so a module with Linears+k−1 of them
+	// holds k heads.
+	PerHead bool
+	// Options, when set, reads the processor options a checkpoint's
+	// parameters imply beyond the hidden size and the layer norm
+	// (attention heads, triplet features) into o: shape returns a
+	// module-relative parameter's shape ("linear_2|w"), nil when the
+	// checkpoint lacks it, and linears is the number of the module's
+	// linear layers.
+	Options func(shape func(param string) []int, linears int, o *ProcessorOptions) error
 	// Param maps a variable of the processor (its scope under the processor
 	// scope, without the layer's own "dense" or "layer_normalization": "m1",
 	// "triplet/t1", "ln"; and its leaf: "weights", "biases", "gain" or
@@ -244,7 +271,8 @@ var (
 )
 
 // The built-in processors: the reference's (dm-clrs 2.0.3,
-// processors.get_processor_factory), with one head and nb_triplet_fts 8.
+// processors.get_processor_factory), with its options (heads, triplet
+// features, layer norm).
 func init() {
 	register := func(p Processor) {
 		p.builtin = true
@@ -280,7 +308,7 @@ func init() {
 			family = "deepsets"
 		}
 		p := Processor{Name: d.name, Family: family, Paper: d.paper, Color: d.color, Triplets: d.tri, InfBias: d.infBias,
-			Step: pgnStep(d.adj, d.gated, d.tri), Reference: pgnReference(d.gated, d.tri)}
+			LayerNorm: true, Step: pgnStep(d.adj, d.gated, d.tri), Reference: pgnReference(d.gated, d.tri)}
 		if d.tri {
 			p.StepBytes = tripletStepBytes
 		}
@@ -289,10 +317,14 @@ func init() {
 		}
 		register(p)
 	}
-	register(Processor{Name: "gat", Family: "gat", Paper: "GAT", Color: colorGAT, Step: gatStep(false),
-		Reference: gatReference(false), sparse: &sparseProcessor{step: sparseGATStep(false)}})
-	register(Processor{Name: "gatv2", Family: "gat", Color: colorGAT, Step: gatStep(true),
-		Reference: gatReference(true), sparse: &sparseProcessor{step: sparseGATStep(true)}})
+	register(Processor{Name: "gat", Family: "gat", Paper: "GAT", Color: colorGAT, Heads: true, LayerNorm: true,
+		Step: gatStep(false, false), Reference: gatReference(false), sparse: &sparseProcessor{step: sparseGATStep(false)}})
+	register(Processor{Name: "gat_full", Family: "gat", Color: colorGAT, Heads: true, LayerNorm: true,
+		Step: gatStep(false, true), Reference: gatReference(false)})
+	register(Processor{Name: "gatv2", Family: "gat", Color: colorGAT, Heads: true, LayerNorm: true,
+		Step: gatStep(true, false), Reference: gatReference(true), sparse: &sparseProcessor{step: sparseGATStep(true)}})
+	register(Processor{Name: "gatv2_full", Family: "gat", Color: colorGAT, Heads: true, LayerNorm: true,
+		Step: gatStep(true, true), Reference: gatReference(true)})
 	const memnetDiffers = "narlab's Memnet differs from dm-clrs's on purpose (its embedding of the latents)"
 	register(Processor{Name: "memnet", Family: "memnet", Paper: "Memnet", Color: colorMemnet,
 		Step: memnetStep(false), StepBytes: memnetStepBytes, NoReference: memnetDiffers})
@@ -300,11 +332,11 @@ func init() {
 		Step: memnetStep(true), StepBytes: memnetStepBytes, NoReference: memnetDiffers})
 }
 
-// tripletStepBytes is the triplet messages' [N,N,N,8] (three of them live
+// tripletStepBytes is the triplet messages' [N,N,N,T] (three of them live
 // at once).
-func tripletStepBytes(n int, _ ProcessorOptions) int64 {
+func tripletStepBytes(n int, o ProcessorOptions) int64 {
 	N := int64(n)
-	return 3 * N * N * N * 8 * 4
+	return 3 * N * N * N * int64(max(o.TripletFeatures, 1)) * 4
 }
 
 // linearName is Haiku's name of a module's i-th linear layer.
@@ -333,7 +365,7 @@ func pgnReference(gated, triplets bool) *ReferenceLayout {
 		order["gate1"], order["gate2"], order["gate3"] = n, n+1, n+2
 		n += 3
 	}
-	return &ReferenceLayout{Module: "mpnn_aggr_clrs_processor", Linears: n,
+	layout := &ReferenceLayout{Module: "mpnn_aggr_clrs_processor", Linears: n,
 		Param: func(path, leaf string) (string, float64, bool) {
 			switch path {
 			case "msg_mlp_1":
@@ -353,11 +385,25 @@ func pgnReference(gated, triplets bool) *ReferenceLayout {
 			}
 			return linearName(i), shift, true
 		}}
+	if triplets {
+		// t_1 (linear_6) is [2H, nb_triplet_fts].
+		layout.Options = func(shape func(string) []int, _ int, o *ProcessorOptions) error {
+			w := shape(linearName(order["triplet/t1"]) + "|w")
+			if len(w) != 2 || w[1] < 1 {
+				return fmt.Errorf("triplet layer %s|w has shape %v; want [2H, nb_triplet_fts]", linearName(order["triplet/t1"]), w)
+			}
+			o.TripletFeatures = w[1]
+			return nil
+		}
+	}
+	return layout
 }
 
 // gatReference is the layout of dm-clrs's GAT (m, skip, a_1 for row i, a_2
-// for column j, a_e, a_g) and GATv2 (m, skip, w_1 for column j: narlab's
-// w2, w_2 for row i: w1, w_e, w_g, then the head's attention vector).
+// for column j, a_e, a_g; each attention layer [·, nb_heads]) and GATv2 (m,
+// skip, w_1 for column j: narlab's w2, w_2 for row i: w1, w_e, w_g, then
+// one attention vector per head: narlab's a, a_head1, a_head2, …). The
+// _full variants are the same modules.
 func gatReference(v2 bool) *ReferenceLayout {
 	module := "gat_aggr_clrs_processor"
 	order := map[string]int{"values": 0, "skip": 1, "a1": 2, "a2": 3, "ae": 4, "ag": 5}
@@ -365,21 +411,60 @@ func gatReference(v2 bool) *ReferenceLayout {
 		module = "gatv2_aggr_clrs_processor"
 		order = map[string]int{"values": 0, "skip": 1, "w2": 2, "w1": 3, "we": 4, "wg": 5, "a": 6}
 	}
-	return &ReferenceLayout{Module: module, Linears: len(order),
+	layout := &ReferenceLayout{Module: module, Linears: len(order), PerHead: v2,
 		Param: func(path, _ string) (string, float64, bool) {
 			if path == "ln" {
 				return "layer_norm", 0, true
 			}
+			if h, ok := gatv2HeadIndex(path); ok && v2 {
+				return linearName(order["a"] + h), 0, true
+			}
 			i, ok := order[path]
 			return linearName(i), 0, ok
+		},
+		Options: func(shape func(string) []int, linears int, o *ProcessorOptions) error {
+			if v2 {
+				o.Heads = linears - len(order) + 1
+				return nil
+			}
+			w := shape("linear_2|w") // a_1: [2H, nb_heads]
+			if len(w) != 2 || w[1] < 1 {
+				return fmt.Errorf("attention layer linear_2|w has shape %v; want [2H, nb_heads]", w)
+			}
+			o.Heads = w[1]
+			return nil
 		}}
+	return layout
+}
+
+// gatv2HeadName is the scope of GATv2's attention vector of head h: "a"
+// for the first, "a_head1", "a_head2", … for the others.
+func gatv2HeadName(h int) string {
+	if h == 0 {
+		return "a"
+	}
+	return fmt.Sprintf("a_head%d", h)
+}
+
+// gatv2HeadIndex is the head of an attention vector's scope (gatv2HeadName).
+func gatv2HeadIndex(path string) (int, bool) {
+	if path == "a" {
+		return 0, true
+	}
+	rest, ok := strings.CutPrefix(path, "a_head")
+	if !ok {
+		return 0, false
+	}
+	h, err := strconv.Atoi(rest)
+	return h, err == nil && h > 0
 }
 
 // referenceCandidates are the processors whose reference layout is a
 // module's with so many linear layers.
 func referenceCandidates(module string, linears int) []string {
 	return processorNames(func(p Processor) bool {
-		return p.Reference != nil && p.Reference.Module == module && p.Reference.Linears == linears
+		r := p.Reference
+		return r != nil && r.Module == module && (r.Linears == linears || (r.PerHead && linears > r.Linears))
 	})
 }
 

@@ -49,11 +49,13 @@ type ReferenceOptions struct {
 	// Empty: each is inferred, as Algorithm is.
 	Algorithms []string
 	// Config holds the settings a checkpoint does not record: the
-	// training ones (LearningRate, GradClip, NoGradClip, TeacherForcing, Seed), the
-	// hint re-prediction mode and StepLoop. Nil: DefaultConfig's, those of
-	// dm-clrs's run.py. Its Algorithm, Processor, Hidden, HintMode,
-	// Permutations and PredAsInput are not used: they come from the
-	// checkpoint (and the fields above).
+	// training ones (LearningRate, GradClip, NoGradClip, TeacherForcing,
+	// Seed, Dropout, FreezeProcessor, TrainLSTM, EncoderInit), the hint
+	// re-prediction mode, MsgPassingSteps (it leaves no trace in the
+	// parameters) and Exec. Nil: DefaultConfig's, those of dm-clrs's
+	// run.py. Its Algorithm, Processor, Hidden, HintMode, Permutations,
+	// PredAsInput, Heads, TripletFeatures, NoLayerNorm and LSTM are not
+	// used: they come from the checkpoint (and the fields above).
 	Config *Config
 }
 
@@ -61,20 +63,24 @@ type ReferenceOptions struct {
 // BaselineModel.save_model writes, into a new model on a backend.
 //
 // The algorithm, the processor, the hidden size, the hint mode
-// (encode_hints and decode_hints) and the permutation and pred_h
-// transforms are read from the parameters' names and shapes; opts names
-// what they cannot say (see ReferenceOptions) and supplies the settings a
-// checkpoint does not record. Every narlab variable takes the value of its
-// reference parameter, and every parameter must be used: a checkpoint of
-// another architecture (an LSTM, layer norm off, nb_triplet_fts other than
-// 8, several GAT heads, Memnet) is an error that names the parameter or
-// module. nb_msg_passing_steps leaves no trace in the parameters: it is
-// taken to be run.py's 1. Adam's state (opt_state's ScaleByAdamState: its
-// step count and moments) becomes the model's optimizer state, so that
-// training continues as the reference's would.
+// (encode_hints and decode_hints), the permutation and pred_h
+// transforms, the attention heads (nb_heads), the triplet features
+// (nb_triplet_fts), the layer norm (use_ln) and the LSTM (use_lstm) are
+// read from the parameters' names and shapes; opts names what they cannot
+// say (see ReferenceOptions) and supplies the settings a checkpoint does
+// not record (nb_msg_passing_steps among them: it leaves no trace in the
+// parameters; run.py's 1 unless opts.Config says otherwise). Every narlab
+// variable takes the value of its reference parameter, and every parameter
+// must be used: a checkpoint of another architecture (Memnet, whose
+// embedding narlab's differs from) is an error that names the parameter or
+// module. Adam's state (opt_state's ScaleByAdamState: its step count and
+// moments) becomes the model's optimizer state, so that training continues
+// as the reference's would; the LSTM's moments, which the reference never
+// updates (its parameters do not train), are not read.
 //
 // A checkpoint of several algorithms (algo_0_…, algo_1_…) loads as a model
-// of them all (Config.Algorithms), unless opts.Algorithm names one of them.
+// of them all (Config.Algorithms), with the same options, unless
+// opts.Algorithm names one of them.
 func LoadReference(backend compute.Backend, path string, opts ReferenceOptions) (*Model, error) {
 	ck, err := readReference(path)
 	if err != nil {
@@ -148,7 +154,9 @@ func (m *Model) refVariables(index int) ([]*model.Variable, []string, []float64,
 	var shifts []float64
 	prefix := fmt.Sprintf("/algo_%d_", index)
 	for v := range m.store.IterVariables() {
-		if !v.Trainable || strings.HasPrefix(v.Path(), refAdamScope+"/") {
+		// The trainable variables, and the LSTM's, which are not (unless
+		// TrainLSTM).
+		if !(v.Trainable || strings.HasPrefix(v.Path(), "/lstm/")) || strings.HasPrefix(v.Path(), refAdamScope+"/") {
 			continue
 		}
 		if strings.Count(v.Path(), "/") < 3 {
@@ -180,7 +188,7 @@ func (m *Model) setReference(ck *refCheckpoint, index int) error {
 			return fmt.Errorf("no parameter %s for narlab's %s %v", names[i], v.Path(), v.Shape().Dimensions)
 		}
 		if !slices.Equal(p.Shape, v.Shape().Dimensions) {
-			return fmt.Errorf("parameter %s is %v where narlab's %s is %v (nb_triplet_fts must be 8, GAT nb_heads 1)", names[i], p.Shape, v.Path(), v.Shape().Dimensions)
+			return fmt.Errorf("parameter %s is %v where narlab's %s is %v", names[i], p.Shape, v.Path(), v.Shape().Dimensions)
 		}
 		if err := setFloat32(v, p, shifts[i]); err != nil {
 			return err
@@ -203,6 +211,9 @@ func (m *Model) setReference(ck *refCheckpoint, index int) error {
 		return nil
 	}
 	for i, v := range vars {
+		if !v.Trainable {
+			continue // the frozen LSTM: no moments
+		}
 		for _, mo := range []struct {
 			suffix string
 			src    map[string]*pickle.Array
@@ -297,7 +308,7 @@ func (m *Model) referencePickle() ([]byte, error) {
 		t, err := v.Value()
 		return t, err == nil
 	}
-	moments, missing := 0, 0
+	moments, trainable := 0, 0
 	for _, i := range order {
 		v := vars[i]
 		module, name, _ := strings.Cut(names[i], "|")
@@ -318,18 +329,19 @@ func (m *Model) referencePickle() ([]byte, error) {
 		if err := setNested(params, module, name, pickle.Float32Array(dims, vals)); err != nil {
 			return nil, err
 		}
+		if v.Trainable {
+			trainable++
+		}
 		for _, mo := range []struct {
 			suffix string
 			dst    *pickle.Dict
 		}{{"_1st_moment", mu}, {"_2nd_moment", nu}} {
-			vals := make([]float32, v.Shape().Size())
-			if t, ok := lookup(refAdamScope + v.Path() + mo.suffix); ok {
+			vals := make([]float32, v.Shape().Size()) // the frozen LSTM's stay zero, as the reference leaves them
+			if t, ok := lookup(refAdamScope + v.Path() + mo.suffix); ok && v.Trainable {
 				if vals, err = tensors.CopyFlatData[float32](t); err != nil {
 					return nil, fmt.Errorf("%s%s: %w", v.Path(), mo.suffix, err)
 				}
 				moments++
-			} else {
-				missing++
 			}
 			if err := setNested(mo.dst, module, name, pickle.Float32Array(dims, vals)); err != nil {
 				return nil, err
@@ -341,7 +353,7 @@ func (m *Model) referencePickle() ([]byte, error) {
 	case moments == 0: // never trained: optax's init
 	// A model of several algorithms has moments for the algorithms it
 	// trained: optax's are zeros for the others, as here.
-	case moments == 2*len(vars) || (m.parts != nil && moments+missing == 2*len(vars)):
+	case moments == 2*trainable, m.parts != nil:
 		t, ok := lookup(refAdamScope + "/step")
 		if !ok {
 			return nil, errors.New("the model has Adam moments but no Adam step count")
@@ -352,7 +364,7 @@ func (m *Model) referencePickle() ([]byte, error) {
 		}
 		count = int32(step)
 	default:
-		return nil, fmt.Errorf("the model has Adam moments for only some of its %d variables", len(vars))
+		return nil, fmt.Errorf("the model has Adam moments for only some of its %d trainable variables", trainable)
 	}
 	adam := &pickle.Object{Class: "optax._src.transform.ScaleByAdamState",
 		Args: pickle.Tuple{pickle.Int32Array(nil, []int32{count}), mu, nu}}

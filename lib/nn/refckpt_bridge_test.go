@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +19,12 @@ import (
 // scripts/setup-pybridge.sh makes and `make test` sets up), and dm-clrs
 // then does what narlab does (compareWithReference): the same raw outputs
 // and predictions on the next batch, the same scores, and — the Adam state
-// mapped into optax's — the same losses on its next two training steps.
-// It fails, not skips, without that environment (except under -short).
+// mapped into optax's — the same losses on its next two training steps
+// (narlab given dm-clrs's keys), with run.py's settings and with the
+// reference's model options (several heads, the _full processors, layer
+// norm off, several message-passing steps, the hint re-prediction of
+// evaluation, triplet width, the LSTM, dropout, a frozen processor). It
+// fails, not skips, without that environment (except under -short).
 func TestExportReferenceInDMCLRS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs dm-clrs in the bridge environment (scripts/setup-pybridge.sh); run without -short")
@@ -36,15 +41,29 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct{ algo, processor string }{
-		{"insertion_sort", "triplet_gmpnn"}, // a permutation output
-		{"bfs", "mpnn"},
-		{"kmp_matcher", "gatv2"}, // pred_h as an input
+	cases := []struct {
+		algo, processor, name string
+		change                func(c *Config)
+	}{
+		{"insertion_sort", "triplet_gmpnn", "", nil}, // a permutation output
+		{"bfs", "mpnn", "", nil},
+		{"kmp_matcher", "gatv2", "", nil}, // pred_h as an input
+		{"bfs", "gat_full", "heads2-noln-mp2", func(c *Config) { c.Heads, c.NoLayerNorm, c.MsgPassingSteps = 2, true, 2 }},
+		{"dijkstra", "gatv2_full", "heads4-hard_on_eval", func(c *Config) { c.Heads, c.HintRepred = 4, "hard_on_eval" }},
+		{"bfs", "triplet_gmpnn", "tri4-lstm", func(c *Config) { c.TripletFeatures, c.LSTM = 4, true }},
+		{"dijkstra", "mpnn", "dropout0.1-freeze", func(c *Config) { c.Dropout, c.FreezeProcessor = 0.1, true }},
 	}
 	for _, c := range cases {
-		t.Run(c.algo+"-"+c.processor, func(t *testing.T) {
+		name := c.algo + "-" + c.processor
+		if c.name != "" {
+			name += "-" + c.name
+		}
+		t.Run(name, func(t *testing.T) {
 			cfg := DefaultConfig(c.algo, c.processor)
 			cfg.Hidden, cfg.Seed = 8, 7
+			if c.change != nil {
+				c.change(&cfg)
+			}
 			m, err := New(be, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -63,9 +82,10 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "dmclrs.json")
-			cmd := exec.Command(py, "-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
+			args := append([]string{"-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
 				"--algo", c.algo, "--processor", c.processor, "--hidden", fmt.Sprint(r.Hidden),
-				"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out)
+				"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...)
+			cmd := exec.Command(py, args...)
 			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -75,8 +95,8 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 			}
 			t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
 			ref := readRefRun(t, out)
-			if ref.Mode != "restore" || ref.Algorithm != c.algo {
-				t.Fatalf("the script reports %s of %s", ref.Mode, ref.Algorithm)
+			if ref.Mode != "restore" || ref.Algorithm != c.algo || optionsOf(ref.config()) != optionsOf(cfg) {
+				t.Fatalf("the script reports %s of %s with %+v", ref.Mode, ref.Algorithm, ref.Options)
 			}
 			compareWithReference(t, m, ref, eval, after)
 		})
@@ -93,10 +113,13 @@ func tail(s string, n int) string {
 // TestExportSeveralAlgorithmsInDMCLRS: a model of several algorithms narlab
 // trained (two rounds of run.py's order: one batch per algorithm), exported
 // with ExportReference, is restored by dm-clrs 2.0.3 into a BaselineModel of
-// the same algorithms (scripts/dmclrs_checkpoint.py --algo bfs,dijkstra,
-// insertion_sort --restore), which then predicts, scores and trains as
-// narlab's model does (compareSeveralWithReference). It fails, not skips,
-// without the bridge environment (except under -short).
+// the same algorithms and options (scripts/dmclrs_checkpoint.py --algo
+// bfs,dijkstra,insertion_sort --restore), which then predicts, scores and
+// trains as narlab's model does (compareSeveralWithReference: narlab given
+// dm-clrs's keys): with run.py's settings (GAT), and with model options
+// (GATv2 of 2 heads, the LSTM, dropout, teacher forcing and a frozen
+// processor, each algorithm's optimizer keeping the shared processor). It
+// fails, not skips, without the bridge environment (except under -short).
 func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs dm-clrs in the bridge environment (scripts/setup-pybridge.sh); run without -short")
@@ -113,43 +136,59 @@ func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig("", "gat")
-	cfg.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
-	cfg.Hidden, cfg.Seed = 8, 7
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
-	train, after, eval := multiRefBatches(t, r)
-	for step := range r.Steps {
-		for i := range cfg.Algorithms {
-			if _, err := m.TrainStep(train[i][step]); err != nil {
+	for _, c := range []struct {
+		processor, name string
+		change          func(c *Config)
+	}{
+		{"gat", "", nil},
+		{"gatv2", "heads2-lstm-dropout0.1-tf0.5-freeze", func(c *Config) {
+			c.Heads, c.LSTM, c.Dropout, c.TeacherForcing, c.FreezeProcessor = 2, true, 0.1, 0.5, true
+		}},
+	} {
+		t.Run(strings.TrimSuffix(c.processor+"-"+c.name, "-"), func(t *testing.T) {
+			cfg := DefaultConfig("", c.processor)
+			cfg.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
+			cfg.Hidden, cfg.Seed = 8, 7
+			if c.change != nil {
+				c.change(&cfg)
+			}
+			m, err := New(be, cfg)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
+			defer m.Close()
+			r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
+			train, after, eval := multiRefBatches(t, r)
+			for step := range r.Steps {
+				for i := range cfg.Algorithms {
+					if _, err := m.TrainStep(train[i][step]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			dir := t.TempDir()
+			ckpt := filepath.Join(dir, "narlab.pkl")
+			if err := m.ExportReference(ckpt); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "dmclrs.json")
+			args := append([]string{"-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
+				"--algo", strings.Join(cfg.Algorithms, ","), "--processor", cfg.Processor, "--hidden", fmt.Sprint(r.Hidden),
+				"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...)
+			cmd := exec.Command(py, args...)
+			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stderr, &stderr
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("dm-clrs restoring narlab's checkpoint: %v\n%s", err, tail(stderr.String(), 4000))
+			}
+			t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
+			ref := readMultiRefRun(t, out)
+			if ref.Mode != "restore" || optionsOf(ref.config()) != optionsOf(cfg) || ref.CallKeys == nil {
+				t.Fatalf("the script reports %s with %+v (call keys: %v)", ref.Mode, ref.Options, ref.CallKeys != nil)
+			}
+			compareSeveralWithReference(t, m, ref, eval, after)
+		})
 	}
-	dir := t.TempDir()
-	ckpt := filepath.Join(dir, "narlab.pkl")
-	if err := m.ExportReference(ckpt); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "dmclrs.json")
-	cmd := exec.Command(py, "-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
-		"--algo", "bfs,dijkstra,insertion_sort", "--processor", cfg.Processor, "--hidden", fmt.Sprint(r.Hidden),
-		"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out)
-	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("dm-clrs restoring narlab's checkpoint: %v\n%s", err, tail(stderr.String(), 4000))
-	}
-	t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
-	ref := readMultiRefRun(t, out)
-	if ref.Mode != "restore" {
-		t.Fatalf("the script reports %s", ref.Mode)
-	}
-	compareSeveralWithReference(t, m, ref, eval, after)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/narlab/narlab/internal/pickle"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
 )
 
 // refRun is what scripts/dmclrs_checkpoint.py writes: what dm-clrs's
@@ -24,9 +25,61 @@ type refRun struct {
 	Mode, Algorithm, Processor string
 	Hidden, Batch, Steps       int
 	Seed                       int64
+	Options                    *refRunOptions // the model options (nil: run.py's defaults)
 	Outputs                    map[string]refOutput
 	Scores                     map[string]float64
 	Losses                     []float64
+	// AfterKeys are the keys of the training steps after the checkpoint
+	// (nil in the fixtures made before the script recorded them).
+	AfterKeys []jaxrand.Key `json:"after_keys"`
+}
+
+// refRunOptions are the script's model options (run.py's names).
+type refRunOptions struct {
+	NbHeads            int     `json:"nb_heads"`
+	NbMsgPassingSteps  int     `json:"nb_msg_passing_steps"`
+	NbTripletFts       int     `json:"nb_triplet_fts"`
+	UseLn              bool    `json:"use_ln"`
+	UseLSTM            bool    `json:"use_lstm"`
+	DropoutProb        float64 `json:"dropout_prob"`
+	EncoderInit        string  `json:"encoder_init"`
+	FreezeProcessor    bool    `json:"freeze_processor"`
+	HintRepredMode     string  `json:"hint_repred_mode"`
+	HintTeacherForcing float64 `json:"hint_teacher_forcing"`
+}
+
+// config is the narlab configuration of the script's model.
+func (r *refRun) config() Config {
+	cfg := DefaultConfig(r.Algorithm, r.Processor)
+	cfg.Hidden = r.Hidden
+	if o := r.Options; o != nil {
+		cfg.Heads, cfg.MsgPassingSteps, cfg.TripletFeatures = o.NbHeads, o.NbMsgPassingSteps, o.NbTripletFts
+		cfg.NoLayerNorm, cfg.LSTM, cfg.Dropout, cfg.EncoderInit = !o.UseLn, o.UseLSTM, o.DropoutProb, o.EncoderInit
+		cfg.FreezeProcessor, cfg.HintRepred, cfg.TeacherForcing = o.FreezeProcessor, o.HintRepredMode, o.HintTeacherForcing
+	}
+	return cfg.withDefaults()
+}
+
+// optionsOf is a configuration's model options in a line.
+func optionsOf(c Config) string {
+	c = c.withDefaults()
+	return fmt.Sprintf("heads %d, steps %d, triplets %d, no ln %v, lstm %v, dropout %v, encoder init %s, freeze %v, repred %s, teacher %v",
+		c.Heads, c.MsgPassingSteps, c.TripletFeatures, c.NoLayerNorm, c.LSTM, c.Dropout, c.EncoderInit, c.FreezeProcessor,
+		c.HintRepred, c.TeacherForcing)
+}
+
+// scriptArgs are the script's flags for a configuration's model options.
+func scriptArgs(c Config) []string {
+	c = c.withDefaults()
+	args := []string{"--nb-heads", fmt.Sprint(c.Heads), "--nb-msg-passing-steps", fmt.Sprint(c.MsgPassingSteps),
+		"--nb-triplet-fts", fmt.Sprint(c.TripletFeatures), "--dropout-prob", fmt.Sprint(c.Dropout), "--encoder-init", c.EncoderInit,
+		"--hint-repred-mode", c.HintRepred, "--hint-teacher-forcing", fmt.Sprint(c.TeacherForcing)}
+	for flag, on := range map[string]bool{"--no-ln": c.NoLayerNorm, "--use-lstm": c.LSTM, "--freeze-processor": c.FreezeProcessor} {
+		if on {
+			args = append(args, flag)
+		}
+	}
+	return args
 }
 
 type refOutput struct {
@@ -111,19 +164,25 @@ func nearMostly(t *testing.T, what string, got, want []float64, tol float64) {
 
 // compareWithReference checks that m does on the run's batches what the
 // reference did: the same raw outputs, the same hard predictions, the same
-// scores and, for algorithms whose training draws no random numbers
-// (permutation outputs draw Gumbel noise, each framework from its own
-// generator), the same losses on the next two training steps — the second
-// after an optimizer step that starts from the checkpoint's Adam state.
-// It trains m.
+// scores and the same losses on the next two training steps — the second
+// after an optimizer step that starts from the checkpoint's Adam state —
+// given the reference's keys (without them, in fixtures made before the
+// script recorded them, only for models whose training draws nothing:
+// permutation outputs draw Gumbel noise). It trains m.
 func compareWithReference(t *testing.T, m *Model, r *refRun, eval *clrs.Feedback, after []*clrs.Feedback) {
 	t.Helper()
-	if compareOutputs(t, m, r, eval) {
-		t.Logf("losses not compared: training a permutation output draws Gumbel noise")
+	if compareOutputs(t, m, r, eval) && r.AfterKeys == nil {
+		t.Logf("losses not compared: training a permutation output draws Gumbel noise, and the run has no keys")
 		return
 	}
 	for i, fb := range after {
-		got, err := m.TrainStep(fb)
+		var got float64
+		var err error
+		if r.AfterKeys != nil {
+			got, err = m.TrainStepKey(fb, r.AfterKeys[i])
+		} else {
+			got, err = m.TrainStep(fb)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +309,21 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 var refFixtureOptions = map[string]ReferenceOptions{
 	"insertion_sort-triplet_gmpnn": {Algorithm: "insertion_sort", Processor: "triplet_gmpnn"}, // bubble_sort has the same probes
 	"bfs-mpnn":                     {Processor: "mpnn"},
-	"kmp_matcher-gat":              {},
+	"kmp_matcher-gat":              {Processor: "gat"}, // gat_full has the same parameters
+	// The model options: those the parameters cannot say given in Config.
+	"bfs-gat_full-heads2-noln-mp2":       {Processor: "gat_full", Config: refConfig(func(c *Config) { c.MsgPassingSteps = 2 })},
+	"dijkstra-gatv2-heads4-hard_on_eval": {Processor: "gatv2", Config: refConfig(func(c *Config) { c.HintRepred = "hard_on_eval" })},
+	"bfs-triplet_gmpnn-tri4-lstm":        {Processor: "triplet_gmpnn"},
+	"dijkstra-mpnn-dropout0.1-freeze": {Processor: "mpnn", Config: refConfig(func(c *Config) {
+		c.Dropout, c.FreezeProcessor, c.EncoderInit = 0.1, true, "default"
+	})},
+}
+
+// refConfig is run.py's configuration with some settings changed.
+func refConfig(change func(c *Config)) *Config {
+	c := DefaultConfig("", DefaultProcessor)
+	change(&c)
+	return &c
 }
 
 // TestLoadReferenceCheckpoint loads checkpoints dm-clrs saved
@@ -260,11 +333,12 @@ var refFixtureOptions = map[string]ReferenceOptions{
 // permutation output and its mask_one (insertion_sort, Triplet-GMPNN), a
 // node pointer over a graph (bfs, MPNN), and a mask_one output with graph
 // masks and a constant pred_h moved to an input (kmp_matcher, GAT, whose
-// configuration is inferred from the parameters alone).
+// configuration but the processor, gat or gat_full, is inferred from the
+// parameters).
 func TestLoadReferenceCheckpoint(t *testing.T) {
 	files, err := filepath.Glob("testdata/refckpt/*.pkl")
-	if err != nil || len(files) < 3 {
-		t.Fatalf("want the 3 reference checkpoints in testdata/refckpt, found %d (%v)", len(files), err)
+	if err != nil || len(files) < len(refFixtureOptions) {
+		t.Fatalf("want the %d reference checkpoints in testdata/refckpt, found %d (%v)", len(refFixtureOptions), len(files), err)
 	}
 	for name, be := range testBackends(t) {
 		for _, f := range files {
@@ -287,8 +361,7 @@ func TestLoadReferenceCheckpoint(t *testing.T) {
 				}
 				defer m.Close()
 				cfg := m.Config()
-				want := DefaultConfig(r.Algorithm, r.Processor)
-				want.Hidden = r.Hidden
+				want := r.config()
 				if !slices.Contains(clrs.PredAsInputAlgorithms, r.Algorithm) {
 					want.PredAsInput = cfg.PredAsInput // no effect either way
 				}
@@ -334,14 +407,15 @@ func TestReferenceInference(t *testing.T) {
 		{"permutations off", "insertion_sort-triplet_gmpnn", ReferenceOptions{Algorithm: "insertion_sort", Processor: "triplet_gmpnn"},
 			func(p map[string]*pickle.Array) { drop(p, "algo_0_pred_mask_dec") },
 			"insertion_sort/triplet_gmpnn/8/encoded_decoded/false/true"},
-		{"gat and pred_h as input inferred", "kmp_matcher-gat", ReferenceOptions{}, nil,
-			"kmp_matcher/gat/8/encoded_decoded/true/true"},
-		{"pred_h kept a hint", "kmp_matcher-gat", ReferenceOptions{},
+		{"gat family needs the processor", "kmp_matcher-gat", ReferenceOptions{}, nil, "fit gat, gat_full"},
+		{"gat and pred_h as input inferred", "kmp_matcher-gat", ReferenceOptions{Processor: "gat"}, nil,
+			"kmp_matcher/gat/8/encoded_decoded/true/true/h1/t8/ln/nolstm"},
+		{"pred_h kept a hint", "kmp_matcher-gat", ReferenceOptions{Processor: "gat_full"},
 			func(p map[string]*pickle.Array) {
 				// enforce_pred_as_input renames the hint pred_h to the input pred.
 				rename(p, "algo_0_pred_enc", "algo_0_pred_h_enc")
 				p[refEncDecModule+"/algo_0_pred_h_dec_linear|w"] = p[refEncDecModule+"/algo_0_match_dec_linear|w"]
-			}, "kmp_matcher/gat/8/encoded_decoded/true/false"},
+			}, "kmp_matcher/gat_full/8/encoded_decoded/true/false"},
 		{"decoded-only hints", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { drop(p, "algo_0_reach_h_enc", "algo_0_pi_h_enc") },
 			"bfs/mpnn/8/decoded_only/true/true"},
@@ -359,14 +433,21 @@ func TestReferenceInference(t *testing.T) {
 		{"unknown algorithm", "bfs-mpnn", ReferenceOptions{Algorithm: "bogosort", Processor: "mpnn"}, nil, `unknown algorithm "bogosort"`},
 		{"hints encoded, not decoded", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { drop(p, "_h_dec") }, "do not fit any algorithm narlab has"},
-		{"an LSTM", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
+		{"an unknown module", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { p["net/lstm|w"] = p["net/mpnn_aggr_clrs_processor/linear|w"] },
 			"net/lstm|w belongs to no part of narlab's model"},
+		{"an LSTM", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
+			func(p map[string]*pickle.Array) {
+				p[refLSTMModule+"/linear|w"] = p["net/mpnn_aggr_clrs_processor/linear|w"]
+				p[refLSTMModule+"/linear|b"] = p["net/mpnn_aggr_clrs_processor/linear|b"]
+			}, "bfs/mpnn/8/encoded_decoded/true/true/h1/t8/ln/lstm"},
 		{"memnet", "bfs-mpnn", ReferenceOptions{},
 			func(p map[string]*pickle.Array) { rename(p, "mpnn_aggr_clrs_processor", "memnet_clrs_processor") },
 			"processor module memnet_clrs_processor: no narlab processor restores it"},
 		{"no layer norm", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
-			func(p map[string]*pickle.Array) { drop(p, "layer_norm") }, "without layer norm"},
+			func(p map[string]*pickle.Array) { drop(p, "layer_norm") }, "bfs/mpnn/8/encoded_decoded/true/true/h1/t8/noln"},
+		{"triplet features read", "insertion_sort-triplet_gmpnn", ReferenceOptions{Algorithm: "insertion_sort", Processor: "triplet_gmpnn"}, nil,
+			"insertion_sort/triplet_gmpnn/8/encoded_decoded/true/true/h1/t8/ln"},
 		{"two algorithms, the same", "bfs-mpnn", ReferenceOptions{Processor: "mpnn"},
 			func(p map[string]*pickle.Array) { rename(p, "algo_0_", "algo_1_", "algo_0_") },
 			"algo_0 and algo_1 are both bfs"},
@@ -397,8 +478,15 @@ func TestReferenceInference(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 			} else {
+				ln, lstm := "ln", "nolstm"
+				if cfg.NoLayerNorm {
+					ln = "noln"
+				}
+				if cfg.LSTM {
+					lstm = "lstm"
+				}
 				got = strings.Join([]string{strings.Join(cfg.AlgorithmNames(), ","), cfg.Processor, itoa(cfg.Hidden), cfg.HintMode,
-					btoa(cfg.Permutations), btoa(cfg.PredAsInput)}, "/")
+					btoa(cfg.Permutations), btoa(cfg.PredAsInput), "h" + itoa(cfg.Heads), "t" + itoa(cfg.TripletFeatures), ln, lstm}, "/")
 			}
 			if !strings.Contains(got, c.want) {
 				t.Errorf("got %q, want %q", got, c.want)
@@ -563,10 +651,27 @@ func TestExportReferenceRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, proc := range []string{"triplet_gmpnn", "gatv2"} {
-		t.Run(proc, func(t *testing.T) {
+	for _, c := range []struct {
+		proc, name string
+		change     func(c *Config)
+	}{
+		{"triplet_gmpnn", "", nil},
+		{"gatv2", "", nil},
+		// The model options: heads (GATv2's one linear layer per head),
+		// layer norm off, the triplet width, the LSTM (not trainable: no
+		// Adam moments; zeros in the file), a frozen processor with dropout.
+		{"gatv2_full", "heads4-noln", func(c *Config) { c.Heads, c.NoLayerNorm = 4, true }},
+		{"gat", "heads2", func(c *Config) { c.Heads = 2 }},
+		{"triplet_gmpnn", "tri4-lstm", func(c *Config) { c.TripletFeatures, c.LSTM = 4, true }},
+		{"mpnn", "freeze-dropout-mp2", func(c *Config) { c.FreezeProcessor, c.Dropout, c.MsgPassingSteps = true, 0.2, 2 }},
+	} {
+		proc := c.proc
+		t.Run(strings.TrimSuffix(proc+"-"+c.name, "-"), func(t *testing.T) {
 			cfg := DefaultConfig("dijkstra", proc)
 			cfg.Hidden = 8
+			if c.change != nil {
+				c.change(&cfg)
+			}
 			r := &refRun{Algorithm: cfg.Algorithm, Batch: 4, Steps: 2}
 			train, eval, after := refRunBatches(t, r)
 			m, err := New(be, cfg)
@@ -598,7 +703,12 @@ func TestExportReferenceRoundTrip(t *testing.T) {
 			if err := m.Save(filepath.Join(dir, "ckpt")); err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := LoadReference(be, path, ReferenceOptions{Processor: proc})
+			// What the parameters cannot say (the message-passing steps, the
+			// training settings) from the model's configuration; the rest
+			// read from the file.
+			given := DefaultConfig("", DefaultProcessor)
+			given.MsgPassingSteps, given.Dropout, given.FreezeProcessor = cfg.MsgPassingSteps, cfg.Dropout, cfg.FreezeProcessor
+			loaded, err := LoadReference(be, path, ReferenceOptions{Processor: proc, Config: &given})
 			if err != nil {
 				t.Fatal(err)
 			}

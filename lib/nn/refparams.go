@@ -12,6 +12,9 @@ import (
 // encoders' and decoders' here, the processor's from its definition
 // (Processor.Reference).
 
+// refLSTMModule is the Haiku module of the reference's LSTM (use_lstm).
+const refLSTMModule = "net/processor_lstm"
+
 // referenceParamName maps a narlab variable path to the reference's
 // haiku parameter ("module|name") and the constant narlab adds to it
 // (the gate's −3 bias, which narlab keeps outside the variable); the name
@@ -44,6 +47,8 @@ func referenceParamName(path, processor string) (string, float64) {
 			i = 1
 		}
 		return encdec + probe + "_enc_" + linear(i) + "|" + leaf, 0
+	case parts[0] == "lstm": // the LSTM after the processor (use_lstm)
+		return refLSTMModule + "/linear|" + leaf, 0
 	case strings.HasPrefix(parts[0], "dec_"):
 		probe := strings.TrimPrefix(strings.TrimPrefix(parts[0], "dec_output_"), "dec_hint_")
 		i := map[string]int{"l": 0, "p1": 0, "p2": 1, "p3": 2, "p4": 3, "p5": 4, "e1": 0, "e2": 1, "e3": 2,

@@ -198,7 +198,12 @@ func pickleType(v any) string {
 type refLayout struct {
 	processors []string // the processors whose parameters these are
 	hidden     int
-	algos      map[int]refProbes // algo_<i>_ → its probes
+	// options are the processor options the parameters imply (heads,
+	// triplet features, layer norm) and lstm whether the model has the
+	// reference's LSTM (use_lstm).
+	options ProcessorOptions
+	lstm    bool
+	algos   map[int]refProbes // algo_<i>_ → its probes
 }
 
 // refProbes are the probes with encoders and with decoders.
@@ -231,9 +236,13 @@ func (ck *refCheckpoint) layout() (*refLayout, error) {
 			set[i][m[2]] = true
 			continue
 		}
+		if module == refLSTMModule+"/linear" {
+			l.lstm = true
+			continue
+		}
 		parts := strings.Split(module, "/")
 		if len(parts) < 3 || parts[0] != "net" || !strings.HasSuffix(parts[1], "_clrs_processor") {
-			return nil, fmt.Errorf("parameter %s belongs to no part of narlab's model (an LSTM, use_lstm=True, is not supported)", key)
+			return nil, fmt.Errorf("parameter %s belongs to no part of narlab's model (its encoders and decoders, processor and LSTM)", key)
 		}
 		if procModule != "" && procModule != parts[1] {
 			return nil, fmt.Errorf("parameters of two processors, %s and %s", procModule, parts[1])
@@ -260,11 +269,33 @@ func (ck *refCheckpoint) layout() (*refLayout, error) {
 	case len(l.processors) == 0:
 		return nil, fmt.Errorf("a processor of module %s with %d linear layers (narlab's have %v)", procModule, len(linears), linearCounts)
 	}
-	scale, ok := ck.params["net/"+procModule+"/layer_norm|scale"]
-	if !ok || len(scale.Shape) != 1 {
-		return nil, errors.New("a processor without layer norm (use_ln=False): narlab's processors always normalise")
+	// The hidden size: the first linear layer's output (every reference
+	// processor's first layer maps [node features, latents] to H).
+	first, ok := ck.params["net/"+procModule+"/linear|w"]
+	if !ok || len(first.Shape) != 2 || first.Shape[1] < 1 {
+		return nil, fmt.Errorf("processor module %s has no linear|w of shape [2H, H]", procModule)
 	}
-	l.hidden = scale.Shape[0]
+	l.hidden = first.Shape[1]
+	l.options = ProcessorOptions{Hidden: l.hidden, Heads: DefaultHeads, TripletFeatures: DefaultTripletFeatures}
+	if scale, ok := ck.params["net/"+procModule+"/layer_norm|scale"]; ok {
+		if !slices.Equal(scale.Shape, []int{l.hidden}) {
+			return nil, fmt.Errorf("layer_norm|scale has shape %v; want [%d]", scale.Shape, l.hidden)
+		}
+		l.options.LayerNorm = true
+	}
+	// The options the parameters imply (one processor's layout reads them;
+	// the candidates share it).
+	if p, ok := LookupProcessor(l.processors[0]); ok && p.Reference.Options != nil {
+		shape := func(param string) []int {
+			if a, ok := ck.params["net/"+procModule+"/"+param]; ok {
+				return a.Shape
+			}
+			return nil
+		}
+		if err := p.Reference.Options(shape, len(linears), &l.options); err != nil {
+			return nil, fmt.Errorf("processor module %s: %w", procModule, err)
+		}
+	}
 	for i, e := range enc {
 		l.algos[i] = refProbes{enc: slices.Sorted(maps.Keys(e)), dec: slices.Sorted(maps.Keys(dec[i]))}
 	}
@@ -449,7 +480,23 @@ func (ck *refCheckpoint) infer(opts ReferenceOptions) (Config, int, error) {
 	}
 	cfg.Algorithm, cfg.Processor, cfg.Hidden = f.algorithm, proc, l.hidden
 	cfg.HintMode, cfg.Permutations, cfg.PredAsInput = f.hintMode, f.permutations, f.predAsInput
+	l.setOptions(&cfg, proc)
 	return cfg, found[0].index, nil
+}
+
+// setOptions sets the model options the parameters say (heads, triplet
+// features, layer norm, the LSTM) in cfg, a model of processor proc.
+func (l *refLayout) setOptions(cfg *Config, proc string) {
+	cfg.Heads, cfg.TripletFeatures, cfg.NoLayerNorm, cfg.LSTM = l.options.Heads, l.options.TripletFeatures, !l.options.LayerNorm, l.lstm
+	if !l.lstm {
+		cfg.TrainLSTM = false
+	}
+	if p, _ := LookupProcessor(proc); !p.Heads {
+		cfg.Heads = DefaultHeads
+	}
+	if p, _ := LookupProcessor(proc); !p.Triplets {
+		cfg.TripletFeatures = DefaultTripletFeatures
+	}
 }
 
 // inferSeveral picks the configuration of a checkpoint of several
@@ -544,6 +591,7 @@ func (l *refLayout) inferSeveral(proc string, opts ReferenceOptions) (Config, er
 	}
 	cfg.Algorithm, cfg.Algorithms, cfg.Processor, cfg.Hidden = "", names, proc, l.hidden
 	cfg.HintMode, cfg.Permutations, cfg.PredAsInput = f.hintMode, f.permutations, f.predAsInput
+	l.setOptions(&cfg, proc)
 	return cfg, nil
 }
 

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
-	"github.com/narlab/narlab/lib/jaxrand"
 )
 
 // TestRunPyChunked replays the reference's run.py with --chunked_training
@@ -25,6 +23,9 @@ import (
 //   - each start state is the initialisation chunk's first slice with
 //     is_first set (the reference's init_mp_states, which every chunk
 //     starts from);
+//   - each feedback call's keys (the reference's, given to TrainChunkKey:
+//     the keys narlab takes from it, teacher forcing, dropout and Gumbel
+//     noise at every step of the chunk, are those the reference recorded);
 //   - each feedback call's loss, the parameters after it (as in
 //     TestRunPyMultiAlgorithm) and the latents the chunk ends with (the
 //     state the reference returns and never uses);
@@ -33,6 +34,7 @@ import (
 //
 // As TestRunPyMultiAlgorithm, the model beyond the first call is compared
 // only where lib/nn follows JAX's gradient rules at ties (jaxTieRules).
+
 func TestRunPyChunked(t *testing.T) {
 	for _, name := range []string{"runpy-chunked-bfs-mpnn", "runpy-chunked-multi-bfs-insertion_sort-mpnn"} {
 		fx := readRunPy(t, name)
@@ -41,12 +43,7 @@ func TestRunPyChunked(t *testing.T) {
 				continue // one fixture keeps the XLA path checked
 			}
 			t.Run(name+"/"+bname, func(t *testing.T) {
-				cfg := DefaultConfig(fx.Flags.Algorithms[0], fx.Flags.ProcessorType)
-				if len(fx.Flags.Algorithms) > 1 {
-					cfg.Algorithm, cfg.Algorithms = "", fx.Flags.Algorithms
-				}
-				cfg.Hidden, cfg.LearningRate = fx.Flags.HiddenSize, fx.Flags.LearningRate
-				replayRunPyChunked(t, fx, be, cfg)
+				replayRunPyChunked(t, fx, be, fx.config(t))
 			})
 		}
 	}
@@ -180,8 +177,8 @@ func replayRunPyChunked(t *testing.T, fx *runPyFixture, be compute.Backend, cfg 
 			if err := chunkSame(ch, c.Batch); err != nil {
 				t.Fatalf("call %d (%s): narlab's chunk differs from the reference's: %v", call, algos[i], err)
 			}
-			chunkNoise(t, m, part(i), C, c.RNG)
-			loss, out, err := m.TrainChunk(ch, states[lengthIdx][i])
+			checkDrawKeys(t, call, part(i), c.Key, C, true, c.RNG)
+			loss, out, err := m.TrainChunkKey(ch, states[lengthIdx][i], c.Key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +194,11 @@ func replayRunPyChunked(t *testing.T, fx *runPyFixture, be compute.Backend, cfg 
 					checkDigests(t, call, digests(t, m), c.ParamsDigest, invariant)
 				}
 				var s, ss float64
-				for _, x := range out.hidden {
+				H, W := cfg.Hidden, m.carryWidth()
+				for k, x := range out.hidden {
+					if k%W >= H { // the LSTM's cell, beside the latents
+						continue
+					}
 					s, ss = s+float64(x), ss+float64(x)*float64(x)
 				}
 				if !closeTo(s, c.MPStateOut.Hiddens[0], 1e-4) || !closeTo(ss, c.MPStateOut.Hiddens[1], 1e-4) {
@@ -315,36 +316,4 @@ func chunkSame(ch *clrs.Chunk, b refBatch) error {
 		}
 	}
 	return nil
-}
-
-// chunkNoise sets a part's Gumbel draws for a chunk: the reference's at
-// each step of the chunk ([C,B,N,N]), from the recorded keys.
-func chunkNoise(t *testing.T, m, p *Model, C int, rng []refDraw) {
-	t.Helper()
-	var u []float32
-	var shape []int
-	for _, d := range rng {
-		if d.Use == "gumbel" {
-			u, shape = append(u, jaxrand.Uniform(d.Key, 0, 1, d.Shape...)...), d.Shape
-		}
-	}
-	if u == nil {
-		return
-	}
-	if len(u) != C*shape[0]*shape[1]*shape[2] {
-		t.Fatalf("%d Gumbel draws for a chunk of %d steps", len(u)/(shape[0]*shape[1]*shape[2]), C)
-	}
-	val := tensors.FromFlatDataAndDimensions(u, append([]int{C}, shape...)...)
-	if p.noiseUniform == nil {
-		v, err := m.store.CreateVariable(fmt.Sprintf("/test_gumbel_chunk/%s", p.prefix), val)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.SetTrainable(false)
-		p.noiseUniform = v
-		return
-	}
-	if err := p.noiseUniform.SetValue(val); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 	"github.com/narlab/narlab/lib/clrs"
 	"github.com/narlab/narlab/lib/jaxrand"
 	"github.com/narlab/narlab/lib/nn/engine"
@@ -117,6 +118,19 @@ type runPyFixture struct {
 		HiddenSize    int     `json:"hidden_size"`
 		ProcessorType string  `json:"processor_type"`
 		LearningRate  float64 `json:"learning_rate"`
+		// The model options (run.py's flags).
+		NbHeads            int     `json:"nb_heads"`
+		NbMsgPassingSteps  int     `json:"nb_msg_passing_steps"`
+		NbTripletFts       int     `json:"nb_triplet_fts"`
+		UseLn              bool    `json:"use_ln"`
+		UseLSTM            bool    `json:"use_lstm"`
+		DropoutProb        float64 `json:"dropout_prob"`
+		HintTeacherForcing float64 `json:"hint_teacher_forcing"`
+		HintRepredMode     string  `json:"hint_repred_mode"`
+		HintMode           string  `json:"hint_mode"`
+		EncoderInit        string  `json:"encoder_init"`
+		FreezeProcessor    bool    `json:"freeze_processor"`
+		GradClipMaxNorm    float64 `json:"grad_clip_max_norm"`
 	}
 	Init []struct {
 		Seed   int64
@@ -141,6 +155,27 @@ type runPyFixture struct {
 		AfterCall    int                   `json:"after_call"`
 		ParamsDigest map[string][2]float64 `json:"params_digest"`
 	}
+}
+
+// config is the narlab configuration of the case's model: its algorithms
+// (several: Algorithms), processor, sizes and model options, as run.py's
+// flags set them.
+func (f *runPyFixture) config(t *testing.T) Config {
+	t.Helper()
+	fl := f.Flags
+	cfg := DefaultConfig(fl.Algorithms[0], fl.ProcessorType)
+	if len(fl.Algorithms) > 1 {
+		cfg.Algorithm, cfg.Algorithms = "", fl.Algorithms
+	}
+	cfg.Hidden, cfg.LearningRate, cfg.GradClip = fl.HiddenSize, fl.LearningRate, fl.GradClipMaxNorm
+	cfg.Heads, cfg.MsgPassingSteps, cfg.TripletFeatures = fl.NbHeads, fl.NbMsgPassingSteps, fl.NbTripletFts
+	cfg.NoLayerNorm, cfg.LSTM, cfg.Dropout = !fl.UseLn, fl.UseLSTM, fl.DropoutProb
+	cfg.TeacherForcing, cfg.HintRepred, cfg.EncoderInit = fl.HintTeacherForcing, fl.HintRepredMode, fl.EncoderInit
+	cfg.FreezeProcessor = fl.FreezeProcessor
+	if fl.HintMode != "encoded_decoded" {
+		t.Fatalf("hint mode %s: the replays take run.py's encoded_decoded", fl.HintMode)
+	}
+	return cfg
 }
 
 // trainLengths are the case's --train_lengths.
@@ -251,14 +286,22 @@ func sameData(got, want *clrs.Feedback) error {
 	return nil
 }
 
-// setParams sets every trainable variable of m (a model of one or several
+// isModelParam reports whether a variable is one of the model's
+// parameters (the reference's params): a trainable variable, or the
+// LSTM's, which do not train; not the optimizer's state.
+func isModelParam(v *model.Variable) bool {
+	p := v.Path()
+	return !strings.HasPrefix(p, refAdamScope+"/") && (v.Trainable || strings.HasPrefix(p, "/lstm/"))
+}
+
+// setParams sets every parameter (isModelParam) of m (a model of one or several
 // algorithms) to the reference's parameter of its name, and requires that
 // every reference parameter was used.
 func setParams(t *testing.T, m *Model, params map[string]refArray) {
 	t.Helper()
 	used := map[string]bool{}
 	for v := range m.store.IterVariables() {
-		if !v.Trainable || strings.HasPrefix(v.Path(), refAdamScope+"/") {
+		if !isModelParam(v) {
 			continue
 		}
 		name, shift := referenceParamName(v.Path(), m.cfg.Processor)
@@ -296,7 +339,7 @@ func digests(t *testing.T, m *Model) map[string][2]float64 {
 	t.Helper()
 	out := map[string][2]float64{}
 	for v := range m.store.IterVariables() {
-		if !v.Trainable || strings.HasPrefix(v.Path(), refAdamScope+"/") {
+		if !isModelParam(v) {
 			continue
 		}
 		name, shift := referenceParamName(v.Path(), m.cfg.Processor)
@@ -327,7 +370,7 @@ func takeSnapshot(t *testing.T, m *Model) snapshot {
 	t.Helper()
 	out := snapshot{}
 	for v := range m.store.IterVariables() {
-		if !v.Trainable || strings.HasPrefix(v.Path(), refAdamScope+"/") {
+		if !isModelParam(v) {
 			continue
 		}
 		tt, err := v.Value()
@@ -356,57 +399,32 @@ func (s snapshot) restore(t *testing.T, m *Model) {
 	}
 }
 
-// withReferenceNoise makes each part of m with a permutation-pointer
-// output read its Gumbel noise's uniform draws from a variable, and
-// returns a function that sets them, before a training call, to the draws
-// the reference made from the call's Gumbel keys: for each sample, the
-// draw of the step its output is read at (the reference decodes outputs at
-// every step and keeps each sample's last; narlab decodes once).
-func withReferenceNoise(t *testing.T, m *Model) func(part *Model, fb *clrs.Feedback, rng []refDraw) {
+// checkDrawKeys requires the keys a part draws for a training call given
+// the call's key (drawKeys: over S steps, chunked or not) to be the
+// reference's, use by use, in its order.
+func checkDrawKeys(t *testing.T, call int, p *Model, key jaxrand.Key, S int, chunked bool, want []refDraw) {
 	t.Helper()
-	return func(p *Model, fb *clrs.Feedback, rng []refDraw) {
-		var keys []jaxrand.Key
-		var shape []int
-		for _, d := range rng {
-			if d.Use == "gumbel" {
-				keys, shape = append(keys, d.Key), d.Shape
-			}
-		}
-		if len(keys) == 0 {
-			return
-		}
-		B, N := shape[0], shape[1]
-		u := make([]float32, B*N*N)
-		for b, l := range fb.Lengths {
-			s := min(max(l-2, 0), len(keys)-1)
-			draw := jaxrand.Uniform(keys[s], 0, 1, shape...)
-			copy(u[b*N*N:(b+1)*N*N], draw[b*N*N:(b+1)*N*N])
-		}
-		val := tensors.FromFlatDataAndDimensions(u, B, N, N)
-		if p.noiseUniform == nil {
-			v, err := m.store.CreateVariable(fmt.Sprintf("/test_gumbel/%s", p.prefix), val)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v.SetTrainable(false)
-			p.noiseUniform = v
-			return
-		}
-		if err := p.noiseUniform.SetValue(val); err != nil {
-			t.Fatal(err)
+	got := p.drawKeys(key, S, chunked)
+	if len(got) != len(want) {
+		t.Fatalf("call %d: narlab draws %d keys over %d steps, the reference %d", call, len(got), S, len(want))
+	}
+	for k, d := range want {
+		if got[k].use != d.Use || got[k].key != d.Key {
+			t.Fatalf("call %d: draw %d is %s %v, the reference's %s %v", call, k, got[k].use, got[k].key, d.Use, d.Key)
 		}
 	}
 }
 
 // partGradients are the gradients of a part's loss on fb (before
-// clipping and Adam), by reference parameter name.
-func partGradients(t *testing.T, p *Model, fb *clrs.Feedback) map[string][]float32 {
+// clipping and Adam), by reference parameter name, its draws from key.
+func partGradients(t *testing.T, p *Model, fb *clrs.Feedback, key jaxrand.Key) map[string][]float32 {
 	t.Helper()
 	bd, err := p.batchOf(fb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bd.Release()
+	p.setDraws(bd, key)
 	p.vars.Lock()
 	_, gs, err := p.loop.LossAndGradients(bd, false)
 	p.vars.Unlock()

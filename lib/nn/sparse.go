@@ -74,9 +74,13 @@ func NewSparse(backend compute.Backend, cfg Config) (*Sparse, error) {
 	if !ok || proc.sparse == nil {
 		return nil, fmt.Errorf("nn: sparse: processor %q has no sparse form (want one of %v)", cfg.Processor, SparseProcessors())
 	}
+	cfg = cfg.withDefaults()
 	check := cfg
 	check.Algorithm = "bfs" // the dense checks of the other fields
 	if err := check.validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.sparseOptions(); err != nil {
 		return nil, err
 	}
 	// The probe layouts, with the classes of categoricals read off a small
@@ -592,11 +596,11 @@ func (s sparseBody) EncodeStatic(scope *model.Scope, static []*Node) engine.Enco
 	return s.encodeStatic(scope, static)
 }
 
-func (s sparseBody) Step(scope *model.Scope, e engine.Encoded, c engine.Carry, tg *engine.HintTargets, stepIn []*Node, training bool) (engine.Carry, engine.Readout, []*Node, []*Node) {
+func (s sparseBody) Step(scope *model.Scope, e engine.Encoded, c engine.Carry, tg *engine.HintTargets, stepIn, _ []*Node, training bool) (engine.Carry, engine.Readout, []*Node, []*Node) {
 	return s.bodyStep(scope, e, c, tg, stepIn, training)
 }
 
-func (s sparseBody) Outputs(scope *model.Scope, e engine.Encoded, r engine.Readout, training bool) []*Node {
+func (s sparseBody) Outputs(scope *model.Scope, e engine.Encoded, r engine.Readout, _ []*Node, training bool) []*Node {
 	return s.bodyOutputs(scope, e, r, training)
 }
 

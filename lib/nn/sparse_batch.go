@@ -531,5 +531,11 @@ func (l loopBatch) ValidAt(t int) *tensors.Tensor        { return l.b.validAt(t)
 func (l loopBatch) OutStepAt(s int) *tensors.Tensor      { return l.b.outStepAt(s) }
 func (l loopBatch) LastSteps() *tensors.Tensor           { return l.b.lastSteps() }
 func (l loopBatch) StepInputsAt(s int) []*tensors.Tensor { return l.b.stepInputsAt(s) }
-func (l loopBatch) Outputs() []*tensors.Tensor           { return l.b.outputs() }
-func (l loopBatch) Release()                             { l.b.release() }
+
+// DrawsAt and HeadDraws: the sparse model draws its teacher forcing in
+// its programs (engine.Layout.Teacher) and nothing else.
+func (l loopBatch) DrawsAt(int) []*tensors.Tensor { return nil }
+
+func (l loopBatch) HeadDraws() []*tensors.Tensor { return nil }
+func (l loopBatch) Outputs() []*tensors.Tensor   { return l.b.outputs() }
+func (l loopBatch) Release()                     { l.b.release() }

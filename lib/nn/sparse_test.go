@@ -190,6 +190,7 @@ func testSparseMatchesDense(t *testing.T, be compute.Backend, algo, processor, h
 	}
 	defer sb.Release()
 
+	dense.setDraws(bd, dense.stepKey(0))
 	ld, gd, err := dense.loop.LossAndGradients(bd, false)
 	if err != nil {
 		t.Fatal(err)

@@ -43,14 +43,35 @@ type graphInputs struct {
 	adj                    *Node // [B,N,N] processor adjacency (1 = edge i→j, identity included)
 	outStep                *Node // [S,B] one-hot of the step whose outputs count
 	hintValid              *Node // [T,B] 1 where step t < length
+	// The training program's random draws (draws.go): per-step ones
+	// stacked [S,…] (teacher forcing [S,B], dropout [S,B,N,H]; nil when
+	// off) and the permutation outputs' noise [B,N,N].
+	teacher, dropout *Node
+	noise            []*Node
 }
 
-func splitInputs(spec modelSpec, in []*Node) graphInputs {
+// splitInputs splits the unrolled programs' inputs; the training program
+// (withDraws) also takes the model's draws (drawLayout).
+func splitInputs(spec modelSpec, in []*Node, dl drawLayout, withDraws bool) graphInputs {
 	ni, nh, no := len(spec.inputs), len(spec.hints), len(spec.outputs)
-	return graphInputs{
+	gi := graphInputs{
 		inputs: in[:ni], hints: in[ni : ni+nh], outputs: in[ni+nh : ni+nh+no],
 		adj: in[ni+nh+no], outStep: in[ni+nh+no+1], hintValid: in[ni+nh+no+2],
 	}
+	if !withDraws {
+		return gi
+	}
+	c := ni + nh + no + 3
+	if dl.teacher {
+		gi.teacher = in[c]
+		c++
+	}
+	if dl.dropout {
+		gi.dropout = in[c]
+		c++
+	}
+	gi.noise = in[c : c+len(dl.perms)]
+	return gi
 }
 
 // encodeHints reports whether hints are fed back (encoded) at every step.
@@ -100,8 +121,9 @@ func (m *Model) encode(scope *model.Scope, f features, l probeLayout, x *Node, n
 	g := x.Graph()
 	scope = m.encdec(scope)
 	sc := scope.At("%s", name)
-	if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar {
-		// The reference's encoder_init xavier_on_scalars.
+	if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar && m.cfg.EncoderInit == "xavier_on_scalars" {
+		// The reference's encoder_init xavier_on_scalars (its "default":
+		// haiku's 1/√fan_in, as every other encoder).
 		sc = withInitStddev(sc, 1/math.Sqrt(float64(H)))
 	}
 	if l.enc == clrs.Edge {
@@ -155,18 +177,65 @@ func (m *Model) stepFeatures(scope *model.Scope, in features, adj0 *Node, fed []
 	return f, hintAdjacency(adj0, m.spec.hints, fed)
 }
 
-// step is one algorithm step: the processor's update of the node latents,
-// the hint predictions of the next step (their losses as sums and counts
-// when targets are given, nil otherwise) and what the next step is fed.
-func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry, tg *engine.HintTargets, training bool) (next engine.Carry, r engine.Readout, sums, counts []*Node) {
+// stepDraws are a training step's draws (nil when off): the
+// teacher-forcing choices [B] of the next step and the dropout multipliers
+// [B,N,H].
+type stepDraws struct{ teacher, dropout *Node }
+
+// stepDrawsOf names a step's draws (in drawLayout's order).
+func (m *Model) stepDrawsOf(draws []*Node) stepDraws {
+	var d stepDraws
+	dl := m.drawLayout()
+	if len(draws) == 0 {
+		return d
+	}
+	i := 0
+	if dl.teacher {
+		d.teacher = draws[i]
+		i++
+	}
+	if dl.dropout {
+		d.dropout = draws[i]
+	}
+	return d
+}
+
+// step is one algorithm step: the processor's update of the node latents
+// (the processor run MsgPassingSteps times, then dropout in training, then
+// the LSTM), the hint predictions of the next step (their losses as sums
+// and counts when targets are given, nil otherwise) and what the next step
+// is fed. With the LSTM, the carry's node state is [latents, LSTM cell]
+// ([B,N,2H]); the latents are the LSTM's output.
+func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry, tg *engine.HintTargets, d stepDraws, training bool) (next engine.Carry, r engine.Readout, sums, counts []*Node) {
+	H := m.cfg.Hidden
 	f, adj := m.stepFeatures(scope, in, adj0, c.Fed)
-	h, tri := m.process(scope.At("processor"), f.node, f.edge, f.graph, c.Hidden, adj)
-	hT := Concatenate([]*Node{f.node, c.Hidden, h}, -1) // [B,N,3H]
+	hidden := c.Hidden
+	var cell *Node
+	if m.cfg.LSTM {
+		hidden = Slice(c.Hidden, AxisRange(), AxisRange(), AxisRange(0, H))
+		cell = Slice(c.Hidden, AxisRange(), AxisRange(), AxisRange(H, 2*H))
+	}
+	h := hidden
+	var tri *Node
+	for range m.cfg.MsgPassingSteps {
+		// The same parameters and features each time; the last call's
+		// triplet latents are read (the reference's _one_step_pred).
+		h, tri = m.process(scope.At("processor"), f.node, f.edge, f.graph, h, adj)
+	}
+	if training && d.dropout != nil {
+		h = Mul(h, d.dropout)
+	}
+	state := h
+	if m.cfg.LSTM {
+		h, cell = m.lstm(scope.At("lstm"), h, hidden, cell)
+		state = Concatenate([]*Node{h, cell}, -1)
+	}
+	hT := Concatenate([]*Node{f.node, hidden, h}, -1) // [B,N,3H]
 	eT := f.edge
 	if tri != nil {
 		eT = f.edge.withExtra(tri)
 	}
-	next = engine.Carry{Hidden: h, Fed: c.Fed}
+	next = engine.Carry{Hidden: state, Fed: c.Fed}
 	r = engine.Readout{H: hT, Fed: c.Fed}
 	if m.outputsReadEdges() {
 		r.Extra = tri
@@ -183,7 +252,7 @@ func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry
 	}
 	hard := m.cfg.HintRepred == "hard" || (m.cfg.HintRepred == "hard_on_eval" && !training)
 	for i, l := range m.spec.hints {
-		logits := m.decode(m.encdec(scope).At("dec_hint_%s", l.Name), l, hT, eT, f.graph, adj, training)
+		logits := m.decode(m.encdec(scope).At("dec_hint_%s", l.Name), l, hT, eT, f.graph, adj, nil)
 		if scored {
 			// The reference normalises each hint's loss once over all
 			// steps (losses.hint_loss): the drivers add up sums and counts.
@@ -191,8 +260,8 @@ func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry
 		}
 		if m.encodeHints() {
 			fedNext := repredict(l, logits, hard)
-			if tg != nil && tg.Teacher != nil {
-				tf := broadcastSample(tg.Teacher, tg.Truth[i])
+			if tg != nil && d.teacher != nil {
+				tf := broadcastSample(d.teacher, tg.Truth[i])
 				fedNext = Add(Mul(tf, tg.Truth[i]), Mul(OneMinus(tf), fedNext))
 			}
 			next.Fed[i] = fedNext
@@ -201,15 +270,36 @@ func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry
 	return next, r, sums, counts
 }
 
-// drawTeacher draws a training step's teacher-forcing choices [B] (1: feed
-// the ground truth) from the model's random state, or returns nil when the
-// step feeds only its own predictions.
-func (m *Model) drawTeacher(scope *model.Scope, g *Graph, b int) *Node {
-	if !m.encodeHints() || m.cfg.TeacherForcing <= 0 {
-		return nil
+// lstm is haiku's LSTM on each node: gates i, g, f, o = Linear(4H)([x,
+// h]) (haiku's order), c' = σ(f + 1)·c + σ(i)·tanh(g), h' = σ(o)·tanh(c').
+// Its parameters (one linear layer, the reference's
+// net/processor_lstm/linear) are not trainable unless TrainLSTM: the
+// reference drops their gradients (filter_null_grads keeps only the
+// processor's and the encoders' and decoders').
+func (m *Model) lstm(scope *model.Scope, x, h, c *Node) (hNext, cNext *Node) {
+	H := m.cfg.Hidden
+	gates := Dense(scope, Concatenate([]*Node{x, h}, -1), true, 4*H)
+	if !m.cfg.TrainLSTM {
+		for _, name := range []string{"weights", "biases"} {
+			if v := scope.At("dense").GetVariable(name); v != nil && v.Trainable {
+				v.SetTrainable(false)
+			}
+		}
 	}
-	u := scope.Store().RandomUniform(g, shapeF32(b))
-	return ConvertDType(LessThan(u, ConstAs(u, m.cfg.TeacherForcing)), u.DType())
+	part := func(k int) *Node { return Slice(gates, AxisRange(), AxisRange(), AxisRange(k*H, (k+1)*H)) }
+	i, g, f, o := part(0), part(1), part(2), part(3)
+	cNext = Add(Mul(Sigmoid(OnePlus(f)), c), Mul(Sigmoid(i), Tanh(g)))
+	hNext = Mul(Sigmoid(o), Tanh(cNext))
+	return hNext, cNext
+}
+
+// carryWidth is the width of the carry's node state: the latents, and the
+// LSTM's cell beside them.
+func (m *Model) carryWidth() int {
+	if m.cfg.LSTM {
+		return 2 * m.cfg.Hidden
+	}
+	return m.cfg.Hidden
 }
 
 // decodeOutputs decodes the outputs from the readout of each sample's last
@@ -217,15 +307,24 @@ func (m *Model) drawTeacher(scope *model.Scope, g *Graph, b int) *Node {
 // Sinkhorn post-processing, logSinkhornHost). The reference decodes the outputs after every step and keeps the
 // last; decoding them once from the last step's readout is the same
 // function at 1/S of the cost.
-func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r engine.Readout, training bool) []*Node {
+//
+// noise is the permutation outputs' Gumbel noise in training (nil in
+// evaluation).
+func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r engine.Readout, noise []*Node) []*Node {
 	f, adj := m.stepFeatures(scope, in, adj0, r.Fed)
 	eT := f.edge
 	if r.Extra != nil {
 		eT = f.edge.withExtra(r.Extra)
 	}
 	var outs []*Node
+	p := 0
 	for _, l := range m.spec.outputs {
-		acc := m.decode(m.encdec(scope).At("dec_output_%s", l.Name), l, r.H, eT, f.graph, adj, training)
+		var nz *Node
+		if l.Type == clrs.PermutationPointer && noise != nil {
+			nz = noise[p]
+			p++
+		}
+		acc := m.decode(m.encdec(scope).At("dec_output_%s", l.Name), l, r.H, eT, f.graph, adj, nz)
 		outs = append(outs, acc)
 	}
 	return outs
@@ -235,13 +334,12 @@ func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r eng
 // output logits (in their probes' layouts, read at each sample's last step)
 // and the hint loss (nil when hints are not scored).
 func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs []*Node, hintLoss *Node) {
-	H := m.cfg.Hidden
 	B, N := gi.adj.Shape().Dimensions[0], gi.adj.Shape().Dimensions[1]
 	g := gi.adj.Graph()
 	S := gi.outStep.Shape().Dimensions[0]
 	T := gi.hintValid.Shape().Dimensions[0]
 	in := m.encodeInputs(scope, gi.inputs, B, N)
-	c := engine.Carry{Hidden: Zeros(g, shapeF32(B, N, H))}
+	c := engine.Carry{Hidden: Zeros(g, shapeF32(B, N, m.carryWidth()))}
 	if m.encodeHints() {
 		c.Fed = make([]*Node, len(m.spec.hints))
 		for i := range m.spec.hints {
@@ -252,19 +350,20 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	var last engine.Readout
 	for s := 0; s < S; s++ {
 		var tg *engine.HintTargets
-		var teacher *Node
-		if training {
-			// Drawn at every step whether used or not, as the step loop
-			// does, so that both drivers draw the same numbers.
-			teacher = m.drawTeacher(scope, g, B)
+		var d stepDraws
+		if training && gi.teacher != nil {
+			d.teacher = stepOf(gi.teacher, s)
+		}
+		if training && gi.dropout != nil {
+			d.dropout = stepOf(gi.dropout, s)
 		}
 		if s+1 < T {
-			tg = &engine.HintTargets{Truth: make([]*Node, len(m.spec.hints)), Valid: stepOf(gi.hintValid, s+1), Teacher: teacher}
+			tg = &engine.HintTargets{Truth: make([]*Node, len(m.spec.hints)), Valid: stepOf(gi.hintValid, s+1)}
 			for i := range m.spec.hints {
 				tg.Truth[i] = stepOf(gi.hints[i], s+1)
 			}
 		}
-		next, r, su, co := m.step(scope, in, gi.adj, c, tg, training)
+		next, r, su, co := m.step(scope, in, gi.adj, c, tg, d, training)
 		for i := range su {
 			if sums == nil {
 				sums, counts = su, co
@@ -278,7 +377,11 @@ func (m *Model) forward(scope *model.Scope, gi graphInputs, training bool) (outs
 	if sums != nil {
 		hintLoss = engine.HintLoss(sums, counts)
 	}
-	return m.decodeOutputs(scope, in, gi.adj, last, training), hintLoss
+	var noise []*Node
+	if training {
+		noise = gi.noise
+	}
+	return m.decodeOutputs(scope, in, gi.adj, last, noise), hintLoss
 }
 
 // accumulateReadout returns acc + w·r with per-sample weights w [B]: with
@@ -329,14 +432,14 @@ func (m denseBody) EncodeStatic(scope *model.Scope, static []*Node) engine.Encod
 	return denseEncoded{in: m.encodeInputs(scope, static[:l.Inputs], adj.Shape().Dimensions[0], adj.Shape().Dimensions[1]), adj: adj}
 }
 
-func (m denseBody) Step(scope *model.Scope, e engine.Encoded, c engine.Carry, tg *engine.HintTargets, _ []*Node, training bool) (engine.Carry, engine.Readout, []*Node, []*Node) {
+func (m denseBody) Step(scope *model.Scope, e engine.Encoded, c engine.Carry, tg *engine.HintTargets, _, draws []*Node, training bool) (engine.Carry, engine.Readout, []*Node, []*Node) {
 	d := e.(denseEncoded)
-	return m.step(scope, d.in, d.adj, c, tg, training)
+	return m.step(scope, d.in, d.adj, c, tg, m.stepDrawsOf(draws), training)
 }
 
-func (m denseBody) Outputs(scope *model.Scope, e engine.Encoded, r engine.Readout, training bool) []*Node {
+func (m denseBody) Outputs(scope *model.Scope, e engine.Encoded, r engine.Readout, draws []*Node, _ bool) []*Node {
 	d := e.(denseEncoded)
-	return m.decodeOutputs(scope, d.in, d.adj, r, training)
+	return m.decodeOutputs(scope, d.in, d.adj, r, draws)
 }
 
 func (m denseBody) OutputLoss(_ engine.Encoded, outs, truth []*Node) *Node {
@@ -356,9 +459,9 @@ func (m denseBody) ReadoutWeights(_ engine.Encoded, w *Node, r engine.Readout) e
 
 func (m denseBody) NumGraphs(e engine.Encoded) int { return e.(denseEncoded).adj.Shape().Dimensions[0] }
 
-func (m denseBody) DrawTeacher(scope *model.Scope, g *Graph, b int) *Node {
-	return m.drawTeacher(scope, g, b)
-}
+// DrawTeacher draws nothing: the dense model's teacher forcing comes with
+// its draws (Layout.Draws, draws.go).
+func (m denseBody) DrawTeacher(*model.Scope, *Graph, int) *Node { return nil }
 
 func (m denseBody) GradClip() (float64, bool) { return m.cfg.GradClip, !m.cfg.NoGradClip }
 
@@ -399,6 +502,7 @@ func (m *Model) loopLayout() engine.Layout {
 		l.Scored = len(m.spec.hints)
 	}
 	l.Extra = m.proc.Triplets && m.outputsReadEdges()
-	l.Teacher = m.encodeHints() && m.cfg.TeacherForcing > 0
+	dl := m.drawLayout()
+	l.Draws, l.HeadDraws = dl.steps(), len(dl.perms)
 	return l
 }

@@ -13,7 +13,7 @@ import (
 // loop compiles in a couple of seconds; an unrolled program (trainFn) does
 // without per-step calls and recomputation and trains short trajectories
 // about 1.45× as fast with MPNN-family processors, but takes seconds to
-// minutes to compile per trajectory length (docs/performance.md, "Step
+// minutes to compile per trajectory length (docs/log/performance-training.md, "Step
 // loop"), so engine.StepLoopAuto compiles it in the background and
 // switches to it only for short batches of long runs.
 
@@ -84,7 +84,8 @@ func (m *Model) StepCounts() (looped, unrolled int64) {
 	return looped, unrolled
 }
 
-// unrollShapes are the unrolled program's input shapes for a batch.
+// unrollShapes are the unrolled training program's input shapes for a
+// batch.
 func (bd *batchTensors) unrollShapes() []shapes.Shape {
 	var out []shapes.Shape
 	for _, t := range bd.inputs {
@@ -96,7 +97,18 @@ func (bd *batchTensors) unrollShapes() []shapes.Shape {
 	for _, t := range bd.outputT {
 		out = append(out, t.Shape())
 	}
-	return append(out, bd.adj.Shape(), shapeF32(bd.S, bd.B), shapeF32(bd.T, bd.B))
+	out = append(out, bd.adj.Shape(), shapeF32(bd.S, bd.B), shapeF32(bd.T, bd.B))
+	// The training program's draws (unrolledTrainArgs).
+	if bd.drawn.teacher {
+		out = append(out, shapeF32(bd.S, bd.B))
+	}
+	if bd.drawn.dropout {
+		out = append(out, shapeF32(bd.S, bd.B, bd.N, bd.hidden))
+	}
+	for range bd.drawn.perms {
+		out = append(out, shapeF32(bd.B, bd.N, bd.N))
+	}
+	return out
 }
 
 // paddedTo returns the batch with S processor steps when S > bd.S, else bd.

@@ -34,7 +34,7 @@ func pythonBlocks(t *testing.T, path string) []string {
 }
 
 // TestDocSnippet runs the Python of docs/salsa.md with the environment of
-// scripts/setup-salsa.sh: the redrawing of a graph from its stream (its
+// scripts/setup-pybridge.sh: the redrawing of a graph from its stream (its
 // edges must be narlab's), and the PyTorch Geometric loader on the files
 // of the page's own `salsa generate` example, each Data object checked
 // against the arrays.

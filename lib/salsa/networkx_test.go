@@ -6,34 +6,26 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/narlab/narlab/internal/project"
 )
 
-// salsaPython returns the Python of scripts/setup-salsa.sh's environment
-// (NetworkX, SciPy, PyTorch Geometric), building it if needed. A missing
-// environment fails the test: the checks it runs are not optional.
+// salsaPython returns the Python of the test environment that
+// scripts/setup-pybridge.sh makes (NetworkX, SciPy, PyTorch Geometric
+// among its packages; `make test` sets it up). A missing environment fails
+// the test with the command to run: the checks it runs are not optional.
 func salsaPython(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: skips the checks that need scripts/setup-salsa.sh's Python environment (NetworkX, SciPy, PyTorch Geometric)")
+		t.Skip("-short: skips the checks that need scripts/setup-pybridge.sh's Python environment (NetworkX, SciPy, PyTorch Geometric)")
 	}
-	root, err := project.Root()
+	py, err := project.BridgePython()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the checks need the Python test environment (NetworkX, SciPy, PyTorch Geometric): %v", err)
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(filepath.Join(root, "scripts", "setup-salsa.sh"))
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("scripts/setup-salsa.sh failed (it builds the Python environment with NetworkX, SciPy and PyTorch Geometric these checks need): %v\n%s", err, stderr.Bytes())
-	}
-	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
-	return string(lines[len(lines)-1])
+	return py
 }
 
 // checkSeed is the seed of the data TestNetworkX checks; set

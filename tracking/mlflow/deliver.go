@@ -27,6 +27,10 @@ const (
 )
 
 func classify(err error) errKind {
+	var re *racedError
+	if errors.As(err, &re) {
+		return kindTransient
+	}
 	var ae *APIError
 	if errors.As(err, &ae) {
 		switch {
@@ -81,7 +85,13 @@ func (d *deliverer) deliver(ctx context.Context, rec record, inDoubt bool) error
 	case opAttachRun:
 		return d.attachRun(ctx, rec)
 	case opLogInputs:
-		return d.post(ctx, rec, "mlflow/runs/log-inputs", withRunID(rec.Body, st.RunID))
+		// Idempotent: a dataset another run created meanwhile is found
+		// when sent again.
+		err := d.post(ctx, rec, "mlflow/runs/log-inputs", withRunID(rec.Body, st.RunID))
+		if raced(err) {
+			return &racedError{err}
+		}
+		return err
 	case opLogBatch:
 		body := rec.Body
 		if inDoubt {

@@ -64,6 +64,37 @@ func IsAlreadyExists(err error) bool {
 	return errors.As(err, &e) && (e.ErrorCode == "RESOURCE_ALREADY_EXISTS" || e.ErrorCode == "ALREADY_EXISTS")
 }
 
+// raced reports whether err is a SQL-backed server's answer to a request
+// that lost a race to create the same row as another: MLflow's store looks
+// the row up (a dataset by experiment, name and digest; a run's model
+// output), both requests miss it, and the second insert fails on the
+// unique key, answered as 400 BAD_REQUEST naming the database's integrity
+// error (sqlite3's IntegrityError, PostgreSQL's UniqueViolation, MySQL's
+// duplicate entry). Two runs of one experiment that log the same dataset
+// at once meet it; sent again, the request finds the row.
+func raced(err error) bool {
+	var e *APIError
+	if !errors.As(err, &e) || e.HTTPStatus != http.StatusBadRequest {
+		return false
+	}
+	m := strings.ToLower(e.Message)
+	for _, s := range []string{"integrityerror", "uniqueviolation", "unique constraint", "duplicate entry"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// racedError marks a raced answer to an idempotent request (see raced):
+// worth sending again, not a rejection.
+type racedError struct{ err error }
+
+func (e *racedError) Error() string {
+	return e.err.Error() + " (lost a race with another run's request; sent again)"
+}
+func (e *racedError) Unwrap() error { return e.err }
+
 // ErrPending is wrapped by errors of [RunLogger.Flush] and [RunLogger.End]
 // when requests could not be delivered in time: they are safe in the run's
 // spool and will be sent by the logger, by the next run, or by

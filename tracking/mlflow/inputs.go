@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -116,23 +117,50 @@ func logInputsBody(datasets []DatasetInput) ([]byte, error) {
 
 // LogInputs logs datasets as inputs of a run. Logging the same datasets
 // again changes nothing (the server keeps one input per dataset), so the
-// request is retried after ambiguous failures.
+// request is retried after ambiguous failures, and sent again when it lost
+// a race with another run creating the same dataset.
 func (c *Client) LogInputs(ctx context.Context, runID string, datasets ...DatasetInput) error {
 	body, err := logInputsBody(datasets)
 	if err != nil {
 		return err
 	}
-	return c.call(ctx, request{method: http.MethodPost, endpoint: "mlflow/runs/log-inputs",
-		body: withRunID(body, runID), retryAmbiguous: true}, nil)
+	req := request{method: http.MethodPost, endpoint: "mlflow/runs/log-inputs", body: withRunID(body, runID), retryAmbiguous: true}
+	for try := 1; ; try++ {
+		err := c.call(ctx, req, nil)
+		if !raced(err) || try == maxRaces {
+			return err
+		}
+	}
 }
 
+// maxRaces bounds how often a request that lost a race (see raced) is
+// sent again: each loss means another request created the row meanwhile,
+// which the next attempt finds.
+const maxRaces = 3
+
 // LogOutputs records logged models as outputs of a run (what the run
-// produced, at a step); idempotent.
+// produced, at a step). It is idempotent: the server keeps one output per
+// model, and answers a second one with an error, so an error is checked
+// against the run's outputs (a retry of a request that was applied, its
+// answer lost, finds its output there).
 func (c *Client) LogOutputs(ctx context.Context, runID string, models ...ModelOutput) error {
-	return c.post(ctx, "mlflow/runs/outputs", struct {
+	err := c.post(ctx, "mlflow/runs/outputs", struct {
 		RunID  string        `json:"run_id"`
 		Models []ModelOutput `json:"models"`
 	}{runID, models}, nil, true)
+	if !raced(err) {
+		return err
+	}
+	r, gerr := c.GetRun(ctx, runID)
+	if gerr != nil {
+		return fmt.Errorf("%w (and reading the run's outputs: %v)", err, gerr)
+	}
+	for _, m := range models {
+		if !slices.ContainsFunc(r.Outputs.ModelOutputs, func(o ModelOutput) bool { return o.ModelID == m.ModelID }) {
+			return err
+		}
+	}
+	return nil
 }
 
 // LogInputs queues datasets as inputs of the run (through the spool, like

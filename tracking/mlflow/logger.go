@@ -644,7 +644,7 @@ func (r *RunLogger) sendLoop() {
 		// Retry for as long as the run lives (the spool keeps the record
 		// in any case), with the client's policy and Retry-After, each wait
 		// capped at MaxBackoff.
-		inDoubt, rejected := false, false
+		inDoubt, rejected, races := false, false, 0
 		p := r.c.retry
 		p.MaxRetries = -1
 		if p.BaseDelay <= 0 {
@@ -657,6 +657,14 @@ func (r *RunLogger) sendLoop() {
 			}
 			if classify(err) == kindPermanent {
 				rejected = true
+				return false, err
+			}
+			var re *racedError
+			if errors.As(err, &re) {
+				if races++; races < maxRaces {
+					return true, err // nothing was applied, and the server is fine
+				}
+				rejected = true // lost every time: not a race
 				return false, err
 			}
 			if !notApplied(err) {

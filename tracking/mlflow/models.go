@@ -328,7 +328,10 @@ func (c *Client) LogModel(ctx context.Context, o LogModelOptions) (*LoggedModel,
 }
 
 // LogModelMetric logs a metric of a logged model (MLflow 3: log-metric
-// with the model's id, the run it comes from as the run).
+// with the model's id, the run it comes from as the run). The point's time
+// is fixed before the first attempt (now, when m has none), so a retry
+// after an ambiguous failure logs the same point, which the server keeps
+// once.
 func (c *Client) LogModelMetric(ctx context.Context, runID, modelID string, m Metric) error {
 	if err := ValidateMetric(m); err != nil {
 		return err
@@ -340,7 +343,7 @@ func (c *Client) LogModelMetric(ctx context.Context, runID, modelID string, m Me
 	// The metric in MLflow's encoding (NaN and ±Inf as strings), with the ids.
 	body := append(ids[:len(ids)-1:len(ids)-1], ',')
 	body = append(body, appendMetric(nil, m)[1:]...)
-	return c.call(ctx, request{method: http.MethodPost, endpoint: "mlflow/runs/log-metric", body: body}, nil)
+	return c.call(ctx, request{method: http.MethodPost, endpoint: "mlflow/runs/log-metric", body: body, retryAmbiguous: true}, nil)
 }
 
 // MLmodelFile is the name of the file that describes an MLflow model.

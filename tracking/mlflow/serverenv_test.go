@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/narlab/narlab/internal/testenv"
 )
 
 // TestServerEnvironment starts a real server with secrets in narlab's
@@ -17,7 +19,7 @@ func TestServerEnvironment(t *testing.T) {
 		t.Skip("-short: starts a real MLflow server (make test runs it)")
 	}
 	if binErr != nil {
-		t.Skipf("SKIPPED: MLflow is not installed (%v)", binErr)
+		testenv.Unavailable(t, "MLflow", binErr, "run scripts/setup.sh")
 	}
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("SKIPPED: no /proc on this system")

@@ -9,7 +9,7 @@
 //
 // When the server is not installed the tests that need it fail, saying how
 // to install it; setting NARLAB_SKIP_LLM=1 turns those failures into loudly
-// reported skips instead.
+// reported skips instead, except in CI (CI=true), where they still fail.
 package llmtest
 
 import (
@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/launch"
+	"github.com/narlab/narlab/internal/testenv"
 	"github.com/narlab/narlab/lib/llm/llamacpp"
 )
 
@@ -66,12 +67,21 @@ func Server(t testing.TB) *llamacpp.Server {
 	s, err := srv, srvErr
 	mu.Unlock()
 	if err != nil {
-		if os.Getenv("NARLAB_SKIP_LLM") == "1" {
-			t.Skipf("SKIPPED (NARLAB_SKIP_LLM=1): the real llama.cpp server is unavailable: %v", err)
-		}
-		t.Fatalf("the tests need the real llama.cpp server: %v\n(run scripts/setup-llm.sh, or set NARLAB_SKIP_LLM=1 to skip these tests knowingly)", err)
+		Unavailable(t, err)
 	}
 	return s
+}
+
+// Unavailable reports that the real llama.cpp server cannot be had: the
+// test fails, saying how to install it, unless NARLAB_SKIP_LLM=1 asks for a
+// skip; in CI (CI=true) it fails all the same (testenv.Unavailable).
+func Unavailable(t testing.TB, err error) {
+	t.Helper()
+	if os.Getenv("NARLAB_SKIP_LLM") == "1" {
+		testenv.Unavailable(t, "the real llama.cpp server", err, "run scripts/setup-llm.sh (NARLAB_SKIP_LLM=1 set: skipped knowingly)")
+		return
+	}
+	t.Fatalf("the tests need the real llama.cpp server: %v\n(run scripts/setup-llm.sh, or set NARLAB_SKIP_LLM=1 to skip these tests knowingly)", err)
 }
 
 // KillServer kills the shared server (SIGKILL, as a crash) without

@@ -43,6 +43,12 @@ type Batch interface {
 	// whose OutStepAt is 1; -1 for a padding graph that has none). Shared.
 	LastSteps() *tensors.Tensor
 	StepInputsAt(s int) []*tensors.Tensor
+	// DrawsAt are a training step's random draws (Layout.Draws tensors,
+	// made on the host: teacher-forcing choices, dropout masks; zeros for
+	// a padding step past S), HeadDraws the output head's (Layout.HeadDraws:
+	// Gumbel noise). Training only; shared: never donated.
+	DrawsAt(s int) []*tensors.Tensor
+	HeadDraws() []*tensors.Tensor
 	Outputs() []*tensors.Tensor
 	Release()
 }
@@ -243,6 +249,7 @@ func (sl *Loop) LossAndGradients(b Batch, update bool) (float64, []*tensors.Tens
 				tail = append(tail, b.ValidAt(s+1))
 			}
 			tail = append(tail, b.StepInputsAt(s)...)
+			tail = append(tail, b.DrawsAt(s)...)
 		}
 		// The running Readout and totals come after the carry in the
 		// program's inputs, the steps' data after them: donated buffers
@@ -264,7 +271,7 @@ func (sl *Loop) LossAndGradients(b Batch, update bool) (float64, []*tensors.Tens
 	}
 	Free(cur...)
 	// Head.
-	fixed := append(append(append([]*tensors.Tensor(nil), static...), acc...), b.Outputs()...)
+	fixed := append(append(append(append([]*tensors.Tensor(nil), static...), acc...), b.Outputs()...), b.HeadDraws()...)
 	res, err := sl.callOrdered(p.head, fixed, totals, nil)
 	Free(acc...)
 	if err != nil {
@@ -295,6 +302,7 @@ func (sl *Loop) LossAndGradients(b Batch, update bool) (float64, []*tensors.Tens
 			}
 			fixed = append(fixed, b.OutStepAt(s))
 			fixed = append(fixed, b.StepInputsAt(s)...)
+			fixed = append(fixed, b.DrawsAt(s)...)
 		}
 		// dCarry (donated), then dReadout and 1/counts (kept), then the
 		// gradient sums (donated).
@@ -492,10 +500,12 @@ func (sl *Loop) programShapes(i int, b Batch) []shapes.Shape {
 				add(w) // valid
 			}
 			add(b.StepInputsAt(0)...)
+			add(b.DrawsAt(0)...)
 		}
 	case progHead:
 		add(readout...)
 		add(b.Outputs()...)
+		add(b.HeadDraws()...)
 		scalar(2 * l.Scored)
 	case progStepBwd:
 		add(carry...)
@@ -509,6 +519,7 @@ func (sl *Loop) programShapes(i int, b Batch) []shapes.Shape {
 			}
 			add(w)
 			add(b.StepInputsAt(0)...)
+			add(b.DrawsAt(0)...)
 		}
 		add(carry...) // dCarry
 		add(readout...)

@@ -24,7 +24,7 @@ import (
 // blocks are reused from the heaps at once. The mapped blocks go back to
 // the kernel when freed, so peak memory follows the live buffers; they are
 // mapped as huge pages (internal/hugepages). activity_selector/MPNN
-// (BenchmarkProtocol, docs/performance.md, "Step loop"): training 1.51 →
+// (BenchmarkProtocol, docs/log/performance-training.md, "Step loop"): training 1.51 →
 // 1.93 steps/s against glibc's default 128 KiB threshold.
 //
 // Training (KeepBuffers(true), which lib/nn's TrainStep calls, until the
@@ -32,7 +32,7 @@ import (
 // memory at a heap's top, so that the heaps grow to the training step's
 // working set once and its pages are reused instead of being faulted in
 // and zeroed by the kernel on every call: bfs/Triplet-MPNN trained 18%
-// faster (docs/performance.md, "Keeping XLA's buffers in the heap").
+// faster (docs/log/performance-training.md, "Keeping XLA's buffers in the heap").
 // Only the main arena holds blocks of every size: glibc's other heaps are
 // at most 64 MiB, so a thread on the second arena still has larger blocks
 // mapped, and a heap of its deleted when it empties. In evaluation the

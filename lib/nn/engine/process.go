@@ -19,7 +19,7 @@ import (
 //     tensors anew, so at GOGC=100 the garbage of a few batches rides on
 //     hundreds of megabytes of data: the peak memory of
 //     lcs_length/Triplet-GMPNN's short protocol (BenchmarkProtocol) fell
-//     from 1.60–1.82 GB to 1.42–1.60 GB (docs/performance.md, "Step loop"),
+//     from 1.60–1.82 GB to 1.42–1.60 GB (docs/log/performance-training.md, "Step loop"),
 //     with no measurable change in its time.
 //   - On Linux with glibc and XLA, malloc is set for XLA's CPU runtime
 //     (malloc_linux.go): at most two arenas and large blocks mapped on

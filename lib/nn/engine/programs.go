@@ -69,10 +69,12 @@ import (
 // headEval: memory of one step. With the evaluation loop on the device,
 // evalDevice runs that loop itself, the step as the body of a While, in one
 // call per batch instead of one per step (then headEval), for devices where
-// a call's fixed cost outweighs a step's work. Teacher-forcing draws are
-// made in the forward pass and handed to the backward pass, so the
-// recomputed step is the same; Gumbel noise (permutation outputs) is drawn
-// once, in the head.
+// a call's fixed cost outweighs a step's work. A body's random draws come
+// from the batch, made on the host (Layout.Draws per step, given to the
+// forward and backward passes alike, so the recomputed step is the same;
+// Layout.HeadDraws to the training head); a body may instead draw its
+// teacher forcing in the forward pass (Layout.Teacher), which hands the
+// draws to the backward pass.
 
 // Carry is what one step hands to the next: the node latents and, when
 // hints are fed back, the hint values fed to the next step (nil otherwise).
@@ -120,6 +122,12 @@ type Layout struct {
 	// batch, before its first step, and hands to every step and to the
 	// head after the static tensors (see Hoister); 0 for none.
 	Hoisted int
+	// Draws is the number of tensors of random draws a training step
+	// takes after its step inputs (Batch.DrawsAt: drawn on the host by the
+	// model, so the forward and backward passes see the same ones);
+	// HeadDraws the number the training head takes after the outputs
+	// (Batch.HeadDraws).
+	Draws, HeadDraws int
 }
 
 // readoutSize is the number of tensors of a readout: H, Fed, Extra.
@@ -161,8 +169,8 @@ func (c *cursor) readout(l Layout) Readout {
 // the next step and their validity, the teacher-forcing draws (backward
 // only) and the inputs given anew at the step.
 type stepData struct {
-	w, valid, teacher *Node
-	truth, stepIn     []*Node
+	w, valid, teacher    *Node
+	truth, stepIn, draws []*Node
 }
 
 // stepData takes one step's tensors: in the forward program's order (w,
@@ -184,6 +192,7 @@ func (c *cursor) stepData(l Layout, backward bool) stepData {
 		d.w = c.next()
 	}
 	d.stepIn = c.take(l.StepInputs)
+	d.draws = c.take(l.Draws)
 	return d
 }
 
@@ -308,11 +317,13 @@ type Body interface {
 	EncodeStatic(scope *model.Scope, static []*Node) Encoded
 	// Step is one algorithm step: the next carry, the step's readout and,
 	// when tg is given, the hints' loss sums and counts; stepIn are the
-	// inputs given anew at this step.
-	Step(scope *model.Scope, e Encoded, c Carry, tg *HintTargets, stepIn []*Node, training bool) (Carry, Readout, []*Node, []*Node)
-	// Outputs decodes the outputs from a readout; OutputLoss is their loss
-	// against the truth.
-	Outputs(scope *model.Scope, e Encoded, r Readout, training bool) []*Node
+	// inputs given anew at this step, draws the step's random draws in
+	// training (Layout.Draws of them; nil in evaluation).
+	Step(scope *model.Scope, e Encoded, c Carry, tg *HintTargets, stepIn, draws []*Node, training bool) (Carry, Readout, []*Node, []*Node)
+	// Outputs decodes the outputs from a readout (draws: the head's random
+	// draws in training, Layout.HeadDraws of them; nil in evaluation);
+	// OutputLoss is their loss against the truth.
+	Outputs(scope *model.Scope, e Encoded, r Readout, draws []*Node, training bool) []*Node
 	OutputLoss(e Encoded, outs, truth []*Node) *Node
 	// ReadoutWeights broadcasts per-graph weights w [B] to each tensor of
 	// a readout (multiplying them weighs each graph's rows).
@@ -416,12 +427,12 @@ func accumulate(body Body, e Encoded, acc, r Readout, w *Node) Readout {
 //
 //	stepFwd:  hidden, fed, running readout, sums, counts, then per step
 //	          (k of them, Options.StepsPerCall): outStep [B], truth of the
-//	          next step, valid [B], step inputs
+//	          next step, valid [B], step inputs, draws
 //	          → hidden, fed, readout, sums, counts (, k teacher draws)
-//	head:     readout, outputs, sums, counts
+//	head:     readout, outputs, head draws, sums, counts
 //	          → loss, 1/count per hint, dReadout, gradients of the output loss
 //	stepBwd:  hidden_s, fed_s, per step (k): truth, valid, (teacher,)
-//	          outStep, step inputs; then dHidden, dFed (after the k steps),
+//	          outStep, step inputs, draws; then dHidden, dFed (after the k steps),
 //	          dReadout, 1/count, gradient sums
 //	          → dHidden_s, dFed_s, gradient sums
 //	update:   gradient sums → (clipped, Adam applied) the global step
@@ -466,7 +477,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 			if l.Scored == 0 {
 				tg = nil
 			}
-			next, r, su, co := body.Step(scope, enc, cr, tg, d.stepIn, true)
+			next, r, su, co := body.Step(scope, enc, cr, tg, d.stepIn, d.draws, true)
 			acc = accumulate(body, enc, acc, r, d.w)
 			for i := range su {
 				sums[i], counts[i] = Add(sums[i], su[i]), Add(counts[i], co[i])
@@ -483,10 +494,11 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 		static := c.take(l.Static)
 		r := c.readout(l)
 		truth := c.take(l.Outputs)
+		draws := c.take(l.HeadDraws)
 		sums, counts := c.take(l.Scored), c.take(l.Scored)
 		c.done("head")
 		enc := body.EncodeStatic(scope, static)
-		outs := body.Outputs(scope, enc, r, true)
+		outs := body.Outputs(scope, enc, r, draws, true)
 		outLoss := body.OutputLoss(enc, outs, truth)
 		loss := outLoss
 		var inv []*Node
@@ -538,7 +550,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 			if l.Scored == 0 {
 				tg = nil
 			}
-			next, r, sums, _ := body.Step(scope, enc, cr, tg, d.stepIn, true)
+			next, r, sums, _ := body.Step(scope, enc, cr, tg, d.stepIn, d.draws, true)
 			outs[j] = stepOut{r: r, sums: sums, w: d.w}
 			cr = next
 		}
@@ -603,7 +615,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 		w := c.next()
 		stepIn := c.take(l.StepInputs)
 		c.done("evaluation step")
-		next, r, _, _ := body.Step(scope, enc, cr, nil, stepIn, false)
+		next, r, _, _ := body.Step(scope, enc, cr, nil, stepIn, nil, false)
 		out := append([]*Node{next.Hidden}, next.Fed...)
 		return appendReadout(out, accumulate(body, enc, acc, r, w))
 	})
@@ -612,7 +624,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 		enc := encodeEval(scope, &c)
 		r := c.readout(l)
 		c.done("evaluation head")
-		return body.Outputs(scope, enc, r, false)
+		return body.Outputs(scope, enc, r, nil, false)
 	})
 	if l.Hoisted > 0 {
 		p.hoist = mk(progHoist, func(scope *model.Scope, in []*Node) []*Node {
@@ -672,7 +684,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 			c.done("evaluation loop's fixed tensors")
 			step, last := ps[0], ps[nstate]
 			w := ConvertDType(Equal(last, step), dtypes.Float32)
-			next, r, _, _ := body.Step(scope, enc, cr, nil, nil, false)
+			next, r, _, _ := body.Step(scope, enc, cr, nil, nil, nil, false)
 			out := append([]*Node{OnePlus(step), next.Hidden}, next.Fed...)
 			out = appendReadout(out, accumulate(body, enc, acc, r, w))
 			return append(out, ps[nstate:]...)

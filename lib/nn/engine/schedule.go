@@ -90,7 +90,7 @@ const (
 	// evaluating any CLRS-30 test split at hidden 128 stays within 4 GiB;
 	// at 256 MiB rather than 1 GiB, the CLRS-30 protocol's peak memory on
 	// bfs/MPNN fell by 140–180 MB and dfs/MPNN's test split took no longer
-	// (docs/performance.md, "Step loop").
+	// (docs/log/performance-training.md, "Step loop").
 	DefaultEvalMemory int64 = 256 << 20
 	// GPUEvalMemoryFactor scales the evaluation budget on an NVIDIA card,
 	// whose memory is large and where every extra part is more program
@@ -292,7 +292,7 @@ func UnrollsEver(o Options, d Device, t Traits) bool {
 // each call of the loop's step programs has a fixed cost of about a
 // millisecond or two against a step's fraction of one (a Triplet-GMPNN
 // mst_prim trains at a quarter of the reference's speed in the loop:
-// docs/performance.md, "On a GPU", fourth lease); elsewhere not a Triplet
+// docs/log/gpu-leases-2026-11.md, fourth lease); elsewhere not a Triplet
 // processor's, whose unrolled programs take two to four times the loop's
 // memory for a gain that depends on the algorithm and the CPU (bfs
 // Triplet-MPNN slower unrolled, insertion_sort's up to 1.5× faster,

@@ -26,6 +26,10 @@ type Fault struct {
 	// Every faults one request in Every (the 1st, Every+1st, …); 0 or 1
 	// faults every request.
 	Every int
+	// Match, when set, picks the requests the fault concerns (from the
+	// request and its body, e.g. only the runs/create of one kind of run);
+	// the others pass through and are not counted for Every.
+	Match func(r *http.Request, body []byte) bool
 }
 
 // Proxy is a pass-through HTTP proxy in front of a real MLflow server that
@@ -90,7 +94,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Lock()
 	var f *Fault
-	if p.fault != nil {
+	if p.fault != nil && (p.fault.Match == nil || p.fault.Match(r, body)) {
 		every := max(p.fault.Every, 1)
 		if p.seen%every == 0 {
 			f = p.fault
