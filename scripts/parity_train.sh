@@ -64,6 +64,7 @@ if [[ " $SIDES " == *" ref "* ]]; then
 fi
 if [[ " $SIDES " == *" narlab "* ]]; then
   CGO_ENABLED=1 go build -o bin/narlab ./cmd/narlab
+  commit=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- '*.go' go.mod go.sum || echo "+changes")
   bin/narlab backends >&2 || true
 fi
 
@@ -124,13 +125,13 @@ EOF
         bin/narlab train --algo "$algo" --processor "$proc" --steps "$STEPS" --hidden "$HIDDEN" --batch "$BATCH" \
           --seed "$seed" --eval-every "$EVAL_EVERY" --train-data split --random-pos=false --dir "$dir" --no-mlflow \
           > "$out/logs/narlab-$tag.log" 2>&1
-        python3 - "$dir/result.json" >> "$res" <<'EOF'
+        python3 - "$dir/result.json" "$commit" >> "$res" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(json.dumps({"system": "narlab", "algo": r["algorithm"], "processor": r["processor"], "steps": r["steps"],
                   "hidden": r["hidden"], "batch": r["batch"], "seed": r["seed"], "best_val": r["best_val"],
                   "best_step": r["best_step"], "test": r["test"], "final_loss": r["final_loss"],
-                  "seconds": r["seconds"], "backend": r["backend"]}))
+                  "seconds": r["seconds"], "backend": r["backend"], "commit": sys.argv[2]}))
 EOF
         tail -1 "$res" >&2
       fi

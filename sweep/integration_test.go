@@ -243,7 +243,7 @@ func TestSlurmSweepKillResubmit(t *testing.T) {
 	}
 	conf := slurm(t)
 	t.Setenv("SLURM_CONF", conf) // for Sweep.Queue in this process
-	url := serveMLflow(t, postgres(t))
+	url := sharedMLflow(t)
 	c := trackingClient(t, url)
 	env := sweepEnv(t, url, "SLURM_CONF="+conf)
 	dir := filepath.Join(t.TempDir(), "sweep")
@@ -346,7 +346,7 @@ func TestLocalSweepKilledTraining(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts an MLflow server and several training runs (make test runs it)")
 	}
-	url := serveMLflow(t, postgres(t))
+	url := sharedMLflow(t)
 	c := trackingClient(t, url)
 	env := sweepEnv(t, url)
 	dir := filepath.Join(t.TempDir(), "sweep")

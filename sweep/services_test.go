@@ -134,14 +134,22 @@ const pgBin = "/usr/lib/postgresql/15/bin"
 var pgServer once[string]
 
 // postgres returns the URI of a fresh database on a PostgreSQL server of
-// the tests.
+// the tests, named after the test.
 func postgres(t testing.TB) string {
 	t.Helper()
-	needRoot(t)
-	need(t, "PostgreSQL 15", pgBin+"/initdb", pgBin+"/pg_ctl")
-	if _, err := user.Lookup("postgres"); err != nil {
-		testenv.Unavailable(t, "PostgreSQL", fmt.Errorf("no postgres user: %w", err), "run scripts/setup-cluster.sh")
-	}
+	return postgresDB(t, "mlflow_"+strings.ToLower(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, t.Name())))
+}
+
+// postgresDB creates the database db on the PostgreSQL server of the tests
+// (started on first use) and returns its URI.
+func postgresDB(t testing.TB, db string) string {
+	t.Helper()
+	needPostgres(t)
 	port, err := pgServer.get(func() (string, error) {
 		dir, err := os.MkdirTemp("", "narlab-pg-")
 		if err != nil {
@@ -172,17 +180,22 @@ func postgres(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("starting PostgreSQL: %v", err)
 	}
-	db := "mlflow_" + strings.ToLower(strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, t.Name()))
 	out, err := exec.Command("runuser", "-u", "postgres", "--", pgBin+"/createdb", "-h", "127.0.0.1", "-p", port, "-U", "mlflow", db).CombinedOutput()
 	if err != nil {
 		t.Fatalf("createdb %s: %v\n%s", db, err, out)
 	}
 	return "postgresql://mlflow@127.0.0.1:" + port + "/" + db
+}
+
+// needPostgres reports a missing PostgreSQL (or a user who cannot run it)
+// through testenv.Unavailable.
+func needPostgres(t testing.TB) {
+	t.Helper()
+	needRoot(t)
+	need(t, "PostgreSQL 15", pgBin+"/initdb", pgBin+"/pg_ctl")
+	if _, err := user.Lookup("postgres"); err != nil {
+		testenv.Unavailable(t, "PostgreSQL", fmt.Errorf("no postgres user: %w", err), "run scripts/setup-cluster.sh")
+	}
 }
 
 // needMLflow reports a missing MLflow (with psycopg) in the project's
@@ -198,13 +211,41 @@ func needMLflow(t testing.TB) {
 	}
 }
 
-// serveMLflow starts `narlab mlflow serve` on backend (a database URI)
-// with 2 workers and returns its URL; it is stopped at the end of the test.
-func serveMLflow(t testing.TB, backend string) string { return serveMLflowWorkers(t, backend, 2) }
-
+// serveMLflowWorkers starts `narlab mlflow serve` on backend (a database
+// URI) with that many workers and returns its URL; it is stopped at the end
+// of the test.
 func serveMLflowWorkers(t testing.TB, backend string, workers int) string {
 	t.Helper()
 	return startServe(t, backend, t.TempDir(), freePort(t), workers).url
+}
+
+var sharedServe once[string]
+
+// sharedMLflow returns the URL of the `narlab mlflow serve` (2 workers, on
+// a PostgreSQL database of its own) that the sweep tests share: started by
+// the first test that asks, stopped when the package's tests end. Each
+// sweep has its own id, and the tests read runs by the sweep's tags and
+// run ids, so one server serves them all, as a lab's shared server serves
+// several sweeps (one start instead of one per test).
+func sharedMLflow(t testing.TB) string {
+	t.Helper()
+	// What would skip the test is checked outside the once, so that every
+	// test that needs the server skips alike.
+	needPostgres(t)
+	needMLflow(t)
+	url, err := sharedServe.get(func() (string, error) {
+		backend := postgresDB(t, "mlflow_shared")
+		dir, err := os.MkdirTemp("", "narlab-sweep-mlflow-")
+		if err != nil {
+			return "", err
+		}
+		atExit(func() { os.RemoveAll(dir) })
+		return launchServe(t, backend, dir, freePort(t), 2, atExit).url, nil
+	})
+	if err != nil || url == "" {
+		t.Fatalf("the shared MLflow server did not start (%v; see the first test that asked for it)", err)
+	}
+	return url
 }
 
 // served is a running `narlab mlflow serve`.
@@ -219,6 +260,12 @@ type served struct {
 // end of the test.
 func startServe(t testing.TB, backend, dir string, port, workers int) *served {
 	t.Helper()
+	return launchServe(t, backend, dir, port, workers, t.Cleanup)
+}
+
+// launchServe is startServe with the server's stop handed to atEnd.
+func launchServe(t testing.TB, backend, dir string, port, workers int, atEnd func(func())) *served {
+	t.Helper()
 	needMLflow(t)
 	cmd := exec.Command(narlab(t), "mlflow", "serve", "--backend-store", backend, "--artifacts", filepath.Join(dir, "artifacts"),
 		"--port", strconv.Itoa(port), "--workers", strconv.Itoa(workers), "--dir", filepath.Join(dir, "server"))
@@ -230,7 +277,7 @@ func startServe(t testing.TB, backend, dir string, port, workers int) *served {
 	}
 	s := &served{url: "http://127.0.0.1:" + strconv.Itoa(port), dir: dir, cmd: cmd, exited: make(chan error, 1)}
 	go func() { s.exited <- cmd.Wait() }()
-	t.Cleanup(s.stop)
+	atEnd(s.stop)
 	deadline := time.Now().Add(4 * time.Minute)
 	for !strings.Contains(out.String(), s.url) {
 		select {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,13 +25,42 @@ var (
 	cliErr  error
 )
 
-// TestMain removes the binary narlabCLI built once the tests are done.
+// TestMain removes the binary narlabCLI built and stops the local MLflow
+// server of sharedLocalData once the tests are done.
 func TestMain(m *testing.M) {
 	testenv.Main(m, func() {
+		if localData != "" {
+			if _, err := testenv.StopServers(localData); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping the shared local MLflow server:", err)
+			}
+			os.RemoveAll(localData)
+		}
 		if cliPath != "" {
 			os.RemoveAll(filepath.Dir(cliPath))
 		}
 	})
+}
+
+var (
+	localOnce sync.Once
+	localData string
+	localErr  error
+)
+
+// sharedLocalData is a data directory that the score tests share as
+// NARLAB_DATA, with MLFLOW_TRACKING_URI unset: the first command that logs
+// starts narlab's local MLflow server there, as a user's first command
+// does, and the later ones find it running and log to it, as a user's next
+// commands do (one server start for the package, not one per test). Each
+// test logs to its own experiment and reads back the run it made; TestMain
+// stops the server.
+func sharedLocalData(t *testing.T) string {
+	t.Helper()
+	localOnce.Do(func() { localData, localErr = os.MkdirTemp("", "narlab-cli-local-") })
+	if localErr != nil {
+		t.Fatal(localErr)
+	}
+	return localData
 }
 
 // narlabCLI builds the narlab binary once, so the tests below see exactly

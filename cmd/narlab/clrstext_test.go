@@ -194,10 +194,9 @@ func TestClrstextScoreMLflow(t *testing.T) {
 		t.Fatalf("MLflow is not installed (%v): run make setup", err)
 	}
 	data, preds, _ := clrstextData(t)
-	t.Setenv("NARLAB_DATA", t.TempDir())
+	t.Setenv("NARLAB_DATA", sharedLocalData(t))
 	t.Setenv(mlflow.EnvTrackingURI, "")
 	bin := narlabCLI(t)
-	t.Cleanup(func() { exec.Command(bin, "mlflow", "stop").Run() })
 	cmd := exec.Command(bin, "clrstext", "score", "--data", data, "--predictions", preds, "--model", "half-right",
 		"--experiment", "narlab-test/clrstext")
 	cmd.Env = os.Environ()

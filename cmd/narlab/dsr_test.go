@@ -204,11 +204,8 @@ func TestDSRScoreMLflow(t *testing.T) {
 		t.Fatalf("MLflow is not installed (%v): run scripts/setup.sh (make setup)", err)
 	}
 	insts, dir := dsrWorkspace(t)
-	data := t.TempDir()
-	t.Setenv("NARLAB_DATA", data)
+	t.Setenv("NARLAB_DATA", sharedLocalData(t))
 	t.Setenv(mlflow.EnvTrackingURI, "")
-	bin := narlabCLI(t)
-	t.Cleanup(func() { exec.Command(bin, "mlflow", "stop").Run() })
 	preds := filepath.Join(dir, "shuffled.jsonl")
 
 	out, stderr, err := dsrCLI(t, nil, "dsr", "score", "--input", insts, "--predictions", preds, "--format=json",

@@ -129,10 +129,8 @@ func TestGraphsScoreMLflow(t *testing.T) {
 		t.Fatalf("MLflow is not installed (%v): run make setup", err)
 	}
 	prompts, preds := graphsWorkspace(t)
-	t.Setenv("NARLAB_DATA", t.TempDir())
+	t.Setenv("NARLAB_DATA", sharedLocalData(t))
 	t.Setenv(mlflow.EnvTrackingURI, "")
-	bin := narlabCLI(t)
-	t.Cleanup(func() { exec.Command(bin, "mlflow", "stop").Run() })
 	_, stderr, err := graphsCLI(t, "", "graphs", "score", "--prompts", prompts, "--predictions", preds, "--model", "noisy-baseline", "--experiment", "narlab-test/serialization")
 	if err != nil {
 		t.Fatalf("score: %v\n%s", err, stderr)

@@ -314,7 +314,7 @@ func TestLLMServeBuildsOnFirstUse(t *testing.T) {
 	if !strings.HasPrefix(strings.TrimSpace(endpoint), "http://127.0.0.1:") {
 		t.Errorf("llm serve printed %q", endpoint)
 	}
-	if _, err := os.Stat(filepath.Join(cache, "llm.env")); err != nil {
+	if _, err := os.Stat(filepath.Join(cache, llamacpp.RecordFile)); err != nil {
 		t.Errorf("no record in the cache: %v", err)
 	}
 }

@@ -215,6 +215,7 @@ func TestTokenParamConfigured(t *testing.T) {
 		name    string
 		param   llm.TokenParam
 		openAI  bool // the proxy rejects max_tokens as OpenAI does
+		dropMCT bool // the proxy drops max_completion_tokens (llama-cpp-python)
 		sent    llm.TokenParam
 		err     string // "" : answered within the limit
 		limitOK bool   // the error is a LimitIgnoredError
@@ -223,15 +224,21 @@ func TestTokenParamConfigured(t *testing.T) {
 		{name: "max_completion_tokens to an OpenAI-like endpoint", param: llm.TokenParamMaxCompletionTokens, openAI: true, sent: llm.TokenParamMaxCompletionTokens},
 		{name: "max_tokens where OpenAI rejects it", param: llm.TokenParamMaxTokens, openAI: true, sent: llm.TokenParamMaxTokens,
 			err: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead. (this endpoint does not take max_tokens: send the limit as max_completion_tokens"},
-		// llama-cpp-python ignores max_completion_tokens and generates
-		// without a limit: the client notices the answer ran past it.
-		{name: "max_completion_tokens to llama.cpp", param: llm.TokenParamMaxCompletionTokens, sent: llm.TokenParamMaxCompletionTokens,
-			err: "ignored max_completion_tokens=4", limitOK: true},
+		// llama.cpp's server reads max_completion_tokens too.
+		{name: "max_completion_tokens to llama.cpp", param: llm.TokenParamMaxCompletionTokens, sent: llm.TokenParamMaxCompletionTokens},
+		// llama-cpp-python's server ignores max_completion_tokens and
+		// generates without a limit: the client notices the answer ran
+		// past it.
+		{name: "max_completion_tokens to a server that ignores it", param: llm.TokenParamMaxCompletionTokens, dropMCT: true,
+			sent: llm.TokenParamMaxCompletionTokens, err: "ignored max_completion_tokens=4", limitOK: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := llmtest.NewProxy(t, srv.URL)
 			if tc.openAI {
 				p.RejectMaxTokens()
+			}
+			if tc.dropMCT {
+				p.IgnoreMaxCompletionTokens()
 			}
 			c := newClient(t, p.URL, func(c *llm.Config) { c.TokenParam = tc.param; c.Timeout = time.Minute; c.MaxRetries = -1 })
 			r, err := c.Do(context.Background(), long)

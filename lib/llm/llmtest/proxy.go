@@ -68,6 +68,8 @@ type Proxy struct {
 	// chatOnly: answer completion requests as OpenAI's API does for its
 	// chat models.
 	chatOnly bool
+	// dropMCT: remove max_completion_tokens from chat requests.
+	dropMCT bool
 }
 
 // OpenAIRejectsMaxTokens is the body OpenAI's API answers (status 400) to a
@@ -113,6 +115,34 @@ func (p *Proxy) ChatOnly() {
 	p.mu.Lock()
 	p.chatOnly = true
 	p.mu.Unlock()
+}
+
+// IgnoreMaxCompletionTokens makes the proxy speak for a server that reads
+// only max_tokens (llama-cpp-python's server, which narlab used before
+// llama.cpp's own): max_completion_tokens is removed from every chat
+// request before it reaches the server, which then generates without that
+// limit. llama.cpp's own server reads both names.
+func (p *Proxy) IgnoreMaxCompletionTokens() {
+	p.mu.Lock()
+	p.dropMCT = true
+	p.mu.Unlock()
+}
+
+// withoutKey returns body, a JSON object, without key.
+func withoutKey(body []byte, key string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	if _, ok := m[key]; !ok {
+		return body
+	}
+	delete(m, key)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // openAIDialect applies RejectMaxTokens to one chat request's body: reject
@@ -233,6 +263,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			if reject, forward = openAIDialect(body); reject {
 				f, faulted = Fault{Status: http.StatusBadRequest, Body: OpenAIRejectsMaxTokens}, true
 			}
+		}
+		if p.dropMCT && !faulted && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			forward = withoutKey(forward, "max_completion_tokens")
 		}
 		p.hits = append(p.hits, Hit{Path: r.URL.Path, At: time.Now(), Faulted: faulted, Body: body, Header: r.Header.Clone()})
 		idx = len(p.hits) - 1
