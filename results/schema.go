@@ -85,13 +85,18 @@ type MultiAlgoRow struct {
 	// BestVal and Test are per algorithm (fractions): the validation
 	// score at the best step (the highest sum of the algorithms') and the
 	// test score of the best checkpoint.
-	BestVal   map[string]float64 `json:"best_val,omitempty"`
-	Test      map[string]float64 `json:"test,omitempty"`
-	Seconds   *float64           `json:"seconds,omitempty"`     // the side's wall time: model, training, validations, test
-	PeakRSSMB *float64           `json:"peak_rss_mb,omitempty"` // the process's peak resident memory
-	TestBatch *int               `json:"test_batch,omitempty"`  // the reference's prediction batch of the test split
-	Backend   string             `json:"backend,omitempty"`
-	Failed    string             `json:"failed,omitempty"` // why the side did not finish
+	BestVal map[string]float64 `json:"best_val,omitempty"`
+	Test    map[string]float64 `json:"test,omitempty"`
+	Seconds *float64           `json:"seconds,omitempty"` // the side's wall time: model, training, validations, test
+	// CPUSeconds is the CPU time (user and system, all threads) the
+	// side's process took: on a machine shared with other work, the
+	// measure of its cost that the other work changes least.
+	CPUSeconds *float64 `json:"cpu_seconds,omitempty"`
+	Nice       *int     `json:"nice,omitempty"`        // the niceness the side ran at
+	PeakRSSMB  *float64 `json:"peak_rss_mb,omitempty"` // the process's peak resident memory
+	TestBatch  *int     `json:"test_batch,omitempty"`  // the reference's prediction batch of the test split
+	Backend    string   `json:"backend,omitempty"`
+	Failed     string   `json:"failed,omitempty"` // why the side did not finish
 }
 
 // TrainSide is one side of a training-speed row.

@@ -838,7 +838,7 @@ func (v view) Figure3Table() string {
 // MultiAlgoTable is the comparison of one model of several algorithms
 // with the reference's (multi_algo.jsonl): for each setting, per algorithm
 // each side's test score (mean ± sd over its seeds) and the gap of the
-// means, then each side's wall time and peak memory.
+// means, then each side's wall time, CPU time and peak memory.
 func (v view) MultiAlgoTable() string {
 	type key struct {
 		algos, proc                     string
@@ -847,6 +847,8 @@ func (v view) MultiAlgoTable() string {
 	type side struct {
 		test             map[string][]float64
 		seconds, rss     []float64
+		cpu              []float64
+		nice             []int
 		seeds, failed    int
 		backend, machine string
 	}
@@ -868,6 +870,12 @@ func (v view) MultiAlgoTable() string {
 			sd.test[a] = append(sd.test[a], x)
 		}
 		sd.seconds, sd.rss = append(sd.seconds, *r.Seconds), append(sd.rss, *r.PeakRSSMB)
+		if r.CPUSeconds != nil {
+			sd.cpu = append(sd.cpu, *r.CPUSeconds)
+		}
+		if r.Nice != nil {
+			sd.nice = append(sd.nice, *r.Nice)
+		}
 		sd.backend, sd.machine = r.Backend, r.Machine
 	}
 	if len(keys) == 0 {
@@ -908,6 +916,13 @@ func (v view) MultiAlgoTable() string {
 				"peak resident memory: reference %s MB, narlab %s MB. Machine: %s.",
 				th(mean(r.seconds), 0), th(mean(n.seconds), 0), n.backend, f(mean(r.seconds)/mean(n.seconds), 2),
 				th(mean(r.rss), 0), th(mean(n.rss), 0), n.machine)
+			if len(r.cpu) == len(r.seconds) && len(n.cpu) == len(n.seconds) {
+				fmt.Fprintf(&b, " CPU time (user and system, all threads), mean over seeds: reference %s s, narlab %s s (%s× less).",
+					th(mean(r.cpu), 0), th(mean(n.cpu), 0), f(mean(r.cpu)/mean(n.cpu), 2))
+			}
+			if len(r.nice) > 0 && len(n.nice) > 0 {
+				fmt.Fprintf(&b, " Niceness: reference %d, narlab %d.", r.nice[0], n.nice[0])
+			}
 		} else {
 			fmt.Fprintf(&b, "Sides finished: reference %d seeds, narlab %d seeds (the run goes on).", r.seeds, n.seeds)
 		}
