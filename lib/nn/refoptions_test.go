@@ -18,12 +18,6 @@ import (
 	"github.com/narlab/narlab/lib/nn/engine"
 )
 
-// refArray is an array of a refoptions fixture (its README.md).
-type refArray struct {
-	Shape []int
-	Data  []float64
-}
-
 // refOptions is a model case of lib/nn/testdata/refoptions: dm-clrs
 // 2.0.3's BaselineModel built with one of its options on (see the
 // directory's README.md; scripts/ref_options.py writes them).
