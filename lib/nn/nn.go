@@ -378,7 +378,7 @@ func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *syn
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.loop.SetVariablesLock(&m.vars) // one-program steps compile in the background beside training steps
+	m.loop.SetVariablesLock(m.vars) // one-program steps compile in the background beside training steps
 	return m, nil
 }
 
