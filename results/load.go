@@ -30,6 +30,7 @@ type Set struct {
 	Demo        []Demo
 	Sweep       []SweepRow
 	Figure3     []Figure3Row
+	MultiAlgo   []MultiAlgoRow
 	ParitySeeds []ParityRow // parity_seeds.jsonl: the multi-seed parity rows (seeds.go)
 }
 
@@ -58,6 +59,7 @@ var files = []file{
 	{"demo.jsonl", func(s *Set, d string) error { return readInto(d, "demo.jsonl", &s.Demo) }},
 	{"clrs30_reduced.jsonl", func(s *Set, d string) error { return readInto(d, "clrs30_reduced.jsonl", &s.Sweep) }},
 	{"figure3.jsonl", func(s *Set, d string) error { return readInto(d, "figure3.jsonl", &s.Figure3) }},
+	{"multi_algo.jsonl", func(s *Set, d string) error { return readInto(d, "multi_algo.jsonl", &s.MultiAlgo) }},
 	{"parity_seeds.jsonl", func(s *Set, d string) error { return readInto(d, "parity_seeds.jsonl", &s.ParitySeeds) }},
 }
 
@@ -181,6 +183,26 @@ func (r *ParityRow) check() error {
 	err := firstErr(oneOf("system", r.System, "reference", "narlab"), need("algo", r.Algo), need("processor", r.Processor))
 	if err == nil && r.Failed == "" && (r.Test == nil || r.BestVal == nil) {
 		err = fmt.Errorf("neither scores (test, best_val) nor why it failed")
+	}
+	return err
+}
+
+func (r *MultiAlgoRow) check() error {
+	err := firstErr(r.Provenance.check(), oneOf("system", r.System, "reference", "narlab"), need("processor", r.Processor))
+	switch {
+	case err != nil:
+	case len(r.Algorithms) < 2:
+		err = fmt.Errorf("algorithms %v: a model of several algorithms has two or more", r.Algorithms)
+	case r.Failed == "" && (r.BestStep == nil || r.Seconds == nil || r.PeakRSSMB == nil):
+		err = fmt.Errorf("a finished side without best_step, seconds and peak_rss_mb")
+	case r.Failed == "":
+		for _, a := range r.Algorithms {
+			if _, ok := r.Test[a]; !ok {
+				err = fmt.Errorf("no test score of %s", a)
+			} else if _, ok := r.BestVal[a]; !ok {
+				err = fmt.Errorf("no validation score of %s", a)
+			}
+		}
 	}
 	return err
 }

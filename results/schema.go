@@ -67,6 +67,38 @@ type ParityRow struct {
 	Commit        string   `json:"commit,omitempty"` // narlab rows: the commit of the binary that trained (rows since 2026-12-05)
 }
 
+// MultiAlgoRow is a line of multi_algo.jsonl (scripts/parity_multi.py):
+// one side of the comparison of one model of several algorithms (the
+// reference's run.py --algorithms, narlab train --algo a,b,c), trained
+// with the same settings and data as the other side on the same machine.
+type MultiAlgoRow struct {
+	Provenance
+	System     string   `json:"system"` // "reference" or "narlab"
+	Algorithms []string `json:"algorithms"`
+	Processor  string   `json:"processor"`
+	Steps      int      `json:"steps"`
+	Hidden     int      `json:"hidden"`
+	Batch      int      `json:"batch"`
+	EvalEvery  int      `json:"eval_every"`
+	Seed       int      `json:"seed"`
+	BestStep   *int     `json:"best_step,omitempty"`
+	// BestVal and Test are per algorithm (fractions): the validation
+	// score at the best step (the highest sum of the algorithms') and the
+	// test score of the best checkpoint.
+	BestVal map[string]float64 `json:"best_val,omitempty"`
+	Test    map[string]float64 `json:"test,omitempty"`
+	Seconds *float64           `json:"seconds,omitempty"` // the side's wall time: model, training, validations, test
+	// CPUSeconds is the CPU time (user and system, all threads) the
+	// side's process took: on a machine shared with other work, the
+	// measure of its cost that the other work changes least.
+	CPUSeconds *float64 `json:"cpu_seconds,omitempty"`
+	Nice       *int     `json:"nice,omitempty"`        // the niceness the side ran at
+	PeakRSSMB  *float64 `json:"peak_rss_mb,omitempty"` // the process's peak resident memory
+	TestBatch  *int     `json:"test_batch,omitempty"`  // the reference's prediction batch of the test split
+	Backend    string   `json:"backend,omitempty"`
+	Failed     string   `json:"failed,omitempty"` // why the side did not finish
+}
+
 // TrainSide is one side of a training-speed row.
 type TrainSide struct {
 	StepsPerS     float64  `json:"steps_per_s"`

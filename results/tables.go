@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -1061,4 +1062,103 @@ func (v view) Figure3Table() string {
 		t.row(r.Algo, r.Processor, fmt.Sprint(r.Steps), f(100*r.BestVal, 2), pv, f(100*r.Test, 2), pt, fmt.Sprint(r.BestStep), f(r.StepsPerS, 2), "`"+r.RunID+"`")
 	}
 	return t.String()
+}
+
+// MultiAlgoTable is the comparison of one model of several algorithms
+// with the reference's (multi_algo.jsonl): for each setting, per algorithm
+// each side's test score (mean ± sd over its seeds) and the gap of the
+// means, then each side's wall time, CPU time and peak memory.
+func (v view) MultiAlgoTable() string {
+	type key struct {
+		algos, proc                     string
+		steps, hidden, batch, evalEvery int
+	}
+	type side struct {
+		test             map[string][]float64
+		seconds, rss     []float64
+		cpu              []float64
+		nice             []int
+		seeds, failed    int
+		backend, machine string
+	}
+	groups := map[key]map[string]*side{}
+	var keys []key
+	for _, r := range v.Set.MultiAlgo {
+		k := key{strings.Join(r.Algorithms, ","), r.Processor, r.Steps, r.Hidden, r.Batch, r.EvalEvery}
+		if groups[k] == nil {
+			groups[k] = map[string]*side{"reference": {test: map[string][]float64{}}, "narlab": {test: map[string][]float64{}}}
+			keys = append(keys, k)
+		}
+		sd := groups[k][r.System]
+		if r.Failed != "" {
+			sd.failed++
+			continue
+		}
+		sd.seeds++
+		for a, x := range r.Test {
+			sd.test[a] = append(sd.test[a], x)
+		}
+		sd.seconds, sd.rss = append(sd.seconds, *r.Seconds), append(sd.rss, *r.PeakRSSMB)
+		if r.CPUSeconds != nil {
+			sd.cpu = append(sd.cpu, *r.CPUSeconds)
+		}
+		if r.Nice != nil {
+			sd.nice = append(sd.nice, *r.Nice)
+		}
+		sd.backend, sd.machine = r.Backend, r.Machine
+	}
+	if len(keys) == 0 {
+		return "No rows yet (`results/multi_algo.jsonl` is empty: the run has not finished a side)."
+	}
+	msd := func(xs []float64) string {
+		if len(xs) == 0 {
+			return "—"
+		}
+		if len(xs) == 1 {
+			return f(100*xs[0], 1) + " (1 seed)"
+		}
+		m, ss := mean(xs), 0.0
+		for _, x := range xs {
+			ss += (x - m) * (x - m)
+		}
+		return fmt.Sprintf("%s ± %s (%d seeds)", f(100*m, 1), f(100*math.Sqrt(ss/float64(len(xs)-1)), 1), len(xs))
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		g := groups[k]
+		fmt.Fprintf(&b, "**%s**, %s, %d steps, hidden %d, batch %d per algorithm, validation every %d steps:\n\n",
+			strings.ReplaceAll(k.algos, ",", ", "), k.proc, k.steps, k.hidden, k.batch, k.evalEvery)
+		t := newTable(cols(1, 4), "algorithm", "reference test", "narlab test", "gap (points)")
+		for _, a := range strings.Split(k.algos, ",") {
+			ref, nl := g["reference"].test[a], g["narlab"].test[a]
+			gap := "—"
+			if len(ref) > 0 && len(nl) > 0 {
+				gap = signed(100 * (mean(nl) - mean(ref)))
+			}
+			t.row(a, msd(ref), msd(nl), gap)
+		}
+		b.WriteString(t.String())
+		r, n := g["reference"], g["narlab"]
+		b.WriteString("\n\n")
+		if len(r.seconds) > 0 && len(n.seconds) > 0 {
+			fmt.Fprintf(&b, "Wall time per run (model, training, validations, test), mean over seeds: reference %s s, narlab %s s (%s, %s× the reference's speed); "+
+				"peak resident memory: reference %s MB, narlab %s MB. Machine: %s.",
+				th(mean(r.seconds), 0), th(mean(n.seconds), 0), n.backend, f(mean(r.seconds)/mean(n.seconds), 2),
+				th(mean(r.rss), 0), th(mean(n.rss), 0), n.machine)
+			if len(r.cpu) == len(r.seconds) && len(n.cpu) == len(n.seconds) {
+				fmt.Fprintf(&b, " CPU time (user and system, all threads), mean over seeds: reference %s s, narlab %s s (%s× less).",
+					th(mean(r.cpu), 0), th(mean(n.cpu), 0), f(mean(r.cpu)/mean(n.cpu), 2))
+			}
+			if len(r.nice) > 0 && len(n.nice) > 0 {
+				fmt.Fprintf(&b, " Niceness: reference %d, narlab %d.", r.nice[0], n.nice[0])
+			}
+		} else {
+			fmt.Fprintf(&b, "Sides finished: reference %d seeds, narlab %d seeds (the run goes on).", r.seeds, n.seeds)
+		}
+		if r.failed+n.failed > 0 {
+			fmt.Fprintf(&b, " Failed: reference %d, narlab %d.", r.failed, n.failed)
+		}
+		b.WriteString("\n\n")
+	}
+	return strings.TrimSpace(b.String())
 }

@@ -27,6 +27,15 @@ BaselineModel.feedback on the two batches after it (the second depends on
 the optimizer state the checkpoint carried) with the keys it gave them
 (after_keys: dropout, teacher forcing and Gumbel noise draw from them).
 
+--algo A,B,C makes a BaselineModel of several algorithms (spec=[...], one
+processor, each algorithm's encoders and decoders algo_<i>_…) trained as
+run.py trains one: each step one batch per algorithm, feedback with its
+algorithm_index in the list's order. Then the JSON holds, per algorithm
+("runs"), its outputs and scores on its next batch, and the losses of the
+two training steps after it in call order ("calls": [algorithm index,
+loss]; "call_keys": each call's key). The model options apply to the
+model of several algorithms as to a model of one.
+
 Run it with the bridge environment's python (scripts/setup-pybridge.sh);
 TensorFlow and TFDS, which `import clrs` pulls in, are replaced by
 python/tests/standins when they are not installed:
@@ -84,71 +93,87 @@ def main():
     import jax
     import numpy as np
 
+    algos = a.algo.split(",")
     c = clrs.CLRS30["train"]
-    sampler, spec = clrs.build_sampler(a.algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
+    specs, its, firsts = [], [], []
+    for algo in algos:
+        sampler, spec = clrs.build_sampler(algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
 
-    def batches():
-        while True:
-            yield sampler.next(a.batch)
+        def batches(sampler=sampler):
+            while True:
+                yield sampler.next(a.batch)
 
-    spec2, it = clrs.process_permutations(spec, batches(), True)
-    if a.algo in PRED_AS_INPUT:
-        spec2, it = clrs.process_pred_as_input(spec2, it)
-    first = next(it)
+        spec2, it = clrs.process_permutations(spec, batches(), True)
+        if algo in PRED_AS_INPUT:
+            spec2, it = clrs.process_pred_as_input(spec2, it)
+        specs.append(spec2)
+        its.append(it)
+        firsts.append(next(it))
     pf = clrs.get_processor_factory(a.processor, use_ln=not a.no_ln, nb_triplet_fts=a.nb_triplet_fts,
                                     nb_heads=a.nb_heads)
     path = os.path.abspath(a.save or a.restore)
     m = clrs.models.BaselineModel(
-        spec=[spec2], dummy_trajectory=[first], processor_factory=pf, hidden_dim=a.hidden,
+        spec=specs, dummy_trajectory=firsts, processor_factory=pf, hidden_dim=a.hidden,
         encode_hints=True, decode_hints=True, encoder_init=a.encoder_init, learning_rate=1e-3,
         grad_clip_max_norm=1.0, hint_teacher_forcing=a.hint_teacher_forcing, hint_repred_mode=a.hint_repred_mode,
         dropout_prob=a.dropout_prob, use_lstm=a.use_lstm, nb_msg_passing_steps=a.nb_msg_passing_steps,
         freeze_processor=a.freeze_processor, checkpoint_path=os.path.dirname(path))
-    m.init([first.features], a.seed)
+    m.init([f.features for f in firsts], a.seed)
     key = jax.random.PRNGKey(a.seed)
-    train = [first] + [next(it) for _ in range(a.steps - 1)]
+    train = [firsts] + [[next(it) for it in its] for _ in range(a.steps - 1)]
     if a.save:
-        for fb in train:
-            key, k = jax.random.split(key)
-            m.feedback(k, fb, algorithm_index=0)
+        for fbs in train:
+            for i, fb in enumerate(fbs):
+                key, k = jax.random.split(key)
+                m.feedback(k, fb, algorithm_index=i)
         m.save_model(os.path.basename(path))
     else:
         m.restore_model(os.path.basename(path))
 
-    ev = next(it)
-    key, k = jax.random.split(key)
-    preds, _ = m.predict(k, ev.features, algorithm_index=0)
-    raw, _ = m.net_fn.apply(m.params, k, [ev.features], repred=True, algorithm_index=0,
-                            return_hints=False, return_all_outputs=False)
-    scores = {name: float(v) for name, v in clrs.evaluate(ev.outputs, preds).items()}
-    outputs = {}
-    for dp in ev.outputs:
-        p = np.asarray(preds[dp.name].data, dtype=np.float64)
-        r = np.asarray(raw[dp.name], dtype=np.float64)
-        # Hard predictions in narlab's encoding: node indices for pointers
-        # (dm-clrs's permutation pointers come as one-hot rows), the class or
-        # node picked for mask_one and categorical, 0/1 for masks.
-        if dp.type_ in ("permutation_pointer", "mask_one", "categorical"):
-            hard = np.argmax(p, axis=-1)
-        else:
-            hard = p
-        outputs[dp.name] = {"type": dp.type_, "location": dp.location, "shape": list(r.shape),
-                            "raw": [float(x) for x in r.ravel()], "hard": [float(x) for x in np.ravel(hard)]}
-    losses, after_keys = [], []
-    for _ in range(2):
+    runs = []
+    for i, (algo, it) in enumerate(zip(algos, its)):
+        ev = next(it)
         key, k = jax.random.split(key)
-        losses.append(float(m.feedback(k, next(it), algorithm_index=0)))
-        after_keys.append([int(x) for x in np.asarray(k, dtype=np.uint32).ravel()])
+        preds, _ = m.predict(k, ev.features, algorithm_index=i)
+        raw, _ = m.net_fn.apply(m.params, k, [ev.features], repred=True,
+                                algorithm_index=i, return_hints=False, return_all_outputs=False)
+        scores = {name: float(v) for name, v in clrs.evaluate(ev.outputs, preds).items()}
+        outputs = {}
+        for dp in ev.outputs:
+            p = np.asarray(preds[dp.name].data, dtype=np.float64)
+            r = np.asarray(raw[dp.name], dtype=np.float64)
+            # Hard predictions in narlab's encoding: node indices for pointers
+            # (dm-clrs's permutation pointers come as one-hot rows), the class or
+            # node picked for mask_one and categorical, 0/1 for masks.
+            if dp.type_ in ("permutation_pointer", "mask_one", "categorical"):
+                hard = np.argmax(p, axis=-1)
+            else:
+                hard = p
+            outputs[dp.name] = {"type": dp.type_, "location": dp.location, "shape": list(r.shape),
+                                "raw": [float(x) for x in r.ravel()], "hard": [float(x) for x in np.ravel(hard)]}
+        runs.append({"algorithm": algo, "outputs": outputs, "scores": scores})
+    calls, call_keys = [], []
+    for _ in range(2):
+        for i, it in enumerate(its):
+            key, k = jax.random.split(key)
+            calls.append([i, float(m.feedback(k, next(it), algorithm_index=i))])
+            call_keys.append([int(x) for x in np.asarray(k, dtype=np.uint32).ravel()])
     options = {"nb_heads": a.nb_heads, "nb_msg_passing_steps": a.nb_msg_passing_steps, "nb_triplet_fts": a.nb_triplet_fts,
                "use_ln": not a.no_ln, "use_lstm": a.use_lstm, "dropout_prob": a.dropout_prob,
                "encoder_init": a.encoder_init, "freeze_processor": a.freeze_processor,
                "hint_repred_mode": a.hint_repred_mode, "hint_teacher_forcing": a.hint_teacher_forcing}
+    out = {"generator": "scripts/dmclrs_checkpoint.py (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
+           "mode": "save" if a.save else "restore", "processor": a.processor,
+           "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "steps": a.steps, "options": options}
+    if len(algos) == 1:
+        out.update(algorithm=algos[0], outputs=runs[0]["outputs"], scores=runs[0]["scores"],
+                   losses=[loss for _, loss in calls], after_keys=call_keys)
+    else:
+        # call_keys: the key of each call (dropout, teacher forcing and
+        # Gumbel noise draw from them).
+        out.update(algorithms=algos, runs=runs, calls=calls, call_keys=call_keys)
     with open(a.out, "w") as f:
-        json.dump({"generator": "scripts/dmclrs_checkpoint.py (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
-                   "mode": "save" if a.save else "restore", "algorithm": a.algo, "processor": a.processor,
-                   "hidden": a.hidden, "batch": a.batch, "seed": a.seed, "steps": a.steps,
-                   "options": options, "outputs": outputs, "scores": scores, "losses": losses,
-                   "after_keys": after_keys}, f)
+        json.dump(out, f)
         f.write("\n")
 
 

@@ -99,10 +99,15 @@ CASES = [
          flags=dict(algorithms="bfs,insertion_sort", processor_type="mpnn", train_lengths="4,7",
                     chunked_training=True, chunk_length=5, train_steps=4, eval_every=2, hidden_size=8,
                     batch_size=4, seed=42)),
-    # run.py's samplers under length_needle (data only).
-    dict(kind="data", name="data-length_needle--8", length_needle=-8),
-    dict(kind="data", name="data-length_needle-0", length_needle=0),
-    dict(kind="data", name="data-length_needle-3", length_needle=3),
+    # run.py's samplers under length_needle (data only). At run.py's own
+    # defaults (length_needle -8, train lengths up to 16) the reference
+    # cannot make a string matcher's samplers: main() validates at the
+    # longest train length, 16, where a needle of 8 leaves the haystack
+    # (8) no room (MatcherSampler's rng.choice(0) raises "a must be greater
+    # than 0"); the -8 case therefore trains up to 17.
+    dict(kind="data", name="data-length_needle--8-max17", length_needle=-8, train_lengths="4,7,17"),
+    dict(kind="data", name="data-length_needle-0", length_needle=0, train_lengths="4,7,16"),
+    dict(kind="data", name="data-length_needle-3", length_needle=3, train_lengths="4,7,16"),
 ]
 
 
@@ -582,7 +587,7 @@ def run_data_case(clrs, ref, case, log, tmp):
     run = load_run(clrs, ref)
     stub_test_dataset(clrs, run)
     algos = ["naive_string_matcher", "kmp_matcher"]
-    flags = set_flags(run, {"algorithms": ",".join(algos), "train_lengths": "4,7,16",
+    flags = set_flags(run, {"algorithms": ",".join(algos), "train_lengths": case["train_lengths"],
                             "length_needle": case["length_needle"], "batch_size": 4, "seed": 42}, tmp)
     rng = np.random.RandomState(run.FLAGS.seed)
     run_key_seed = int(rng.randint(2**32))  # main() draws the model's key first

@@ -25,7 +25,16 @@ func init() {
 func dmclrsFlags(fs *flag.FlagSet) (o *nn.ReferenceOptions, finish func() bool) {
 	o = &nn.ReferenceOptions{}
 	d := nn.DefaultConfig("", nn.DefaultProcessor)
-	fs.StringVar(&o.Algorithm, "algo", "", "dm-clrs checkpoints: the algorithm, where its parameters fit several (insertion_sort and bubble_sort share theirs); default: inferred")
+	fs.Func("algo", "dm-clrs checkpoints: the algorithm, where its parameters fit several (insertion_sort and bubble_sort share theirs); "+
+		"of a checkpoint of several algorithms, the one to load alone, or all of them in order, comma-separated (bfs,dfs,insertion_sort); default: inferred",
+		func(v string) error {
+			if strings.Contains(v, ",") {
+				o.Algorithm, o.Algorithms = "", strings.Split(v, ",")
+			} else {
+				o.Algorithm, o.Algorithms = v, nil
+			}
+			return nil
+		})
 	fs.StringVar(&o.Processor, "processor", "", "dm-clrs checkpoints: the processor, where its parameters fit several (mpnn, pgn, pgn_mask and deepsets share theirs; gat and gat_full; gatv2 and gatv2_full); default: inferred")
 	steps := fs.Int("nb-msg-passing-steps", d.MsgPassingSteps, "dm-clrs checkpoints: processor calls per algorithm step, which its parameters do not record")
 	repred := fs.String("hint-repred", d.HintRepred, "dm-clrs checkpoints: how predicted hints are fed back ("+strings.Join(nn.HintRepredModes, ", ")+"), which its parameters do not record")
@@ -37,7 +46,7 @@ func dmclrsFlags(fs *flag.FlagSet) (o *nn.ReferenceOptions, finish func() bool) 
 			cfg.MsgPassingSteps, cfg.HintRepred = *steps, *repred
 			o.Config = &cfg
 		}
-		return set || o.Algorithm != "" || o.Processor != ""
+		return set || o.Algorithm != "" || len(o.Algorithms) > 0 || o.Processor != ""
 	}
 	return o, finish
 }
@@ -45,7 +54,7 @@ func dmclrsFlags(fs *flag.FlagSet) (o *nn.ReferenceOptions, finish func() bool) 
 // describeConfig is a model's configuration in a line.
 func describeConfig(c nn.Config) string {
 	s := fmt.Sprintf("%s, processor %s, hidden %d, hints %s, enforce_permutations %v, enforce_pred_as_input %v",
-		c.Algorithm, c.Processor, c.Hidden, c.HintMode, c.Permutations, c.PredAsInput)
+		strings.Join(c.AlgorithmNames(), ","), c.Processor, c.Hidden, c.HintMode, c.Permutations, c.PredAsInput)
 	if p, ok := nn.LookupProcessor(c.Processor); ok && p.Heads {
 		s += fmt.Sprintf(", nb_heads %d", c.Heads)
 	}
@@ -108,8 +117,21 @@ func dmclrsSettings(c nn.Config) []string {
 		return "False"
 	}
 	transforms := []string{fmt.Sprintf("spec, it = clrs.process_permutations(spec, it, %s)", py(c.Permutations))}
-	if c.PredAsInput && slices.Contains(clrs.PredAsInputAlgorithms, c.Algorithm) {
+	var pai []string
+	for _, a := range c.AlgorithmNames() {
+		if c.PredAsInput && slices.Contains(clrs.PredAsInputAlgorithms, a) {
+			pai = append(pai, a)
+		}
+	}
+	switch {
+	case len(c.Algorithms) > 0 && len(pai) > 0:
+		transforms = append(transforms, "spec, it = clrs.process_pred_as_input(spec, it)  # for "+strings.Join(pai, ", "))
+	case len(pai) > 0:
 		transforms = append(transforms, "spec, it = clrs.process_pred_as_input(spec, it)")
+	}
+	if len(c.Algorithms) > 0 {
+		transforms = append(transforms, fmt.Sprintf("spec=[the specs of %s, in this order] (algorithm_index i is the i-th): one processor, each algorithm's encoders and decoders algo_<i>_…",
+			strings.Join(c.Algorithms, ", ")))
 	}
 	clip := c.GradClip
 	if c.NoGradClip {

@@ -80,7 +80,7 @@ func trainCmd(args []string) error {
 func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	d := clrs30.DefaultConfig()
 	fs = newFlags("train")
-	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort")
+	fs.StringVar(&c.Algo, "algo", "", "CLRS algorithm (required), e.g. insertion_sort; or several, comma-separated (bfs,dfs,insertion_sort): one model of them all, a shared processor and each algorithm's encoders and decoders, trained as the reference's run.py --algorithms")
 	fs.StringVar(&c.Processor, "processor", d.Processor, "processor (the reference's names): "+strings.Join(nn.Processors(), ", "))
 	fs.StringVar(&c.HintMode, "hint-mode", d.HintMode, "hint mode: "+strings.Join(nn.HintModes, ", "))
 	fs.StringVar(&c.HintRepred, "hint-repred", d.HintRepred, "how predicted hints are fed back: "+strings.Join(nn.HintRepredModes, ", "))
@@ -108,6 +108,11 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	perms := fs.Bool("enforce-permutations", !d.NoPermutations, "sorting outputs as permutation pointers decoded with Sinkhorn")
 	predIn := fs.Bool("enforce-pred-as-input", !d.NoPredAsInput, "a constant pred_h hint becomes an input")
 	fs.IntVar(&c.TrainLength, "train-length", 0, "reduced scale: train on 1000 fixed samples of this length instead")
+	fs.BoolVar(&c.Chunked, "chunked-training", false, "train on chunks of --chunk-length steps cut from the batches, each slot's trajectories back to back (run.py's --chunked_training; every chunk starts from its stream's initial state, as the reference's)")
+	fs.IntVar(&c.ChunkLength, "chunk-length", d.ChunkLength, "with --chunked-training: the chunks' steps (run.py's --chunk_length)")
+	fs.BoolVar(&c.ChunkCarry, "chunk-carry-state", false, "with --chunked-training: each chunk starts from the state the previous chunk of its stream ended in (narlab's extra; the reference restarts every chunk from the initial state)")
+	fs.IntVar(&c.TestEvery, "test-every", 0, "also test the model as it is every this many steps, logged as "+clrs30.MetricTestNow+" (run.py's --test_every, which run.py never reads; 0: off, the test of the best checkpoint at the end only)")
+	needle := fs.Int("length-needle", d.LengthNeedle, "string matchers (naive_string_matcher, kmp_matcher) in fresh training samples: needles of k characters, or −k: 1..k drawn per sample; 0: the sampler's own rule (run.py's --length_needle; they train at 5/4 of the longest --train-lengths, as run.py)")
 	fs.IntVar(&c.ValSamples, "val-samples", 0, "use only the first N validation samples (0: all)")
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
@@ -144,6 +149,7 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 			}
 		}
 		c.FixedPos, c.NoPermutations, c.NoPredAsInput, c.NoLayerNorm = !*randomPos, !*perms, !*predIn, !*useLN
+		c.LengthNeedle, c.NoLengthNeedle = *needle, *needle == 0
 		return nil
 	}
 	return fs, finish
@@ -243,19 +249,24 @@ func evalCmd(args []string) error {
 	// What was scored; the checkpoint's path goes to standard error, so
 	// that the scores of a checkpoint and of its export print the same.
 	fmt.Fprintf(os.Stderr, "eval: %s %s\n", res.Format, res.CheckpointPath)
+	algo := strings.Join(res.Config.AlgorithmNames(), ",")
 	switch {
 	case *data != "" && !res.Scored:
 		fmt.Fprintf(stdout, "%s/%s (hidden %d) on the features in %s: %d samples at n=%d (not scored: the file has no outputs)\n",
-			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
+			algo, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
 	case *data != "":
 		fmt.Fprintf(stdout, "%s/%s (hidden %d) on %s: %d samples at n=%d\n",
-			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
+			algo, res.Config.Processor, res.Config.Hidden, *data, res.Samples, res.Length)
 		fmt.Fprintf(stdout, "data score %.4f\n", res.Scores["score"])
 		printScores(res.Scores)
 	default:
 		fmt.Fprintf(stdout, "%s/%s (hidden %d) on the CLRS-30 %s split: %d samples at n=%d\n",
-			res.Config.Algorithm, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
-		fmt.Fprintf(stdout, "%s split score %.4f\n", *split, res.Scores["score"])
+			algo, res.Config.Processor, res.Config.Hidden, res.Split, res.Samples, res.Length)
+		fmt.Fprintf(stdout, "%s split score %.4f", *split, res.Scores["score"])
+		if len(res.Config.Algorithms) > 1 {
+			fmt.Fprintf(stdout, " (the mean of its %d algorithms')", len(res.Config.Algorithms))
+		}
+		fmt.Fprintln(stdout)
 		printScores(res.Scores)
 	}
 	if *preds != "" {

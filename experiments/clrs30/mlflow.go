@@ -218,7 +218,7 @@ func datasetSchema(mc nn.Config) (string, error) {
 // train split, or the reduced fixed-length set) are digested by content;
 // fresh samples drawn every step (lengths) by the settings that draw them.
 func trainDataset(cfg Config, d *trainData) (mlflow.DatasetInput, error) {
-	mc := cfg.modelConfig()
+	mc := cfg.modelConfigOf(d.algo)
 	if d.fixed != nil {
 		set := clrs.Split{Name: "train", NumSamples: 1000, Length: 16, Seed: 1}
 		if cfg.TrainData == "fixed" {
@@ -226,9 +226,12 @@ func trainDataset(cfg Config, d *trainData) (mlflow.DatasetInput, error) {
 		}
 		return splitDataset(mc, set, digestOf(d.fixed.Trajectories()), "train")
 	}
-	settings := map[string]any{"generator": "narlab lib/clrs samplers, fresh samples every step", "algorithm": cfg.Algo,
+	settings := map[string]any{"generator": "narlab lib/clrs samplers, fresh samples every step", "algorithm": d.algo,
 		"lengths": cfg.TrainLengths, "seed": cfg.Seed, "batch": cfg.Batch, "random_pos": !cfg.FixedPos,
 		"seeding": "sampler seed and pos seed derived from (seed, step) by SHA-256"}
+	if d.stream > 0 { // a run's later algorithm: streams of its own
+		settings["seeding"] = fmt.Sprintf("sampler seed and pos seed derived from (seed, step, streams %d and %d) by SHA-256", d.stream, d.stream+1)
+	}
 	source, _ := json.Marshal(settings)
 	sum := sha256.Sum256(source)
 	profile, _ := json.Marshal(map[string]any{"samples_per_step": cfg.Batch, "steps": cfg.Steps, "lengths": cfg.TrainLengths})
@@ -236,26 +239,30 @@ func trainDataset(cfg Config, d *trainData) (mlflow.DatasetInput, error) {
 	if err != nil {
 		return mlflow.DatasetInput{}, err
 	}
-	return tracking.Dataset(fmt.Sprintf("clrs30/%s/train-fresh", cfg.Algo), hex.EncodeToString(sum[:])[:32], "code",
+	return tracking.Dataset(fmt.Sprintf("clrs30/%s/train-fresh", d.algo), hex.EncodeToString(sum[:])[:32], "code",
 		string(source), schema, string(profile), "train"), nil
 }
 
-// logDataInputs logs the training set and the validation split as the
-// run's inputs.
-func logDataInputs(run *tracking.Run, cfg Config, d *trainData, val []*clrs.Trajectory) error {
-	trainDS, err := trainDataset(cfg, d)
-	if err != nil {
-		return err
+// logDataInputs logs each algorithm's training set and validation split
+// as the run's inputs.
+func logDataInputs(run *tracking.Run, cfg Config, datas []*trainData, vals [][]*clrs.Trajectory) error {
+	var inputs []mlflow.DatasetInput
+	for i, d := range datas {
+		trainDS, err := trainDataset(cfg, d)
+		if err != nil {
+			return err
+		}
+		valSet, err := clrs.CLRS30Split(d.algo, "val")
+		if err != nil {
+			return err
+		}
+		valDS, err := splitDataset(cfg.modelConfigOf(d.algo), valSet, digestOf(vals[i]), "val")
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, trainDS, valDS)
 	}
-	valSet, err := clrs.CLRS30Split(cfg.Algo, "val")
-	if err != nil {
-		return err
-	}
-	valDS, err := splitDataset(cfg.modelConfig(), valSet, digestOf(val), "val")
-	if err != nil {
-		return err
-	}
-	return run.LogInputs(trainDS, valDS)
+	return run.LogInputs(inputs...)
 }
 
 // ModelType is the model_type of the logged models of CLRS baselines.
@@ -299,9 +306,14 @@ func pythonVersion() string {
 // validation scores as the model's metrics: the run's own summary points
 // (scores, from logRun), so that the run keeps one point of each at step 0.
 func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, params map[string]string, scores []mlflow.Metric, reference string, refErr error) (*tracking.LoggedModel, error) {
-	sig, err := Signature(cfg.modelConfig())
-	if err != nil {
-		return nil, err
+	// A model of several algorithms predicts one algorithm's batch at a
+	// time: its signature is none of theirs.
+	var sig mlflow.Signature
+	if !cfg.several() {
+		var err error
+		if sig, err = Signature(cfg.modelConfig()); err != nil {
+			return nil, err
+		}
 	}
 	fields := map[string]string{
 		"format":    "narlab lib/nn checkpoint (GoMLX variables and nn_config.json) in checkpoint/",
@@ -322,7 +334,11 @@ func logModel(ctx context.Context, run *tracking.Run, cfg Config, res *Result, p
 	} else if refErr != nil {
 		tags["reference_checkpoint"] = "not exported: " + refErr.Error()
 	}
-	o := tracking.ModelOptions{Name: fmt.Sprintf("%s-%s", cfg.Algo, cfg.Processor), ModelType: ModelType,
+	if cfg.several() {
+		fields["algorithms"] = cfg.Algo
+		fields["predictions"] += "; a model of several algorithms predicts each one's batches (narlab eval scores each)"
+	}
+	o := tracking.ModelOptions{Name: fmt.Sprintf("%s-%s", strings.Join(cfg.Algorithms(), "+"), cfg.Processor), ModelType: ModelType,
 		Step: int64(res.BestStep), Params: params, Dir: res.Checkpoint, DirPrefix: "checkpoint", Files: files,
 		Tags: tags, Flavor: "narlab", FlavorFields: fields,
 		PythonFunction: &mlflow.PyFunc{LoaderModule: PyFuncLoader, Data: "checkpoint", PythonVersion: pythonVersion(),
@@ -364,16 +380,19 @@ type EvalConfig struct {
 
 // EvalResult is an evaluation's scores and its MLflow run.
 type EvalResult struct {
-	Scores         map[string]float64 // per output, and their mean under "score"
-	Config         nn.Config          // the checkpoint's model
-	Split          string             // the split scored ("data" for Data)
-	Scored         bool               // false for a model's inputs alone (Data): predicted, not scored
-	Samples        int                // the samples scored
-	Length         int                // the split's sample length n (nodes for most algorithms)
-	Format         string             // "narlab checkpoint" or "dm-clrs checkpoint"
-	RunID, RunURL  string
-	DatasetDigest  string
-	CheckpointPath string
+	Scores  map[string]float64 // per output, and their mean under "score"
+	Config  nn.Config          // the checkpoint's model
+	Split   string             // the split scored ("data" for Data)
+	Scored  bool               // false for a model's inputs alone (Data): predicted, not scored
+	Samples int                // the samples scored (all algorithms')
+	// SamplesByAlgorithm, for a model of several algorithms, are each
+	// one's samples scored.
+	SamplesByAlgorithm map[string]int
+	Length             int    // the split's sample length n (nodes for most algorithms)
+	Format             string // "narlab checkpoint" or "dm-clrs checkpoint"
+	RunID, RunURL      string
+	DatasetDigest      string
+	CheckpointPath     string
 }
 
 // Eval scores a checkpoint on a CLRS-30 split and logs the evaluation as
@@ -402,29 +421,56 @@ func Eval(ctx context.Context, c EvalConfig) (*EvalResult, error) {
 	if c.Predictions != "" && c.Data == "" {
 		return nil, fmt.Errorf("eval: predictions are written for a data file (--data), not for a split")
 	}
+	algos := mc.AlgorithmNames()
 	if c.Data != "" {
+		if len(algos) > 1 {
+			return nil, fmt.Errorf("eval: %s is a model of several algorithms (%s); --data scores a file of one algorithm with a model of it: "+
+				"score the model's splits, or load one of its algorithms from its dm-clrs export (narlab eval --checkpoint FILE.pkl --algo NAME)",
+				c.Checkpoint, strings.Join(algos, ", "))
+		}
 		return evalData(ctx, c, m, format)
 	}
-	set, err := clrs.CLRS30Split(mc.Algorithm, c.Split)
+	set, err := clrs.CLRS30Split(algos[0], c.Split)
 	if err != nil {
 		return nil, err
 	}
-	samples := newSampleDigest() // the split is drawn as it is scored, never held whole
-	scores, err := m.EvaluateTrajectories(samples.observe(clrs.SplitTrajectories(mc.Algorithm, c.Split, c.Limit)), 32)
+	// The split is drawn as it is scored, never held whole; a model of
+	// several algorithms is scored on each one's.
+	digests := make([]*sampleDigest, len(algos))
+	for i := range digests {
+		digests[i] = newSampleDigest()
+	}
+	scores, counts, err := evaluateSplit(m, c.Split, c.Limit, digests)
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(c.Checkpoint)
-	res := &EvalResult{Scores: scores, Config: mc, Split: c.Split, Samples: samples.samples, Length: set.Length, Format: format,
-		CheckpointPath: abs, DatasetDigest: samples.sum(), Scored: true}
+	res := &EvalResult{Scores: scores, Config: mc, Split: c.Split, Samples: counts[0], Length: set.Length, Format: format,
+		CheckpointPath: abs, DatasetDigest: digests[0].sum(), Scored: true}
+	if len(algos) > 1 {
+		res.SamplesByAlgorithm, res.Samples = map[string]int{}, 0
+		for i, a := range algos {
+			res.SamplesByAlgorithm[a] = counts[i]
+			res.Samples += counts[i]
+		}
+		res.DatasetDigest = ""
+	}
 	if c.NoMLflow {
 		return res, nil
 	}
-	ds, err := splitDataset(mc, set, samples, c.Split)
-	if err != nil {
-		return res, err
+	var inputs []mlflow.DatasetInput
+	for i, a := range algos {
+		set, err := clrs.CLRS30Split(a, c.Split)
+		if err != nil {
+			return res, err
+		}
+		ds, err := splitDataset(mc.Of(a), set, digests[i], c.Split)
+		if err != nil {
+			return res, err
+		}
+		inputs = append(inputs, ds)
 	}
-	return res, logEval(ctx, c, res, ds, capName(c.Limit))
+	return res, logEval(ctx, c, res, inputs, capName(c.Limit))
 }
 
 // evalData is Eval on a data file (c.Data).
@@ -476,13 +522,13 @@ func evalData(ctx context.Context, c EvalConfig, m *nn.Model, format string) (*E
 	}
 	ds := tracking.Dataset(fmt.Sprintf("file/%s/%s", mc.Algorithm, filepath.Base(c.Data)), digest.sum(), "local",
 		string(source), schema, string(profile), "data")
-	return res, logEval(ctx, c, res, ds, "all")
+	return res, logEval(ctx, c, res, []mlflow.DatasetInput{ds}, "all")
 }
 
 // logEval logs an evaluation as an MLflow run (unless c.NoMLflow): its
 // params, the dataset scored as the run's input, <split>/score and each
 // output's score in tables/<split>_outputs.json.
-func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds mlflow.DatasetInput, samplesParam string) error {
+func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds []mlflow.DatasetInput, samplesParam string) error {
 	if c.NoMLflow {
 		return nil
 	}
@@ -491,8 +537,9 @@ func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds mlflow.Datas
 	if exp == "" {
 		exp = tracking.DefaultExperiment("clrs-eval")
 	}
+	algo := strings.Join(mc.AlgorithmNames(), ",")
 	params := map[string]string{"checkpoint": abs, "split": split, "samples": samplesParam,
-		"algorithm": mc.Algorithm, "processor": mc.Processor, "hidden_size": strconv.Itoa(mc.Hidden),
+		"algorithm": algo, "processor": mc.Processor, "hidden_size": strconv.Itoa(mc.Hidden),
 		"hint_mode": mc.HintMode, "seed": strconv.FormatInt(mc.Seed, 10), "backend": c.Backend, "checkpoint_format": format}
 	if params["backend"] == "" {
 		params["backend"] = "default"
@@ -504,10 +551,13 @@ func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds mlflow.Datas
 	}
 	note := fmt.Sprintf("`narlab eval`: the %s `%s` (%s on %s, hidden %d) scored on %s. "+
 		"Result: the metric `%s/score` (a fraction) and each output's score in `tables/%s_outputs.json`.",
-		format, abs, mc.Processor, mc.Algorithm, mc.Hidden, what, split, split)
-	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", mc.Algorithm+"/"+mc.Processor, split)),
+		format, abs, mc.Processor, algo, mc.Hidden, what, split, split)
+	if len(mc.AlgorithmNames()) > 1 {
+		note += fmt.Sprintf(" A model of several algorithms: each scored on its own split, `%s/score/ALGO` each one's, `%s/score` their mean.", split, split)
+	}
+	opts := []tracking.Option{tracking.RunName(tracking.RunNameFor("eval", algo+"/"+mc.Processor, split)),
 		tracking.Note(note), tracking.Source("narlab eval"),
-		tracking.Tags(map[string]string{"clrs.algorithm": mc.Algorithm, "benchmark": "CLRS-30"})}
+		tracking.Tags(map[string]string{"clrs.algorithm": algo, "benchmark": "CLRS-30"})}
 	if c.TrackingURI != "" {
 		opts = append(opts, tracking.TrackingURI(c.TrackingURI))
 	}
@@ -516,11 +566,18 @@ func logEval(ctx context.Context, c EvalConfig, res *EvalResult, ds mlflow.Datas
 		return err
 	}
 	logErr := func() error {
-		if err := run.LogInputs(ds); err != nil {
+		if err := run.LogInputs(ds...); err != nil {
 			return err
 		}
 		if err := run.LogMetric(split+"/score", 0, scores["score"]); err != nil {
 			return err
+		}
+		for _, a := range mc.AlgorithmNames() {
+			if v, ok := scores["score/"+a]; ok {
+				if err := run.LogMetric(split+"/score/"+a, 0, v); err != nil {
+					return err
+				}
+			}
 		}
 		var rows [][]any
 		for _, k := range sortedOutputs(scores) {

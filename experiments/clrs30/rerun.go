@@ -124,9 +124,11 @@ func finishedRun(cfg Config, st state, exec Execution) (*Result, error) {
 		fmt.Fprintf(cfg.Progress, "narlab: %s holds this run finished (%d steps, trained with %s): reporting its saved results; "+
 			"nothing is trained, tested or logged (delete the directory or give another --dir to train again)\n", cfg.Dir, st.Step, how)
 	}
-	return &Result{History: st.History, BestStep: st.BestStep, BestVal: st.BestVal, Test: saved.TestOutputs,
+	res := &Result{History: st.History, BestStep: st.BestStep, BestVal: st.BestVal, Test: saved.TestOutputs,
 		Checkpoint: filepath.Join(cfg.Dir, "best"), StepsPerS: saved.StepsPerS, Backend: saved.Backend,
-		Losses: st.Losses, RunID: saved.RunID, Saved: true}, nil
+		Losses: st.Losses, RunID: saved.RunID, Saved: true, AlgorithmScores: st.AlgorithmScores}
+	res.severalResults(cfg.Algorithms(), st.State)
+	return res, nil
 }
 
 // settingsDiff says which settings differ between a and b, as

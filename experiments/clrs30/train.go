@@ -50,7 +50,11 @@ import (
 // What a zero cannot say is a boolean of its own (NoGradClip,
 // NoPermutations, …).
 type Config struct {
-	Algo      string  // CLRS algorithm, e.g. "insertion_sort"
+	// Algo is the CLRS algorithm, e.g. "insertion_sort", or several,
+	// comma-separated ("bfs,dfs,insertion_sort"; "+" separates them too,
+	// for a sweep's comma-separated lists): one model of them all, the
+	// reference's run.py --algorithms (see Algorithms).
+	Algo      string
 	Processor string  // one of nn.Processors() (default triplet_gmpnn)
 	HintMode  string  // one of nn.HintModes (default encoded_decoded)
 	Steps     int     // training steps (default 10000, the paper's)
@@ -95,6 +99,31 @@ type Config struct {
 	// FixedPos keeps the samplers' evenly spaced pos input in training
 	// (default: random sorted positions, the reference's random_pos).
 	FixedPos bool
+	// LengthNeedle is the string matchers' (naive_string_matcher,
+	// kmp_matcher) needle length in "lengths" training data, run.py's
+	// --length_needle (default -8): k > 0 a needle of k characters, −k one
+	// of 1..k drawn per sample. NoLengthNeedle gives none, and the sampler
+	// its own rule (1 character below length 5, else length/5): run.py's
+	// --length_needle 0. As run.py, string matchers train at 5/4 of the
+	// longest of TrainLengths. The CLRS-30 splits (validation, test, the
+	// "split" training data) keep the needles they were made with.
+	LengthNeedle   int
+	NoLengthNeedle bool
+	// Chunked trains on chunks of ChunkLength steps (default 16) cut from
+	// each algorithm's training batches, the reference's run.py
+	// --chunked_training and --chunk_length (see chunked.go): every chunk
+	// starts from its stream's initial state, as the reference's; with
+	// ChunkCarry each chunk starts from the state the previous chunk of its
+	// stream ended in (narlab's extra). A chunk's steps run as one unrolled
+	// program (the step loop settings apply to evaluation).
+	Chunked     bool
+	ChunkLength int
+	ChunkCarry  bool
+	// TestEvery, when > 0, also tests the model on the test split every
+	// this many steps (logged as test/score; run.py's --test_every, which
+	// run.py itself never reads: the reference tests once, at the end, as
+	// narlab does besides).
+	TestEvery int
 	// NoPermutations and NoPredAsInput turn off the reference's
 	// enforce_permutations and enforce_pred_as_input.
 	NoPermutations, NoPredAsInput bool
@@ -150,6 +179,14 @@ type Config struct {
 // DefaultTrainLengths are the reference's run.py training lengths.
 var DefaultTrainLengths = []int{4, 7, 11, 13, 16}
 
+// DefaultLengthNeedle is run.py's --length_needle: the string matchers'
+// needles of 1..8 characters, drawn per sample.
+const DefaultLengthNeedle = -8
+
+// StringMatchers are the algorithms with a needle (their sampler's
+// length_needle): run.py trains them at 5/4 of the longest training length.
+var StringMatchers = []string{"naive_string_matcher", "kmp_matcher"}
+
 // DefaultConfig is the reference's protocol with every default filled in:
 // the one place the defaults of a training are written (the model's come
 // from nn.DefaultConfig). Run gives a zero field of its Config this value;
@@ -161,12 +198,14 @@ func DefaultConfig() Config {
 		NoGradClip: m.NoGradClip, Heads: m.Heads, MsgPassingSteps: m.MsgPassingSteps, TripletFeatures: m.TripletFeatures,
 		NoLayerNorm: m.NoLayerNorm, LSTM: m.LSTM, TrainLSTM: m.TrainLSTM, Dropout: m.Dropout, EncoderInit: m.EncoderInit,
 		FreezeProcessor: m.FreezeProcessor, EvalEvery: 50, TrainData: "lengths", TrainLengths: slices.Clone(DefaultTrainLengths),
-		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, StepLoop: engine.StepLoopAuto,
+		NoPermutations: !m.Permutations, NoPredAsInput: !m.PredAsInput, LengthNeedle: DefaultLengthNeedle, ChunkLength: 16,
+		StepLoop: engine.StepLoopAuto,
 		EvalLoop: engine.EvalLoopAuto, StepsPerCall: 1, Experiment: "clrs-baselines"}
 }
 
 func (c *Config) defaults() error {
 	d := DefaultConfig()
+	c.Algo = strings.Join(c.Algorithms(), ",") // one spelling of a list in the settings and the run's names
 	setString := func(v *string, def string) {
 		if *v == "" {
 			*v = def
@@ -192,6 +231,17 @@ func (c *Config) defaults() error {
 	setInt(&c.Hidden, d.Hidden)
 	setInt(&c.EvalEvery, d.EvalEvery)
 	setInt(&c.StepsPerCall, d.StepsPerCall)
+	if c.Chunked {
+		setInt(&c.ChunkLength, d.ChunkLength)
+	} else {
+		c.ChunkLength, c.ChunkCarry = 0, false // one spelling of "not chunked" in the settings
+	}
+	switch {
+	case c.NoLengthNeedle:
+		c.LengthNeedle = 0 // one spelling of "the sampler's own rule"
+	case c.LengthNeedle == 0:
+		c.LengthNeedle = d.LengthNeedle
+	}
 	if c.LR == 0 {
 		c.LR = d.LR
 	}
@@ -227,6 +277,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("train: batch %d; want at least 1", c.Batch)
 	case c.EvalEvery < 1:
 		return fmt.Errorf("train: eval-every %d; want at least 1", c.EvalEvery)
+	case c.Chunked && c.ChunkLength < 1:
+		return fmt.Errorf("train: chunk length %d; want at least 1", c.ChunkLength)
+	case c.TestEvery < 0:
+		return fmt.Errorf("train: test-every %d; want 0 (off) or more", c.TestEvery)
 	case c.ValSamples < 0 || c.TestSamples < 0:
 		return fmt.Errorf("train: negative sample cap (val %d, test %d)", c.ValSamples, c.TestSamples)
 	case !(c.TeacherForcing >= 0 && c.TeacherForcing <= 1):
@@ -255,14 +309,41 @@ func (c *Config) defaultDir() error {
 	return nil
 }
 
+// Algorithms are the run's algorithms: Algo's list. A run of several
+// trains one model of them all as the reference's run.py does with
+// --algorithms: one shared processor, each algorithm's own encoders and
+// decoders; each step one batch of each algorithm, in the list's order, each
+// its own optimizer update; every validation scores each algorithm, and the
+// best checkpoint is the one with the highest mean (the reference's sum,
+// divided by their number) of their validation scores; each algorithm is
+// tested with it.
+func (c Config) Algorithms() []string {
+	var out []string
+	for _, a := range strings.FieldsFunc(c.Algo, func(r rune) bool { return r == ',' || r == '+' }) {
+		out = append(out, strings.TrimSpace(a))
+	}
+	return out
+}
+
+// several reports whether the run trains several algorithms in one model.
+func (c Config) several() bool { return len(c.Algorithms()) > 1 }
+
 func (c Config) modelConfig() nn.Config {
-	return nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
+	mc := nn.Config{Algorithm: c.Algo, Processor: c.Processor, Hidden: c.Hidden, HintMode: c.HintMode,
 		TeacherForcing: c.TeacherForcing, HintRepred: c.HintRepred, LearningRate: c.LR, GradClip: c.GradClip,
 		NoGradClip: c.NoGradClip, Permutations: !c.NoPermutations, PredAsInput: !c.NoPredAsInput, Seed: c.Seed,
 		Heads: c.Heads, MsgPassingSteps: c.MsgPassingSteps, TripletFeatures: c.TripletFeatures, NoLayerNorm: c.NoLayerNorm,
 		LSTM: c.LSTM, TrainLSTM: c.TrainLSTM, Dropout: c.Dropout, EncoderInit: c.EncoderInit,
 		FreezeProcessor: c.FreezeProcessor, Exec: c.execOptions()}
+	if c.several() {
+		mc.Algorithm, mc.Algorithms = "", c.Algorithms()
+	}
+	return mc
 }
+
+// modelConfigOf is the model configuration of one of the run's algorithms
+// alone (its data's transforms and layout).
+func (c Config) modelConfigOf(algo string) nn.Config { return c.modelConfig().Of(algo) }
 
 // execOptions are how the run's model runs its steps: the modes asked for
 // and the run's length, from which the engine decides (engine.Plan).
@@ -280,17 +361,54 @@ type Settings struct {
 	TrainData    string    `json:"train_data"`
 	TrainLengths []int     `json:"train_lengths,omitempty"`
 	TrainLength  int       `json:"train_length,omitempty"`
-	RandomPos    bool      `json:"random_pos"`
-	ValSamples   int       `json:"val_samples"`
-	TestSamples  int       `json:"test_samples"`
+	// LengthNeedle is set for "lengths" training data of a string matcher
+	// (0: the sampler's own rule).
+	LengthNeedle *int `json:"length_needle,omitempty"`
+	RandomPos    bool `json:"random_pos"`
+	// Chunked training: the chunk length and whether states are carried.
+	ChunkLength int  `json:"chunk_length,omitempty"`
+	ChunkCarry  bool `json:"chunk_carry_state,omitempty"`
+	ValSamples  int  `json:"val_samples"`
+	TestSamples int  `json:"test_samples"`
 }
 
 func (c Config) settings() Settings {
 	// The model's execution options (not serialised) change the speed, not
 	// the function: a run may resume under others.
-	return Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
+	s := Settings{Model: c.modelConfig(), Batch: c.Batch, EvalEvery: c.EvalEvery, TrainData: c.TrainData,
 		TrainLengths: c.TrainLengths, TrainLength: c.TrainLength, RandomPos: !c.FixedPos,
 		ValSamples: c.ValSamples, TestSamples: c.TestSamples}
+	if c.needles() {
+		n := c.LengthNeedle
+		s.LengthNeedle = &n
+	}
+	if c.Chunked {
+		s.ChunkLength, s.ChunkCarry = c.ChunkLength, c.ChunkCarry
+	}
+	return s
+}
+
+// needles reports whether the run's training data draw string matchers'
+// needles (LengthNeedle applies).
+func (c Config) needles() bool {
+	if c.TrainData != "lengths" {
+		return false
+	}
+	for _, a := range c.Algorithms() {
+		if slices.Contains(StringMatchers, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// trainLengthsOf are the lengths algo trains at in "lengths" data:
+// TrainLengths, or for a string matcher 5/4 of their longest, as run.py.
+func (c Config) trainLengthsOf(algo string) []int {
+	if slices.Contains(StringMatchers, algo) && len(c.TrainLengths) > 0 {
+		return []int{slices.Max(c.TrainLengths) * 5 / 4}
+	}
+	return c.TrainLengths
 }
 
 // ID is a short hash of the settings (8 hex digits).
@@ -323,7 +441,9 @@ func (c Config) Params() map[string]string {
 		"random_pos":           strconv.FormatBool(!c.FixedPos),
 		"enforce_permutations": strconv.FormatBool(!c.NoPermutations), "enforce_pred_as_input": strconv.FormatBool(!c.NoPredAsInput),
 		"val_samples": capName(c.ValSamples), "test_samples": capName(c.TestSamples),
-		"val_split": "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
+		"length_needle": strconv.Itoa(c.LengthNeedle), "chunked_training": strconv.FormatBool(c.Chunked),
+		"test_every": strconv.Itoa(c.TestEvery),
+		"val_split":  "CLRS-30 val (n=16, seed 2)", "test_split": "CLRS-30 test (n=64, seed 3)",
 		"optimizer": "adam (b1 0.9, b2 0.999, eps 1e-8)", "nb_msg_passing_steps": strconv.Itoa(c.MsgPassingSteps),
 		"use_ln": strconv.FormatBool(!c.NoLayerNorm), "use_lstm": strconv.FormatBool(c.LSTM),
 		"encoder_init": c.EncoderInit, "dropout_prob": fmt.Sprint(c.Dropout), "freeze_processor": strconv.FormatBool(c.FreezeProcessor),
@@ -332,6 +452,13 @@ func (c Config) Params() map[string]string {
 		"step_loop": stepLoopName(c.StepLoop, engine.UnrollsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor)),
 			engine.ProgramsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor))), // Run: on its backend
 		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
+	}
+	if c.Chunked {
+		p["chunk_length"] = strconv.Itoa(c.ChunkLength)
+		p["chunk_state"] = "each chunk from its stream's initial state (the reference's)"
+		if c.ChunkCarry {
+			p["chunk_state"] = "carried from chunk to chunk of each stream (narlab's extra)"
+		}
 	}
 	if proc, ok := nn.LookupProcessor(c.Processor); ok && proc.Triplets {
 		p["nb_triplet_fts"] = strconv.Itoa(c.TripletFeatures)
@@ -390,11 +517,21 @@ type Point = trainloop.Point
 
 // Result is a finished run.
 type Result struct {
-	History    []Point            // validation history
-	BestStep   int                // step of the best validation score
-	BestVal    float64            // its score
-	Test       map[string]float64 // test scores of the best checkpoint: per output and "score"
-	Checkpoint string             // the best checkpoint's directory
+	History  []Point // validation history
+	BestStep int     // step of the best validation score
+	BestVal  float64 // its score
+	// Test are the test scores of the best checkpoint: per output and
+	// "score". A run of several algorithms has per algorithm ALGO
+	// "score/ALGO" and "ALGO/OUTPUT", and "score" is their mean.
+	Test map[string]float64
+	// Several algorithms: TestByAlgorithm is each algorithm's test
+	// scores (per output and "score"), BestValByAlgorithm each one's
+	// validation score at the best step, AlgorithmScores each
+	// validation's scores (State.AlgorithmScores).
+	TestByAlgorithm    map[string]map[string]float64
+	BestValByAlgorithm map[string]float64
+	AlgorithmScores    [][]float64
+	Checkpoint         string // the best checkpoint's directory
 	// StepsPerS is the steady-state training rate of this process: one
 	// over the median step time (no compilation, no validation).
 	StepsPerS float64
@@ -433,7 +570,11 @@ type state struct {
 	// directories older than the field).
 	Execution *Execution `json:"execution,omitempty"`
 	trainloop.State
-	RunIDs []string `json:"run_ids,omitempty"` // the MLflow runs of each session
+	// AlgorithmScores, for a run of several algorithms, are each
+	// validation's score per algorithm (in Config.Algorithms' order), one
+	// row per History point; History's score is their mean.
+	AlgorithmScores [][]float64 `json:"algorithm_scores,omitempty"`
+	RunIDs          []string    `json:"run_ids,omitempty"` // the MLflow runs of each session
 }
 
 // ErrNotDelivered wraps the error of a run whose training finished but
@@ -473,6 +614,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if choice.Kind == "go" && cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "narlab: training on the pure-Go backend: %s\n", choice.Reason)
 	}
+	if why := cfg.ReferenceNeedleFailure(); why != "" && cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "narlab: note: %s\n", why)
+	}
 	// A run directory holds one run: resumed when it was interrupted,
 	// extended when more steps are asked for, reported when it is finished.
 	settings := cfg.settings()
@@ -494,17 +638,28 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, fmt.Errorf("train: %s holds a best/ checkpoint but no state.json; give another --dir", cfg.Dir)
 	}
 	res = &Result{Backend: backendName, BackendConfig: choice.Config, Checkpoint: filepath.Join(cfg.Dir, "best")}
-	data, err := newTrainData(cfg)
-	if err != nil {
-		return nil, err
-	}
-	valTrajs, err := splitTrajectories(cfg.Algo, "val", cfg.ValSamples)
-	if err != nil {
-		return nil, err
-	}
-	val, err := batchTrajectories(valTrajs, cfg.Batch)
-	if err != nil {
-		return nil, err
+	algos := cfg.Algorithms()
+	// Per algorithm: its training data and validation batches.
+	datas := make([]*trainData, len(algos))
+	valTrajs := make([][]*clrs.Trajectory, len(algos))
+	vals := make([][]*clrs.Feedback, len(algos))
+	var chunks []*chunkData // chunked training's
+	for i, a := range algos {
+		if cfg.Chunked {
+			cd, err := newChunkData(cfg, a, i)
+			if err != nil {
+				return nil, err
+			}
+			chunks, datas[i] = append(chunks, cd), cd.trainData
+		} else if datas[i], err = newTrainData(cfg, a, i); err != nil {
+			return nil, err
+		}
+		if valTrajs[i], err = splitTrajectories(a, "val", cfg.ValSamples); err != nil {
+			return nil, err
+		}
+		if vals[i], err = batchTrajectories(valTrajs[i], cfg.Batch); err != nil {
+			return nil, err
+		}
 	}
 	var m *nn.Model
 	if found {
@@ -515,8 +670,8 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err := m.SetExecution(cfg.execOptions()); err != nil {
 			return nil, err
 		}
-		if int(m.Step()) != st.Step {
-			return nil, fmt.Errorf("train: %s: state.json is at step %d but last/ at %d", cfg.Dir, st.Step, m.Step())
+		if iterations(m) != st.Step {
+			return nil, fmt.Errorf("train: %s: state.json is at step %d but last/ at %d", cfg.Dir, st.Step, iterations(m))
 		}
 	}
 	if m == nil {
@@ -526,12 +681,24 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		st = state{Settings: settings, State: trainloop.State{BestVal: -1}}
 	}
 	defer m.Close() // its compiled programs and variables: a grid trains many models in one process
-	start := int(m.Step())
+	start := iterations(m)
 	if start > cfg.Steps {
 		return nil, fmt.Errorf("train: %s is already at step %d, beyond --steps %d", cfg.Dir, start, cfg.Steps)
 	}
-	if err := data.skip(start); err != nil {
-		return nil, err
+	for i, d := range datas {
+		if cfg.Chunked {
+			err = chunks[i].skipChunks(start)
+		} else {
+			err = d.skip(start)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if cfg.ChunkCarry && start > 0 {
+		if err := loadChunkStates(filepath.Join(lastDir, chunkStatesFile), chunks); err != nil {
+			return nil, fmt.Errorf("train: resuming from %s: %w", lastDir, err)
+		}
 	}
 
 	var run *tracking.Run
@@ -555,6 +722,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
 		}
 		params["resumed_at_step"] = strconv.Itoa(start)
+		if why := cfg.ReferenceNeedleFailure(); why != "" {
+			params["reference_runs"] = "false: " + why
+		}
 		if run, err = tracking.Start(ctx, cfg.Experiment, params, opts...); err != nil {
 			return nil, err
 		}
@@ -574,24 +744,35 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}()
 		// The data: the training set and the validation split as run
 		// inputs (the test split once it is drawn, after training).
-		if err = logDataInputs(run, cfg, data, valTrajs); err != nil {
+		if err = logDataInputs(run, cfg, datas, valTrajs); err != nil {
 			return res, err
 		}
 		// A resumed run carries the validation curve it resumes from, so
 		// each run has the whole curve (a sweep deletes the interrupted one).
-		for _, p := range st.History {
+		for k, p := range st.History {
 			run.LogMetric("val/score", int64(p.Step), p.Score)
+			if k < len(st.AlgorithmScores) {
+				for i, a := range algos {
+					run.LogMetric("val/score/"+a, int64(p.Step), st.AlgorithmScores[k][i])
+				}
+			}
 		}
 	}
 	saveLast := func() error {
-		st.Step = int(m.Step())
+		st.Step = iterations(m)
 		st.Execution = &exec // the session that trained last
 		data, err := json.Marshal(st)
 		if err != nil {
 			return err
 		}
 		data = append(data, '\n')
-		if err := m.SaveWith(lastDir, map[string][]byte{stateFile: data}); err != nil {
+		files := map[string][]byte{stateFile: data}
+		if cfg.ChunkCarry {
+			if files[chunkStatesFile], err = chunkStates(chunks); err != nil {
+				return err
+			}
+		}
+		if err := m.SaveWith(lastDir, files); err != nil {
 			return err
 		}
 		return fsutil.WriteFile(filepath.Join(cfg.Dir, stateFile), data, fsutil.DataMode)
@@ -601,14 +782,44 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	loop := trainloop.Loop{
 		Steps:     cfg.Steps,
 		EvalEvery: cfg.EvalEvery,
+		// Several algorithms: a batch of each, in order, one update each
+		// (the reference's feedback per algorithm_index); the step's loss
+		// is their mean, each algorithm's logged as train/loss/ALGO.
 		Step: func(_ context.Context, step int) (float64, error) {
-			fb, err := data.batch(step)
-			if err != nil {
-				return 0, err
+			sum := 0.0
+			for i, d := range datas {
+				var loss float64
+				var err error
+				if cfg.Chunked {
+					loss, err = chunks[i].trainChunk(m, step, cfg.ChunkCarry)
+				} else {
+					var fb *clrs.Feedback
+					if fb, err = d.batch(step); err == nil {
+						loss, err = m.TrainStep(fb)
+					}
+				}
+				if err != nil {
+					return 0, err
+				}
+				if run != nil && len(algos) > 1 {
+					run.LogMetric("train/loss/"+algos[i], int64(step), loss)
+				}
+				sum += loss
 			}
-			return m.TrainStep(fb)
+			if cfg.TestEvery > 0 && step%cfg.TestEvery == 0 {
+				if err := testNow(m, cfg, run, step); err != nil {
+					return 0, err
+				}
+			}
+			return sum / float64(len(datas)), nil
 		},
-		Eval: func(context.Context, int) (map[string]float64, error) { return m.Evaluate(val) },
+		Eval: func(context.Context, int) (map[string]float64, error) {
+			sc, per, err := evaluateEach(m, algos, vals)
+			if err == nil && len(algos) > 1 {
+				st.AlgorithmScores = append(st.AlgorithmScores, per)
+			}
+			return sc, err
+		},
 		Checkpoint: func(_ *trainloop.State, best bool) error {
 			if best {
 				if err := m.Save(filepath.Join(cfg.Dir, "best")); err != nil {
@@ -620,6 +831,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	if run != nil {
 		loop.Observers = append(loop.Observers, trainloop.Metrics(run.LogMetric))
+		if len(algos) > 1 {
+			loop.Observers = append(loop.Observers, algorithmMetrics(run, algos))
+		}
 	}
 	if cfg.AfterStep != nil {
 		loop.Observers = append(loop.Observers, trainloop.ObserverFunc(func(e trainloop.Event) {
@@ -656,6 +870,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	res.History, res.BestStep, res.BestVal, res.Losses = st.History, st.BestStep, st.BestVal, st.Losses
+	res.AlgorithmScores = st.AlgorithmScores
 
 	// Test the best checkpoint.
 	best, err := nn.Load(be, res.Checkpoint)
@@ -665,21 +880,30 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	defer best.Close()
 	// Drawn and batched as it goes: the whole test split is gigabytes for
 	// the long algorithms (quickselect's 2,048 trajectories at n=64).
-	testSamples := newSampleDigest()
-	if res.Test, err = best.EvaluateTrajectories(testSamples.observe(clrs.SplitTrajectories(cfg.Algo, "test", cfg.TestSamples)), cfg.Batch); err != nil {
-		return res, err
+	// Several algorithms: each is tested.
+	testSamples := make([]*sampleDigest, len(algos))
+	tests := make([]map[string]float64, len(algos))
+	for i, a := range algos {
+		testSamples[i] = newSampleDigest()
+		if tests[i], err = best.EvaluateTrajectories(testSamples[i].observe(clrs.SplitTrajectories(a, "test", cfg.TestSamples)), cfg.Batch); err != nil {
+			return res, err
+		}
 	}
+	res.Test = joinScores(algos, tests)
+	res.severalResults(algos, st.State)
 	if err := writeResult(cfg, res, time.Since(t0)); err != nil {
 		return res, err
 	}
 	if run != nil {
-		testSet, _ := clrs.CLRS30Split(cfg.Algo, "test")
-		testDS, err := splitDataset(cfg.modelConfig(), testSet, testSamples, "test")
-		if err == nil {
-			err = run.LogInputs(testDS)
-		}
-		if err != nil {
-			return res, err
+		for i, a := range algos {
+			testSet, _ := clrs.CLRS30Split(a, "test")
+			testDS, err := splitDataset(cfg.modelConfigOf(a), testSet, testSamples[i], "test")
+			if err == nil {
+				err = run.LogInputs(testDS)
+			}
+			if err != nil {
+				return res, err
+			}
 		}
 		scores := logRun(run, cfg, res)
 		// The best checkpoint as the run's MLflow model (registered on
@@ -811,6 +1035,14 @@ func writeResult(c Config, res *Result, took time.Duration) error {
 	if n := len(res.Losses); n > 0 {
 		out["final_loss"] = res.Losses[n-1]
 	}
+	if algos := c.Algorithms(); len(algos) > 1 {
+		per := map[string]any{}
+		for _, a := range algos {
+			per[a] = map[string]any{"best_val": res.BestValByAlgorithm[a], "test": res.TestByAlgorithm[a]["score"],
+				"test_outputs": res.TestByAlgorithm[a]}
+		}
+		out["algorithms"] = per
+	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
@@ -825,11 +1057,31 @@ func writeResult(c Config, res *Result, took time.Duration) error {
 var ResultColumns = []string{"algorithm", "processor", "hidden_size", "train_steps", "best_step",
 	"val_score", "paper_val", "test_score", "paper_test", "steps_per_s", "backend"}
 
-// ResultRow is the run's row of its results table (see [ResultColumns]).
+// ResultRow is the run's row of its results table (see [ResultColumns]);
+// for a run of several algorithms the means of their scores (see
+// ResultRows).
 func ResultRow(cfg Config, res *Result) []any {
 	pv, pt := paperScores(cfg.Algo, cfg.Processor)
 	return []any{cfg.Algo, cfg.Processor, cfg.Hidden, cfg.Steps, res.BestStep, 100 * res.BestVal, pv,
 		100 * res.Test["score"], pt, res.StepsPerS, res.Backend}
+}
+
+// ResultRows are the run's rows of its results table: ResultRow for a run
+// of one algorithm; for several, one row per algorithm (its validation
+// score at the best step, its test score, the paper's), then the row of
+// their means.
+func ResultRows(cfg Config, res *Result) [][]any {
+	algos := cfg.Algorithms()
+	if len(algos) < 2 {
+		return [][]any{ResultRow(cfg, res)}
+	}
+	var rows [][]any
+	for _, a := range algos {
+		pv, pt := paperScores(a, cfg.Processor)
+		rows = append(rows, []any{a, cfg.Processor, cfg.Hidden, cfg.Steps, res.BestStep, 100 * res.BestValByAlgorithm[a], pv,
+			100 * res.TestByAlgorithm[a]["score"], pt, res.StepsPerS, res.Backend})
+	}
+	return append(rows, ResultRow(cfg, res))
 }
 
 // Summary metrics of a training run: single values, logged at step 0,
@@ -863,11 +1115,15 @@ func logRun(run *tracking.Run, cfg Config, res *Result) []mlflow.Metric {
 		run.LogMetric(MetricLoopedSteps, 0, float64(res.StepsLooped))
 		run.LogMetric(MetricUnrolledSteps, 0, float64(res.StepsUnrolled))
 	}
-	rows := [][]any{ResultRow(cfg, res)}
+	rows := ResultRows(cfg, res)
 	run.LogTable("results.json", ResultColumns, rows)
+	for a, t := range res.TestByAlgorithm {
+		run.LogMetric(MetricTestScore+"/"+a, 0, t["score"])
+		run.LogMetric(MetricBestVal+"/"+a, 0, res.BestValByAlgorithm[a])
+	}
 	var outputs []string
 	for k := range res.Test {
-		if k != "score" {
+		if k != "score" && !strings.HasPrefix(k, "score/") {
 			outputs = append(outputs, k)
 		}
 	}
@@ -882,7 +1138,7 @@ func logRun(run *tracking.Run, cfg Config, res *Result) []mlflow.Metric {
 		cfg.Algo, cfg.Processor, res.BestStep, tracking.MarkdownTable(ResultColumns, rows),
 		tracking.MarkdownTable([]string{"output", "test_score"}, outRows))
 	run.LogArtifact("results.md", []byte(md))
-	if png, err := CurvePNG(cfg.Algo, cfg.Processor, res.History); err == nil {
+	if png, err := curvesOf(cfg, res); err == nil {
 		run.LogArtifact("plots/validation_curve.png", png)
 	}
 	return scores
@@ -910,6 +1166,34 @@ func CurvePNG(algo, processor string, history []Point) ([]byte, error) {
 	return fig.PNG()
 }
 
+// curvesOf draws a run's validation curves: CurvePNG for one algorithm;
+// for several, one panel per algorithm (its scores at each validation).
+func curvesOf(cfg Config, res *Result) ([]byte, error) {
+	algos := cfg.Algorithms()
+	if len(algos) < 2 {
+		return CurvePNG(cfg.Algo, cfg.Processor, res.History)
+	}
+	var panels []plots.Panel
+	for i, a := range algos {
+		var c plots.Curve
+		for k, p := range res.History {
+			if k < len(res.AlgorithmScores) {
+				c.Steps, c.Values = append(c.Steps, float64(p.Step)), append(c.Values, res.AlgorithmScores[k][i])
+			}
+		}
+		s := plots.Series{Label: nn.PaperModel(cfg.Processor), Runs: []plots.Curve{c}}
+		if col, ok := nn.ProcessorColor(cfg.Processor); ok {
+			s.Color = col
+		}
+		panels = append(panels, plots.Panel{Title: a, Series: []plots.Series{s}})
+	}
+	fig, err := plots.ValidationCurves(panels, plots.DefaultCurveOptions())
+	if err != nil {
+		return nil, err
+	}
+	return fig.PNG()
+}
+
 // paperScores returns the paper's validation (Table 4) and test (Table 2)
 // means in percent for an algorithm and processor, or nil.
 func paperScores(algo, processor string) (val, test any) {
@@ -922,31 +1206,41 @@ func paperScores(algo, processor string) (val, test any) {
 	return val, test
 }
 
-// trainData yields the training batch of each step. Everything random
-// is a function of (seed, step) or replayed from the start, so that a run
-// resumed at any step sees the batches an uninterrupted one would.
+// trainData yields the training batch of each step of one algorithm.
+// Everything random is a function of (seed, step, the algorithm's index)
+// or replayed from the start, so that a run resumed at any step sees the
+// batches an uninterrupted one would; a run's first algorithm sees the
+// batches a run of it alone would.
 type trainData struct {
 	cfg     Config
+	algo    string
+	stream  int           // the first of the algorithm's two seed streams (2 × its index)
 	fixed   *clrs.Sampler // split or fixed-length data: batches drawn from its stream
 	steps   map[int]int   // lengths mode: the hint steps batches of each length are padded to
 	drawn   int           // fixed data: batches drawn so far
 	posSeed int64
+	lengths []int         // lengths mode: the algorithm's lengths, cycled
+	kw      []clrs.Option // lengths mode: the sampler's arguments (a string matcher's needle)
 }
 
-func newTrainData(cfg Config) (*trainData, error) {
-	d := &trainData{cfg: cfg, posSeed: cfg.Seed}
+func newTrainData(cfg Config, algo string, index int) (*trainData, error) {
+	d := &trainData{cfg: cfg, algo: algo, stream: 2 * index, posSeed: cfg.Seed}
 	var err error
 	switch cfg.TrainData {
 	case "split":
-		d.fixed, err = clrs.NewSplitSampler(cfg.Algo, "train")
+		d.fixed, err = clrs.NewSplitSampler(algo, "train")
 	case "fixed":
-		d.fixed, err = clrs.NewSampler(cfg.Algo, clrs.Length(cfg.TrainLength), clrs.Seed(1), clrs.NumSamples(1000))
+		d.fixed, err = clrs.NewSampler(algo, clrs.Length(cfg.TrainLength), clrs.Seed(1), clrs.NumSamples(1000))
 	default:
 		// As the reference's on-the-fly samplers, pad each length's
 		// batches to the longest trajectory of 1000 samples drawn first.
 		d.steps = map[int]int{}
-		for _, l := range cfg.TrainLengths {
-			s, err := clrs.NewSampler(cfg.Algo, clrs.Length(l), clrs.Seed(cfg.Seed))
+		d.lengths = cfg.trainLengthsOf(algo)
+		if slices.Contains(StringMatchers, algo) && cfg.LengthNeedle != 0 {
+			d.kw = []clrs.Option{clrs.Kwarg("length_needle", cfg.LengthNeedle)}
+		}
+		for _, l := range d.lengths {
+			s, err := clrs.NewSampler(algo, append([]clrs.Option{clrs.Length(l), clrs.Seed(cfg.Seed)}, d.kw...)...)
 			if err != nil {
 				return nil, err
 			}
@@ -992,9 +1286,10 @@ func (d *trainData) batch(step int) (*clrs.Feedback, error) {
 		fb, err = d.fixed.Next(d.cfg.Batch)
 		d.drawn++
 	} else {
-		l := d.cfg.TrainLengths[(step-1)%len(d.cfg.TrainLengths)]
+		l := d.lengths[(step-1)%len(d.lengths)]
 		var s *clrs.Sampler
-		s, err = clrs.NewSampler(d.cfg.Algo, clrs.Length(l), clrs.Seed(stepSeed(d.cfg.Seed, step, 0)), clrs.TrackMaxSteps(false))
+		s, err = clrs.NewSampler(d.algo, append([]clrs.Option{clrs.Length(l), clrs.Seed(stepSeed(d.cfg.Seed, step, d.stream)),
+			clrs.TrackMaxSteps(false)}, d.kw...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -1010,7 +1305,7 @@ func (d *trainData) batch(step int) (*clrs.Feedback, error) {
 		return nil, err
 	}
 	if !d.cfg.FixedPos {
-		fb, err = clrs.RandomPos(fb, nprand.New(stepSeed(d.posSeed, step, 1)))
+		fb, err = clrs.RandomPos(fb, nprand.New(stepSeed(d.posSeed, step, d.stream+1)))
 	}
 	return fb, err
 }
@@ -1052,7 +1347,8 @@ func batchTrajectories(trajs []*clrs.Trajectory, batch int) ([]*clrs.Feedback, e
 
 // Evaluate scores a checkpoint on a CLRS-30 split ("train", "val" or
 // "test"; limit > 0 takes its first limit samples) and returns the
-// per-output scores and their mean under "score".
+// per-output scores and their mean under "score"; a model of several
+// algorithms is scored on each one's split (the keys of evaluateEach).
 func Evaluate(checkpoint, split, backend string, limit int) (map[string]float64, error) {
 	be, err := nn.Backend(backend)
 	if err != nil {
@@ -1063,5 +1359,153 @@ func Evaluate(checkpoint, split, backend string, limit int) (map[string]float64,
 		return nil, err
 	}
 	defer m.Close()
-	return m.EvaluateTrajectories(clrs.SplitTrajectories(m.Config().Algorithm, split, limit), 32)
+	sc, _, err := evaluateSplit(m, split, limit, nil)
+	return sc, err
+}
+
+// evaluateSplit scores a model on a CLRS-30 split, each of its algorithms
+// on its own (the keys of evaluateEach), drawing the split as it scores
+// it; each algorithm's samples pass through its digest when digests is
+// given (one per algorithm). It returns the algorithms' sample counts too.
+func evaluateSplit(m *nn.Model, split string, limit int, digests []*sampleDigest) (map[string]float64, []int, error) {
+	algos := m.Config().AlgorithmNames()
+	all := make([]map[string]float64, len(algos))
+	counts := make([]int, len(algos))
+	for i, a := range algos {
+		d := newSampleDigest()
+		if digests != nil {
+			d = digests[i]
+		}
+		var err error
+		if all[i], err = m.EvaluateTrajectories(d.observe(clrs.SplitTrajectories(a, split, limit)), 32); err != nil {
+			return nil, nil, err
+		}
+		counts[i] = d.samples
+	}
+	return joinScores(algos, all), counts, nil
+}
+
+// iterations is the training steps a model has taken: its optimizer's
+// updates, of which a model of several algorithms takes one per algorithm
+// a step.
+func iterations(m *nn.Model) int {
+	return int(m.Step()) / len(m.Config().AlgorithmNames())
+}
+
+// evaluateEach scores the model on each algorithm's batches. One
+// algorithm: its scores. Several: per algorithm ALGO "score/ALGO" and
+// "ALGO/OUTPUT", "score" their mean (as the reference, the best checkpoint
+// is the one whose scores' sum, here divided by their number, is highest),
+// and the algorithms' scores in order.
+func evaluateEach(m *nn.Model, algos []string, batches [][]*clrs.Feedback) (map[string]float64, []float64, error) {
+	all := make([]map[string]float64, len(algos))
+	per := make([]float64, len(algos))
+	for i := range algos {
+		sc, err := m.Evaluate(batches[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		all[i], per[i] = sc, sc["score"]
+	}
+	return joinScores(algos, all), per, nil
+}
+
+// joinScores joins each algorithm's scores (per output and "score") into
+// one map: one algorithm's as they are; several as evaluateEach says.
+func joinScores(algos []string, scores []map[string]float64) map[string]float64 {
+	if len(algos) == 1 {
+		return scores[0]
+	}
+	out := map[string]float64{}
+	sum := 0.0
+	for i, a := range algos {
+		for k, v := range scores[i] {
+			if k == "score" {
+				out["score/"+a] = v
+				sum += v
+			} else {
+				out[a+"/"+k] = v
+			}
+		}
+	}
+	out["score"] = sum / float64(len(algos))
+	return out
+}
+
+// bestIndex is the History index of the best validation (-1: none).
+func bestIndex(st trainloop.State) int {
+	for k, p := range st.History {
+		if p.Step == st.BestStep {
+			return k
+		}
+	}
+	return -1
+}
+
+// algorithmMetrics logs, for a run of several algorithms, each
+// validation's score per algorithm as val/score/ALGO.
+func algorithmMetrics(run *tracking.Run, algos []string) trainloop.Observer {
+	return trainloop.ObserverFunc(func(e trainloop.Event) {
+		if e.Kind != trainloop.Stepped || e.Scores == nil {
+			return
+		}
+		for _, a := range algos {
+			run.LogMetric("val/score/"+a, int64(e.Step), e.Scores["score/"+a])
+		}
+	})
+}
+
+// severalResults fills, for a run of several algorithms, the per-algorithm
+// results from Test and AlgorithmScores: TestByAlgorithm and
+// BestValByAlgorithm.
+func (r *Result) severalResults(algos []string, st trainloop.State) {
+	if len(algos) < 2 {
+		return
+	}
+	r.TestByAlgorithm = map[string]map[string]float64{}
+	for _, a := range algos {
+		t := map[string]float64{}
+		for k, v := range r.Test {
+			if out, ok := strings.CutPrefix(k, a+"/"); ok {
+				t[out] = v
+			}
+		}
+		if v, ok := r.Test["score/"+a]; ok {
+			t["score"] = v
+		}
+		r.TestByAlgorithm[a] = t
+	}
+	if k := bestIndex(st); k >= 0 && k < len(r.AlgorithmScores) {
+		r.BestValByAlgorithm = map[string]float64{}
+		for i, a := range algos {
+			r.BestValByAlgorithm[a] = r.AlgorithmScores[k][i]
+		}
+	}
+}
+
+// MetricTestNow is the test score of the model as it is at a step
+// (Config.TestEvery), beside the best checkpoint's (MetricTestScore); per
+// algorithm ALGO of several, MetricTestNow/ALGO.
+const MetricTestNow = "test/current_score"
+
+// testNow tests the model as it is (Config.TestEvery) and logs its scores
+// at step.
+func testNow(m *nn.Model, cfg Config, run *tracking.Run, step int) error {
+	sc, _, err := evaluateSplit(m, "test", cfg.TestSamples, nil)
+	if err != nil {
+		return err
+	}
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "narlab: step %d: test score %.4f (the model at this step)\n", step, sc["score"])
+	}
+	if run == nil {
+		return nil
+	}
+	run.LogMetric(MetricTestNow, int64(step), sc["score"])
+	for _, a := range cfg.Algorithms() {
+		if v, ok := sc["score/"+a]; ok {
+			run.LogMetric(MetricTestNow+"/"+a, int64(step), v)
+		}
+	}
+	return nil
 }

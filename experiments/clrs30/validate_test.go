@@ -22,7 +22,7 @@ func TestValidate(t *testing.T) {
 		{"the defaults", func(c *Config) { *c = Config{Algo: "insertion_sort"} }, ""},
 		{"a CPU-sized run", func(c *Config) { c.Steps, c.Hidden, c.Batch, c.TrainLength = 300, 32, 8, 8 }, ""},
 		{"every processor", func(c *Config) { c.Processor = "triplet_gmpnn" }, ""},
-		{"no algorithm", func(c *Config) { c.Algo = "" }, `unknown --algo ""`},
+		{"no algorithm", func(c *Config) { c.Algo = "" }, `--algo "": want an algorithm or a comma-separated list`},
 		{"unknown algorithm", func(c *Config) { c.Algo = "bogosort" }, `unknown --algo "bogosort"`},
 		{"unknown processor", func(c *Config) { c.Processor = "lstm" }, `unknown --processor "lstm" (want one of `},
 		{"unknown hint mode", func(c *Config) { c.HintMode = "nonsense" }, `unknown --hint-mode "nonsense"`},

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/gomlx/gomlx/core/tensors"
@@ -28,7 +29,11 @@ import (
 // draw per sample: feed step i the ground truth); then the dropout key
 // (drawn at every rate, 0 included); then one key per permutation-pointer
 // output, in the order of the outputs (the uniform draw behind its Gumbel
-// noise).
+// noise). A chunk of chunked training (NetChunked) draws the same keys
+// per chunk step, but the teacher-forcing key at every step, the first
+// included (drawKeys, drawChunk). A model of several algorithms draws in
+// the layout of the part that trains the batch (its algorithm's outputs),
+// as the reference's network called with that algorithm_index does.
 
 // drawLayout says which draws a model's training steps take.
 type drawLayout struct {
@@ -75,6 +80,46 @@ type batchDraws struct {
 	noise   [][]float32 // per permutation output: [B,N,N], each sample's from its last step
 }
 
+// The uses of a training call's keys, named as the reference's fixtures
+// name them (testdata/refoptions).
+const (
+	useTeacher = "teacher_forcing"
+	useDropout = "dropout"
+	useGumbel  = "gumbel"
+)
+
+// keyedDraw is one key of a training call's sequence: what it draws, at
+// which step (the processor's step s of a batch, or the step s of a
+// chunk), for gumbel which permutation output (an index into
+// drawLayout.perms).
+type keyedDraw struct {
+	use        string
+	step, perm int
+	key        jaxrand.Key
+}
+
+// drawKeys is the sequence of keys a training call given key takes over
+// S steps (hk.next_rng_key's, in the reference's order): per step, the
+// teacher-forcing key when hints are decoded and TeacherForcing < 1 (the
+// reference's Net from its second step on; NetChunked, chunked, at every
+// step), the dropout key, then one key per permutation-pointer output.
+func (m *Model) drawKeys(key jaxrand.Key, S int, chunked bool) []keyedDraw {
+	dl := m.drawLayout()
+	teacherKeys := m.decodeHints() && m.cfg.TeacherForcing < 1
+	seq := jaxrand.NewSequence(key)
+	var out []keyedDraw
+	for s := 0; s < S; s++ {
+		if teacherKeys && (s > 0 || chunked) {
+			out = append(out, keyedDraw{use: useTeacher, step: s, key: seq.Next()})
+		}
+		out = append(out, keyedDraw{use: useDropout, step: s, key: seq.Next()})
+		for p := range dl.perms {
+			out = append(out, keyedDraw{use: useGumbel, step: s, perm: p, key: seq.Next()})
+		}
+	}
+	return out
+}
+
 // draw makes a batch's draws from a training step's key.
 func (m *Model) draw(key jaxrand.Key, bd *batchTensors) *batchDraws {
 	dl := m.drawLayout()
@@ -88,91 +133,147 @@ func (m *Model) draw(key jaxrand.Key, bd *batchTensors) *batchDraws {
 		}
 	}
 	out := &batchDraws{}
-	tf := m.cfg.TeacherForcing
-	teacherKeys := m.decodeHints() && tf < 1
-	seq := jaxrand.NewSequence(key)
-	dropKeys := make([]jaxrand.Key, S)
-	type noiseDraw struct {
-		key     jaxrand.Key
-		step, p int
-	}
-	var noises []noiseDraw
 	if dl.teacher {
+		// Step s's choice is made at narlab's step s−1, which feeds it;
+		// at teacher forcing 1 (no key) the reference always feeds the
+		// ground truth.
 		out.teacher = make([][]float32, S)
 		for s := range out.teacher {
 			out.teacher[s] = make([]float32, B)
-		}
-	}
-	for s := 0; s < S; s++ {
-		if s > 0 && teacherKeys {
-			k := seq.Next()
-			if dl.teacher { // step s's choice is made at narlab's step s−1, which feeds it
-				for b, force := range jaxrand.Bernoulli(k, float32(tf), B) {
-					if force {
-						out.teacher[s-1][b] = 1
-					}
+			if m.cfg.TeacherForcing >= 1 && s+1 < S {
+				for b := range out.teacher[s] {
+					out.teacher[s][b] = 1
 				}
 			}
-		} else if s > 0 && dl.teacher { // teacher forcing 1: the reference always feeds the ground truth
-			for b := range out.teacher[s-1] {
-				out.teacher[s-1][b] = 1
-			}
 		}
-		dropKeys[s] = seq.Next()
-		for p := range dl.perms {
-			noises = append(noises, noiseDraw{seq.Next(), s, p})
-		}
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	run := func(f func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			f()
-		}()
 	}
 	if dl.dropout {
-		keep, scale := dropoutKeep(m.cfg.Dropout)
 		out.dropout = make([][]float32, S)
-		for s := range out.dropout {
-			run(func() {
-				mult := make([]float32, B*N*H)
-				for i, k := range jaxrand.Bernoulli(dropKeys[s], keep, B, N, H) {
-					if k {
-						mult[i] = scale
-					}
-				}
-				out.dropout[s] = mult
-			})
-		}
 	}
 	if len(dl.perms) > 0 {
 		out.noise = make([][]float32, len(dl.perms))
 		for p := range out.noise {
 			out.noise[p] = make([]float32, B*N*N)
 		}
-		for _, nd := range noises {
-			needed := false
-			for _, s := range last {
-				needed = needed || s == nd.step
+	}
+	var jobs parallel
+	for _, kd := range m.drawKeys(key, S, false) {
+		switch kd.use {
+		case useTeacher:
+			if dl.teacher {
+				for b, force := range jaxrand.Bernoulli(kd.key, float32(m.cfg.TeacherForcing), B) {
+					if force {
+						out.teacher[kd.step-1][b] = 1
+					}
+				}
 			}
-			if !needed {
+		case useDropout:
+			if dl.dropout {
+				jobs.run(func() { out.dropout[kd.step] = m.dropoutMask(kd.key, B, N, H) })
+			}
+		case useGumbel:
+			if !slices.Contains(last, kd.step) {
 				continue
 			}
-			run(func() {
-				noise := sinkhornNoise(nd.key, B, N)
+			jobs.run(func() {
+				noise := sinkhornNoise(kd.key, B, N)
 				for b, s := range last {
-					if s == nd.step {
-						copy(out.noise[nd.p][b*N*N:(b+1)*N*N], noise[b*N*N:(b+1)*N*N])
+					if s == kd.step {
+						copy(out.noise[kd.perm][b*N*N:(b+1)*N*N], noise[b*N*N:(b+1)*N*N])
 					}
 				}
 			})
 		}
 	}
-	wg.Wait()
+	jobs.wait()
+	return out
+}
+
+// dropoutMask is a step's dropout multipliers [B,N,H] from its key: 1/keep
+// where hk.dropout keeps a value, 0 where it drops it.
+func (m *Model) dropoutMask(key jaxrand.Key, B, N, H int) []float32 {
+	keep, scale := dropoutKeep(m.cfg.Dropout)
+	mult := make([]float32, B*N*H)
+	for i, k := range jaxrand.Bernoulli(key, keep, B, N, H) {
+		if k {
+			mult[i] = scale
+		}
+	}
+	return mult
+}
+
+// parallel runs the draws' functions on up to GOMAXPROCS goroutines.
+type parallel struct {
+	wg  sync.WaitGroup
+	sem chan struct{}
+}
+
+func (p *parallel) run(f func()) {
+	if p.sem == nil {
+		p.sem = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.sem <- struct{}{}
+		defer func() { <-p.sem }()
+		f()
+	}()
+}
+
+func (p *parallel) wait() { p.wg.Wait() }
+
+// chunkDraws are one training chunk's draws (chunked.go), per chunk step
+// s: the teacher-forcing choices [B] of the slice step s processes, its
+// dropout multipliers [B,N,H] and, per permutation output, the Gumbel
+// noise [B,N,N] of its outputs (the reference decodes and scores outputs
+// at every step of a chunk). Each is stacked over the chunk's C steps.
+type chunkDraws struct {
+	teacher []float32   // [C,B]; nil unless drawLayout.teacher
+	dropout []float32   // [C,B,N,H]; nil unless drawLayout.dropout
+	noise   [][]float32 // per permutation output: [C,B,N,N]
+}
+
+// drawChunk makes a chunk's draws from its training call's key, in
+// NetChunked's order (drawKeys).
+func (m *Model) drawChunk(key jaxrand.Key, C, B, N int) *chunkDraws {
+	dl := m.drawLayout()
+	H := m.cfg.Hidden
+	out := &chunkDraws{}
+	if dl.teacher {
+		out.teacher = make([]float32, C*B)
+		if m.cfg.TeacherForcing >= 1 { // no key: always the ground truth
+			for i := range out.teacher {
+				out.teacher[i] = 1
+			}
+		}
+	}
+	if dl.dropout {
+		out.dropout = make([]float32, C*B*N*H)
+	}
+	for range dl.perms {
+		out.noise = append(out.noise, make([]float32, C*B*N*N))
+	}
+	var jobs parallel
+	for _, kd := range m.drawKeys(key, C, true) {
+		switch kd.use {
+		case useTeacher:
+			if dl.teacher {
+				for b, force := range jaxrand.Bernoulli(kd.key, float32(m.cfg.TeacherForcing), B) {
+					if force {
+						out.teacher[kd.step*B+b] = 1
+					}
+				}
+			}
+		case useDropout:
+			if dl.dropout {
+				jobs.run(func() { copy(out.dropout[kd.step*B*N*H:], m.dropoutMask(kd.key, B, N, H)) })
+			}
+		case useGumbel:
+			jobs.run(func() { copy(out.noise[kd.perm][kd.step*B*N*N:], sinkhornNoise(kd.key, B, N)) })
+		}
+	}
+	jobs.wait()
 	return out
 }
 

@@ -74,7 +74,7 @@ func ExampleModel_ExportReference() {
 		panic(err)
 	}
 	defer back.Close()
-	fmt.Println(back.Config() == m.Config(), "Adam step", back.Step())
+	fmt.Println(back.Config().Equal(m.Config()), "Adam step", back.Step())
 	// Output:
 	// true Adam step 2
 }

@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,10 +32,21 @@ import (
 
 // Config holds a model's hyper-parameters.
 type Config struct {
+	// Algorithm is the algorithm of a model of one algorithm; empty for a
+	// model of several (Algorithms).
 	Algorithm string `json:"algorithm"`
-	Processor string `json:"processor"` // one of Processors
-	Hidden    int    `json:"hidden"`    // latent size H (paper: 128)
-	HintMode  string `json:"hint_mode"` // one of HintModes
+	// Algorithms, for a model of several algorithms (two or more, each
+	// once; the reference's run.py --algorithms a,b,c, the multi-task
+	// setting), lists them in order: one processor shared by all, each
+	// algorithm's own encoders and decoders (variables under algo_<i>/,
+	// i its position, as the reference's haiku names are). Each training
+	// step ([Model.TrainStep]) is one algorithm's batch and updates the
+	// processor and that algorithm's encoders and decoders only; Adam's
+	// step count is shared. Empty for a model of one algorithm.
+	Algorithms []string `json:"algorithms,omitempty"`
+	Processor  string   `json:"processor"` // one of Processors
+	Hidden     int      `json:"hidden"`    // latent size H (paper: 128)
+	HintMode   string   `json:"hint_mode"` // one of HintModes
 	// TeacherForcing is the probability, per sample and step, of feeding
 	// the ground-truth hint instead of the model's own prediction during
 	// training (encoded_decoded mode); the reference's run.py uses 0.
@@ -122,6 +135,53 @@ func DefaultConfig(algo, processor string) Config {
 		TripletFeatures: DefaultTripletFeatures, EncoderInit: DefaultEncoderInit}
 }
 
+// Equal reports whether two configurations are the same in every field
+// (Config holds a list, so == does not compile).
+func (c Config) Equal(o Config) bool { return reflect.DeepEqual(c, o) }
+
+// AlgorithmNames are the model's algorithms: Algorithms, or Algorithm
+// alone.
+func (c Config) AlgorithmNames() []string {
+	if len(c.Algorithms) > 0 {
+		return slices.Clone(c.Algorithms)
+	}
+	return []string{c.Algorithm}
+}
+
+// Of is the configuration of one algorithm of the model alone: its
+// transforms and probes (Algorithm algo, no Algorithms).
+func (c Config) Of(algo string) Config {
+	c.Algorithm, c.Algorithms = algo, nil
+	return c
+}
+
+// validateAlgorithms checks Algorithm and Algorithms: one algorithm, or a
+// list of two or more known algorithms, each once.
+func (c Config) validateAlgorithms() error {
+	if len(c.Algorithms) == 0 {
+		if _, ok := clrs.Specs[c.Algorithm]; !ok {
+			return fmt.Errorf("nn: unknown algorithm %q", c.Algorithm)
+		}
+		return nil
+	}
+	if c.Algorithm != "" {
+		return fmt.Errorf("nn: both Algorithm (%s) and Algorithms (%s) set; a model of several algorithms names them in Algorithms only",
+			c.Algorithm, strings.Join(c.Algorithms, ","))
+	}
+	if len(c.Algorithms) < 2 {
+		return fmt.Errorf("nn: Algorithms lists %d algorithm; a model of one algorithm names it in Algorithm", len(c.Algorithms))
+	}
+	for i, a := range c.Algorithms {
+		if _, ok := clrs.Specs[a]; !ok {
+			return fmt.Errorf("nn: unknown algorithm %q (Algorithms[%d])", a, i)
+		}
+		if slices.Index(c.Algorithms, a) != i {
+			return fmt.Errorf("nn: algorithm %s listed twice in Algorithms (%s)", a, strings.Join(c.Algorithms, ","))
+		}
+	}
+	return nil
+}
+
 func (c Config) validate() error {
 	p, err := lookupProcessor(c.Processor)
 	if err != nil {
@@ -148,8 +208,8 @@ func (c Config) validate() error {
 	if c.TeacherForcing < 0 || c.TeacherForcing > 1 {
 		return fmt.Errorf("nn: teacher forcing %v; want a probability in [0, 1]", c.TeacherForcing)
 	}
-	if _, ok := clrs.Specs[c.Algorithm]; !ok {
-		return fmt.Errorf("nn: unknown algorithm %q", c.Algorithm)
+	if err := c.validateAlgorithms(); err != nil {
+		return err
 	}
 	return c.validateOptions(p)
 }
@@ -171,12 +231,22 @@ func (c Config) Transform(fb *clrs.Feedback) (*clrs.Feedback, error) {
 	return fb, nil
 }
 
-// Model is an encode-process-decode network for one algorithm, with its
-// variables, optimizer state and compiled steps.
+// Model is an encode-process-decode network for one algorithm, or for
+// several sharing one processor (Config.Algorithms), with its variables,
+// optimizer state and compiled steps.
+//
+// A model of several algorithms is made of parts, one per algorithm: each
+// a Model of that algorithm over the same variable store, its encoders and
+// decoders scoped under algo_<i>/ (prefix), its programs training the
+// processor and its own encoders and decoders (engine.VariableFilter).
+// The model's methods hand a batch to the part of its algorithm.
 type Model struct {
 	cfg     Config
 	proc    Processor // the processor's definition
 	spec    modelSpec
+	prefix  string   // a part's scope of its encoders and decoders (algo_<i>); "" for a model of one algorithm
+	parts   []*Model // a model of several algorithms: one per algorithm, in Config.Algorithms' order
+	part    bool     // a part: its store is its whole model's
 	backend compute.Backend
 	store   *model.Store
 	device  engine.Device
@@ -187,26 +257,65 @@ type Model struct {
 	// vars is held while training programs run (they replace the
 	// variables' values) and, for reading, while the unrolled program's
 	// graph is built (it reads their shapes), which may happen in the
-	// background while the step loop trains.
-	vars sync.RWMutex
+	// background while the step loop trains. The parts of a model share
+	// it, as they share the variables.
+	vars *sync.RWMutex
 	// build is held while a program's graph is built: programs compile in
 	// parallel, and building them (GoMLX's scopes and optimizer) is not
-	// safe concurrently.
-	build sync.Mutex
+	// safe concurrently. Shared by the parts of a model.
+	build *sync.Mutex
+	// opt is the optimizer (GoMLX's Adam with optax's defaults, wrapped by
+	// freezeProcessor when the processor is frozen); chunkFn the chunked
+	// training program (chunked.go), made on first use.
+	opt     engine.Optimizer
+	chunkFn *model.Exec
 	// hostPrep is the time TrainStep has spent preparing batches on the
 	// host (converting, padding, laying out the program's arguments), in
 	// nanoseconds: the benchmarks report it per step.
 	hostPrep atomic.Int64
 }
 
-// New builds a model for cfg.Algorithm on a backend (see [Backend]). The
-// probe layout (e.g. the number of categories) is read from a small sample
-// of the algorithm's sampler.
+// New builds a model for cfg.Algorithm, or for each of cfg.Algorithms
+// sharing one processor, on a backend (see [Backend]). The probe layout
+// (e.g. the number of categories) is read from a small sample of each
+// algorithm's sampler.
 func New(backend compute.Backend, cfg Config) (*Model, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	store := model.NewStore()
+	if err := store.SetRNGStateFromSeed(cfg.Seed); err != nil {
+		return nil, err
+	}
+	store.RootScope().SetParam(paramInitSeed, cfg.Seed)
+	vars, build := &sync.RWMutex{}, &sync.Mutex{}
+	if len(cfg.Algorithms) == 0 {
+		return newModel(backend, cfg, store, vars, build, "")
+	}
+	proc, _ := LookupProcessor(cfg.Processor) // validate checked it
+	m := &Model{cfg: cfg, proc: proc, backend: backend, device: deviceOf(backend), store: store, vars: vars, build: build}
+	for i, a := range cfg.Algorithms {
+		pc := cfg
+		pc.Algorithm, pc.Algorithms = a, nil
+		p, err := newModel(backend, pc, store, vars, build, partPrefix(i))
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		p.part = true
+		m.parts = append(m.parts, p)
+	}
+	return m, nil
+}
+
+// partPrefix is the scope of the encoders and decoders of a model's i-th
+// algorithm: the reference's algo_<i>.
+func partPrefix(i int) string { return fmt.Sprintf("algo_%d", i) }
+
+// newModel builds the model of one algorithm (cfg.Algorithm) over store:
+// a whole model (prefix "") or a part of a model of several algorithms.
+func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *sync.RWMutex, build *sync.Mutex, prefix string) (*Model, error) {
 	s, err := clrs.NewSampler(cfg.Algorithm, clrs.Length(5), clrs.Seed(1), clrs.NumSamples(1))
 	if err != nil {
 		return nil, err
@@ -223,16 +332,14 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	proc, _ := LookupProcessor(cfg.Processor) // validate checked it
-	m := &Model{cfg: cfg, proc: proc, spec: spec, backend: backend, device: deviceOf(backend), store: model.NewStore()}
-	if err := m.store.SetRNGStateFromSeed(cfg.Seed); err != nil {
-		return nil, err
-	}
-	m.store.RootScope().SetParam(paramInitSeed, cfg.Seed)
+	m := &Model{cfg: cfg, proc: proc, spec: spec, prefix: prefix, backend: backend, device: deviceOf(backend), store: store,
+		vars: vars, build: build}
 	// optax's scale_by_adam defaults (the reference's optimizer chain).
 	var opt engine.Optimizer = optimizer.Adam().LearningRate(cfg.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done().(engine.Optimizer)
 	if cfg.FreezeProcessor {
 		opt = freezeProcessor{opt}
 	}
+	m.opt = opt
 	m.trainFn, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) *Node {
 		// Built in the background (engine.Schedule.CompileUnrolled), beside
 		// training steps that replace the variables' values (see vars).
@@ -258,7 +365,7 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.predFn, err = model.NewExec(backend, m.store, engine.SerialBuild(&m.build, func(scope *model.Scope, in []*Node) []*Node {
+	m.predFn, err = model.NewExec(backend, m.store, engine.SerialBuild(m.build, func(scope *model.Scope, in []*Node) []*Node {
 		gi := splitInputs(m.spec, in, m.drawLayout(), false)
 		outs, _ := m.forward(scope, gi, false)
 		return outs
@@ -266,12 +373,12 @@ func New(backend compute.Backend, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt, &m.build,
+	m.loop, err = engine.NewLoop(backend, m.store, denseBody{m}, opt, m.build,
 		cfg.Exec.StepsPerCall, m.plan(engine.Shape{}, 0).EvalOnDevice)
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	m.loop.SetVariablesLock(&m.vars) // one-program steps compile in the background beside training steps
+	m.loop.SetVariablesLock(m.vars) // one-program steps compile in the background beside training steps
 	return m, nil
 }
 
@@ -290,16 +397,47 @@ func (m *Model) Close() {
 	if m.store == nil {
 		return
 	}
+	for _, p := range m.parts {
+		p.Close()
+	}
 	m.unroll.Wait() // background compilations
-	m.trainFn.Finalize()
-	m.predFn.Finalize()
-	m.loop.Close()
-	m.store.Finalize()
-	m.trainFn, m.predFn, m.loop, m.store = nil, nil, nil, nil
+	if m.trainFn != nil {
+		m.trainFn.Finalize()
+	}
+	if m.predFn != nil {
+		m.predFn.Finalize()
+	}
+	if m.loop != nil {
+		m.loop.Close()
+	}
+	if m.chunkFn != nil {
+		m.chunkFn.Finalize()
+	}
+	if !m.part { // a part's store is its whole model's
+		m.store.Finalize()
+	}
+	m.trainFn, m.predFn, m.loop, m.store, m.chunkFn = nil, nil, nil, nil, nil
+}
+
+// partOf is the part of a model of several algorithms that runs algo's
+// batches; the model itself for a model of one algorithm (which checks the
+// batch's algorithm itself).
+func (m *Model) partOf(algo string) (*Model, error) {
+	if m.parts == nil {
+		return m, nil
+	}
+	for _, p := range m.parts {
+		if p.cfg.Algorithm == algo {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("nn: a %s batch given to a model of %s", algo, strings.Join(m.cfg.Algorithms, ", "))
 }
 
 // Step returns the number of training steps taken (restored from a
-// checkpoint); 0 after Close.
+// checkpoint): the optimizer's updates, so for a model of several
+// algorithms one per algorithm's batch (the reference's Adam count);
+// 0 after Close.
 func (m *Model) Step() int64 {
 	if m.store == nil {
 		return 0
@@ -569,16 +707,33 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 		bd.hints = append(bd.hints, data)
 		bd.hintDims = append(bd.hintDims, shape[1:])
 	}
-	// Processor adjacency from the inputs, as the reference accumulates it:
-	// identity, edge masks in both directions ((M + Mᵀ) > 0) and node
-	// pointers in both directions. Hints add theirs per step (step).
+	bd.adj = tensors.FromFlatDataAndDimensions(inputAdjacency(fb.Inputs, B, n), B, n, n)
+	S := max(1, T-1)
+	bd.T, bd.S = T, S
+	bd.outStep = make([]float32, S*B)
+	bd.valid = make([]float32, T*B)
+	for b, l := range fb.Lengths {
+		s := min(max(l-2, 0), S-1)
+		bd.outStep[s*B+b] = 1
+		for t := 0; t < min(l, T); t++ {
+			bd.valid[t*B+b] = 1
+		}
+	}
+	return bd, nil
+}
+
+// inputAdjacency is the processor adjacency [B,N,N] of a batch's inputs
+// ([B,…]), as the reference accumulates it: identity, edge masks in both
+// directions ((M + Mᵀ) > 0) and node pointers in both directions. Hints
+// add theirs per step (step).
+func inputAdjacency(inputs []clrs.DataPoint, B, n int) []float32 {
 	adj := make([]float32, B*n*n)
 	for b := 0; b < B; b++ {
 		for i := 0; i < n; i++ {
 			adj[(b*n+i)*n+i] = 1
 		}
 	}
-	for _, d := range fb.Inputs {
+	for _, d := range inputs {
 		switch {
 		case d.Location == clrs.Edge && d.Type == clrs.Mask && len(d.Shape) == 3:
 			for k, v := range d.Data {
@@ -596,24 +751,18 @@ func (m *Model) batchOf(fb *clrs.Feedback) (*batchTensors, error) {
 			}
 		}
 	}
-	bd.adj = tensors.FromFlatDataAndDimensions(adj, B, n, n)
-	S := max(1, T-1)
-	bd.T, bd.S = T, S
-	bd.outStep = make([]float32, S*B)
-	bd.valid = make([]float32, T*B)
-	for b, l := range fb.Lengths {
-		s := min(max(l-2, 0), S-1)
-		bd.outStep[s*B+b] = 1
-		for t := 0; t < min(l, T); t++ {
-			bd.valid[t*B+b] = 1
-		}
-	}
-	return bd, nil
+	return adj
 }
 
 // TrainStep takes one optimizer step on a batch and returns its loss. Its
 // random draws (teacher forcing, dropout, Gumbel noise) come from the key
-// fold_in(PRNGKey(Seed), s) of its step s, the model's Step() before it.
+// fold_in(PRNGKey(Seed), s) of its step s, the model's Step() before it
+// (for a model of several algorithms, the optimizer's updates of all its
+// algorithms so far).
+//
+// A model of several algorithms trains the part of the batch's algorithm:
+// the shared processor and that algorithm's encoders and decoders, one
+// optimizer update (the reference's feedback with its algorithm_index).
 func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
@@ -623,10 +772,18 @@ func (m *Model) TrainStep(fb *clrs.Feedback) (loss float64, err error) {
 
 // TrainStepKey is TrainStep with the JAX key of the step's random draws
 // given: the reference's feedback(rng_key) draws the same numbers from the
-// same key (draws.go).
+// same key (draws.go), a model of several algorithms in the layout of the
+// batch's algorithm.
 func (m *Model) TrainStepKey(fb *clrs.Feedback, key jaxrand.Key) (loss float64, err error) {
 	if m.store == nil {
 		return 0, errClosed
+	}
+	if m.parts != nil {
+		p, err := m.partOf(fb.Algorithm)
+		if err != nil {
+			return 0, err
+		}
+		return p.TrainStepKey(fb, key)
 	}
 	engine.KeepBuffers(true)
 	t0 := time.Now()
@@ -698,6 +855,13 @@ type Predictions map[string][]float64
 func (m *Model) Predict(fb *clrs.Feedback) (Predictions, error) {
 	if m.store == nil {
 		return nil, errClosed
+	}
+	if m.parts != nil {
+		p, err := m.partOf(fb.Algorithm)
+		if err != nil {
+			return nil, err
+		}
+		return p.Predict(fb)
 	}
 	engine.KeepBuffers(false)
 	fb, err := m.cfg.Transform(fb)
@@ -811,7 +975,16 @@ func (m *Model) predictInParts(fb *clrs.Feedback, part int) (Predictions, error)
 // evaluates at once: the evaluation memory budget (Config.Exec.EvalMemory)
 // divided by the bytes one sample's step needs at its widest
 // (evalStepBytes), as engine.Plan schedules it.
+//
+// For a model of several algorithms it is the smallest of its algorithms'.
 func (m *Model) EvalBatchSize(n int) int {
+	if m.parts != nil {
+		b := math.MaxInt
+		for _, p := range m.parts {
+			b = min(b, p.EvalBatchSize(n))
+		}
+		return b
+	}
 	return m.plan(engine.Shape{StepBytes: m.evalStepBytes(n)}, 0).EvalGraphs
 }
 
@@ -905,6 +1078,9 @@ func argmax32(x []float32) int {
 // are first fused into one pointer NAME, as the reference does: the node
 // the mask picks points to itself, every other node to the argmax of its
 // row.
+//
+// A model of several algorithms scores one algorithm at a time: the
+// batches must all be of one of its algorithms.
 func (m *Model) Evaluate(batches []*clrs.Feedback) (map[string]float64, error) {
 	ev := m.newEvaluation()
 	for _, fb := range batches {
@@ -958,19 +1134,30 @@ func (m *Model) EvaluateTrajectories(trajs iter.Seq2[*clrs.Trajectory, error], b
 }
 
 // evaluation pools the outputs and predictions of the batches of one
-// Evaluate.
+// Evaluate: of one algorithm, scored by the model (or the part of a model
+// of several algorithms) of that algorithm, m, set by the first batch.
 type evaluation struct {
+	whole       *Model
 	m           *Model
 	truth, pred map[string][]float64
 	classes     map[string]int
 }
 
 func (m *Model) newEvaluation() *evaluation {
-	return &evaluation{m: m, truth: map[string][]float64{}, pred: map[string][]float64{}, classes: map[string]int{}}
+	return &evaluation{whole: m, truth: map[string][]float64{}, pred: map[string][]float64{}, classes: map[string]int{}}
 }
 
 // add predicts a batch and pools its outputs with the predictions.
 func (ev *evaluation) add(fb *clrs.Feedback) error {
+	if ev.m == nil {
+		p, err := ev.whole.partOf(fb.Algorithm)
+		if err != nil {
+			return err
+		}
+		ev.m = p
+	} else if ev.m.cfg.Algorithm != fb.Algorithm {
+		return fmt.Errorf("nn: an evaluation of %s given a %s batch: evaluate each algorithm on its own", ev.m.cfg.Algorithm, fb.Algorithm)
+	}
 	m := ev.m
 	fb, err := m.cfg.Transform(fb)
 	if err != nil {
@@ -1016,6 +1203,9 @@ func (ev *evaluation) add(fb *clrs.Feedback) error {
 // scores scores the pooled batches.
 func (ev *evaluation) scores() (map[string]float64, error) {
 	m := ev.m
+	if m == nil {
+		return nil, errors.New("nn: nothing to evaluate (no batches)")
+	}
 	scores := map[string]float64{}
 	for _, l := range m.spec.outputs {
 		if m.fusedMask(l) {

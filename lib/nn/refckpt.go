@@ -39,8 +39,15 @@ type ReferenceOptions struct {
 	// parameters; when empty they are inferred from the parameters' names
 	// and shapes, and an error lists the candidates when several fit
 	// (insertion_sort and bubble_sort have the same probes; MPNN, PGN and
-	// Deep Sets the same parameters).
+	// Deep Sets the same parameters). Algorithm, for a checkpoint of
+	// several algorithms, loads that one alone (a model of one algorithm:
+	// the processor and its encoders and decoders).
 	Algorithm, Processor string
+	// Algorithms, for a checkpoint of several algorithms (a BaselineModel
+	// of a list of specs, run.py --algorithms a,b,c), names them in order
+	// (algo_0, algo_1, …): the checkpoint loads as one model of them all.
+	// Empty: each is inferred, as Algorithm is.
+	Algorithms []string
 	// Config holds the settings a checkpoint does not record: the
 	// training ones (LearningRate, GradClip, NoGradClip, TeacherForcing,
 	// Seed, Dropout, FreezeProcessor, TrainLSTM, EncoderInit), the hint
@@ -70,6 +77,10 @@ type ReferenceOptions struct {
 // moments) becomes the model's optimizer state, so that training continues
 // as the reference's would; the LSTM's moments, which the reference never
 // updates (its parameters do not train), are not read.
+//
+// A checkpoint of several algorithms (algo_0_…, algo_1_…) loads as a model
+// of them all (Config.Algorithms), with the same options, unless
+// opts.Algorithm names one of them.
 func LoadReference(backend compute.Backend, path string, opts ReferenceOptions) (*Model, error) {
 	ck, err := readReference(path)
 	if err != nil {
@@ -91,23 +102,37 @@ func LoadReference(backend compute.Backend, path string, opts ReferenceOptions) 
 }
 
 // ensureVariables creates the model's variables (they are made when a
-// program is first built) by predicting a small sample.
+// program is first built) by predicting a small sample of each of its
+// algorithms whose variables are not there yet.
 func (m *Model) ensureVariables() error {
-	for v := range m.store.IterVariables() {
-		if v.Trainable {
-			return nil
+	for i, algo := range m.cfg.AlgorithmNames() {
+		under := "/"
+		if m.parts != nil {
+			under = "/" + partPrefix(i) + "/"
+		}
+		made := false
+		for v := range m.store.IterVariables() {
+			if v.Trainable && strings.HasPrefix(v.Path(), under) && !strings.HasPrefix(v.Path(), refAdamScope+"/") {
+				made = true
+				break
+			}
+		}
+		if made {
+			continue
+		}
+		s, err := clrs.NewSampler(algo, clrs.Length(5), clrs.Seed(1), clrs.NumSamples(1))
+		if err != nil {
+			return err
+		}
+		fb, err := s.Dataset()
+		if err != nil {
+			return err
+		}
+		if _, err = m.Predict(fb); err != nil {
+			return err
 		}
 	}
-	s, err := clrs.NewSampler(m.cfg.Algorithm, clrs.Length(5), clrs.Seed(1), clrs.NumSamples(1))
-	if err != nil {
-		return err
-	}
-	fb, err := s.Dataset()
-	if err != nil {
-		return err
-	}
-	_, err = m.Predict(fb)
-	return err
+	return nil
 }
 
 // refVariables maps each trainable variable of the model to its reference
@@ -141,7 +166,9 @@ func (m *Model) refVariables(index int) ([]*model.Variable, []string, []float64,
 		if strings.HasSuffix(name, "|") {
 			return nil, nil, nil, fmt.Errorf("narlab variable %s has no dm-clrs counterpart", v.Path())
 		}
-		name = strings.Replace(name, "/algo_0_", prefix, 1)
+		if m.parts == nil { // a model of one algorithm: the checkpoint's index-th
+			name = strings.Replace(name, "/algo_0_", prefix, 1)
+		}
 		vars, names, shifts = append(vars, v), append(names, name), append(shifts, shift)
 	}
 	return vars, names, shifts, nil
@@ -171,14 +198,14 @@ func (m *Model) setReference(ck *refCheckpoint, index int) error {
 	own := fmt.Sprintf("%s/algo_%d_", refEncDecModule, index)
 	var extra []string
 	for k := range ck.params {
-		other := strings.HasPrefix(k, refEncDecModule+"/algo_") && !strings.HasPrefix(k, own)
+		other := m.parts == nil && strings.HasPrefix(k, refEncDecModule+"/algo_") && !strings.HasPrefix(k, own)
 		if !used[k] && !other { // another algorithm's encoders and decoders are not this model's
 			extra = append(extra, k)
 		}
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		return fmt.Errorf("parameters narlab's %s/%s model has no place for: %s", m.cfg.Algorithm, m.cfg.Processor, strings.Join(extra, ", "))
+		return fmt.Errorf("parameters narlab's %s/%s model has no place for: %s", strings.Join(m.cfg.AlgorithmNames(), ","), m.cfg.Processor, strings.Join(extra, ", "))
 	}
 	if ck.adam == nil {
 		return nil
@@ -268,18 +295,18 @@ func (m *Model) referencePickle() ([]byte, error) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	params, mu, nu := pickle.NewDict(), pickle.NewDict(), pickle.NewDict()
-	// A moment comes from the store, else from the checkpoint the model
-	// was loaded from (whose loader creates variables only when a training
-	// program first needs them).
+	// A moment comes from the store, which takes it from the checkpoint
+	// the model was loaded from when no training program has made it yet
+	// (GetVariable asks the loader). A variable the loader makes is
+	// trainable; the optimizer's state is not.
 	lookup := func(path string) (*tensors.Tensor, bool) {
-		if v := m.store.GetVariable(path); v != nil {
-			t, err := v.Value()
-			return t, err == nil
+		v := m.store.GetVariable(path)
+		if v == nil {
+			return nil, false
 		}
-		if l := m.store.Loader(); l != nil {
-			return l.LoadVariable(m.store, path)
-		}
-		return nil, false
+		v.SetTrainable(false)
+		t, err := v.Value()
+		return t, err == nil
 	}
 	moments, trainable := 0, 0
 	for _, i := range order {
@@ -322,9 +349,11 @@ func (m *Model) referencePickle() ([]byte, error) {
 		}
 	}
 	count := int32(0)
-	switch moments {
-	case 0: // never trained: optax's init
-	case 2 * trainable:
+	switch {
+	case moments == 0: // never trained: optax's init
+	// A model of several algorithms has moments for the algorithms it
+	// trained: optax's are zeros for the others, as here.
+	case moments == 2*trainable, m.parts != nil:
 		t, ok := lookup(refAdamScope + "/step")
 		if !ok {
 			return nil, errors.New("the model has Adam moments but no Adam step count")

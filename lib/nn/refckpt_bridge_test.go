@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +108,87 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestExportSeveralAlgorithmsInDMCLRS: a model of several algorithms narlab
+// trained (two rounds of run.py's order: one batch per algorithm), exported
+// with ExportReference, is restored by dm-clrs 2.0.3 into a BaselineModel of
+// the same algorithms and options (scripts/dmclrs_checkpoint.py --algo
+// bfs,dijkstra,insertion_sort --restore), which then predicts, scores and
+// trains as narlab's model does (compareSeveralWithReference: narlab given
+// dm-clrs's keys): with run.py's settings (GAT), and with model options
+// (GATv2 of 2 heads, the LSTM, dropout, teacher forcing and a frozen
+// processor, each algorithm's optimizer keeping the shared processor). It
+// fails, not skips, without the bridge environment (except under -short).
+func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dm-clrs in the bridge environment (scripts/setup-pybridge.sh); run without -short")
+	}
+	py, err := project.BridgePython()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := project.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := Backend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		processor, name string
+		change          func(c *Config)
+	}{
+		{"gat", "", nil},
+		{"gatv2", "heads2-lstm-dropout0.1-tf0.5-freeze", func(c *Config) {
+			c.Heads, c.LSTM, c.Dropout, c.TeacherForcing, c.FreezeProcessor = 2, true, 0.1, 0.5, true
+		}},
+	} {
+		t.Run(strings.TrimSuffix(c.processor+"-"+c.name, "-"), func(t *testing.T) {
+			cfg := DefaultConfig("", c.processor)
+			cfg.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
+			cfg.Hidden, cfg.Seed = 8, 7
+			if c.change != nil {
+				c.change(&cfg)
+			}
+			m, err := New(be, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
+			train, after, eval := multiRefBatches(t, r)
+			for step := range r.Steps {
+				for i := range cfg.Algorithms {
+					if _, err := m.TrainStep(train[i][step]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			dir := t.TempDir()
+			ckpt := filepath.Join(dir, "narlab.pkl")
+			if err := m.ExportReference(ckpt); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "dmclrs.json")
+			args := append([]string{"-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
+				"--algo", strings.Join(cfg.Algorithms, ","), "--processor", cfg.Processor, "--hidden", fmt.Sprint(r.Hidden),
+				"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...)
+			cmd := exec.Command(py, args...)
+			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stderr, &stderr
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("dm-clrs restoring narlab's checkpoint: %v\n%s", err, tail(stderr.String(), 4000))
+			}
+			t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
+			ref := readMultiRefRun(t, out)
+			if ref.Mode != "restore" || optionsOf(ref.config()) != optionsOf(cfg) || ref.CallKeys == nil {
+				t.Fatalf("the script reports %s with %+v (call keys: %v)", ref.Mode, ref.Options, ref.CallKeys != nil)
+			}
+			compareSeveralWithReference(t, m, ref, eval, after)
+		})
+	}
 }

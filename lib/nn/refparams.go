@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -18,10 +19,20 @@ const refLSTMModule = "net/processor_lstm"
 // haiku parameter ("module|name") and the constant narlab adds to it
 // (the gate's −3 bias, which narlab keeps outside the variable); the name
 // ends in "|" for a variable without a counterpart.
+//
+// The encoders and decoders of a model's i-th algorithm (a model of
+// several algorithms keeps them under algo_<i>/; a model of one under the
+// root, its algorithm 0) are the reference's algo_<i>_… modules, as
+// dm-clrs names them for BaselineModel's i-th spec.
 func referenceParamName(path, processor string) (string, float64) {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	leaf := map[string]string{"weights": "w", "biases": "b", "gain": "scale", "offset": "offset"}[parts[len(parts)-1]]
-	const encdec = "net/~_construct_encoders_decoders/algo_0_"
+	algo := 0
+	if rest, ok := strings.CutPrefix(parts[0], "algo_"); ok && isDigits(rest) && len(parts) > 1 {
+		algo, _ = strconv.Atoi(rest)
+		parts = parts[1:]
+	}
+	encdec := fmt.Sprintf("net/~_construct_encoders_decoders/algo_%d_", algo)
 	linear := func(i int) string {
 		if i == 0 {
 			return "linear"

@@ -417,12 +417,12 @@ func (ck *refCheckpoint) infer(opts ReferenceOptions) (Config, int, error) {
 	if opts.Algorithm != "" && !slices.Contains(clrs.Algorithms(), opts.Algorithm) {
 		return Config{}, 0, fmt.Errorf("unknown algorithm %q", opts.Algorithm)
 	}
-	if len(l.algos) > 1 && opts.Algorithm == "" {
-		var idx []string
-		for _, i := range slices.Sorted(maps.Keys(l.algos)) {
-			idx = append(idx, fmt.Sprintf("algo_%d", i))
-		}
-		return Config{}, 0, fmt.Errorf("it holds %d algorithms (%s, a multi-task model): name the one to load (ReferenceOptions.Algorithm, narlab eval --algo)", len(l.algos), strings.Join(idx, ", "))
+	if opts.Algorithm != "" && len(opts.Algorithms) > 0 {
+		return Config{}, 0, errors.New("both ReferenceOptions.Algorithm (load one algorithm) and Algorithms (load them all) given")
+	}
+	if len(opts.Algorithms) > 0 || (len(l.algos) > 1 && opts.Algorithm == "") {
+		cfg, err := l.inferSeveral(proc, opts)
+		return cfg, 0, err
 	}
 	type indexed struct {
 		index int
@@ -480,6 +480,13 @@ func (ck *refCheckpoint) infer(opts ReferenceOptions) (Config, int, error) {
 	}
 	cfg.Algorithm, cfg.Processor, cfg.Hidden = f.algorithm, proc, l.hidden
 	cfg.HintMode, cfg.Permutations, cfg.PredAsInput = f.hintMode, f.permutations, f.predAsInput
+	l.setOptions(&cfg, proc)
+	return cfg, found[0].index, nil
+}
+
+// setOptions sets the model options the parameters say (heads, triplet
+// features, layer norm, the LSTM) in cfg, a model of processor proc.
+func (l *refLayout) setOptions(cfg *Config, proc string) {
 	cfg.Heads, cfg.TripletFeatures, cfg.NoLayerNorm, cfg.LSTM = l.options.Heads, l.options.TripletFeatures, !l.options.LayerNorm, l.lstm
 	if !l.lstm {
 		cfg.TrainLSTM = false
@@ -490,7 +497,132 @@ func (ck *refCheckpoint) infer(opts ReferenceOptions) (Config, int, error) {
 	if p, _ := LookupProcessor(proc); !p.Triplets {
 		cfg.TripletFeatures = DefaultTripletFeatures
 	}
-	return cfg, found[0].index, nil
+}
+
+// inferSeveral picks the configuration of a checkpoint of several
+// algorithms as one model of them all: each algo_<i> must fit exactly one
+// algorithm (opts.Algorithms[i] when given), and all of them one hint mode
+// and one setting of the transforms (DefaultConfig's where the transforms
+// change nothing).
+func (l *refLayout) inferSeveral(proc string, opts ReferenceOptions) (Config, error) {
+	k := len(l.algos)
+	if len(opts.Algorithms) > 0 && len(opts.Algorithms) != k {
+		return Config{}, fmt.Errorf("it holds %d algorithms; %d named (%s)", k, len(opts.Algorithms), strings.Join(opts.Algorithms, ","))
+	}
+	if k < 2 {
+		return Config{}, fmt.Errorf("it holds one algorithm; load it by ReferenceOptions.Algorithm")
+	}
+	names := make([]string, k)
+	count := map[refFit]int{} // each setting (the algorithm blanked), by how many indices fit it
+	for i := 0; i < k; i++ {
+		p, ok := l.algos[i]
+		if !ok {
+			return Config{}, fmt.Errorf("it has no algo_%d among its %d algorithms", i, k)
+		}
+		cands := clrs.Algorithms()
+		if len(opts.Algorithms) > 0 {
+			if !slices.Contains(cands, opts.Algorithms[i]) {
+				return Config{}, fmt.Errorf("unknown algorithm %q", opts.Algorithms[i])
+			}
+			cands = opts.Algorithms[i : i+1]
+		}
+		seen := map[refFit]bool{}
+		algos := map[string]bool{}
+		for _, a := range cands {
+			for _, f := range p.fitsAny(a) {
+				algos[f.algorithm] = true
+				f.algorithm = ""
+				seen[f] = true
+			}
+		}
+		switch len(algos) {
+		case 0:
+			what := "narlab has"
+			if len(opts.Algorithms) > 0 {
+				what = "named: " + opts.Algorithms[i]
+			}
+			return Config{}, fmt.Errorf("algo_%d (encoders %s; decoders %s) fits no algorithm %s", i, strings.Join(p.enc, ","),
+				strings.Join(p.dec, ","), what)
+		case 1:
+		default:
+			return Config{}, fmt.Errorf("algo_%d's probes fit several algorithms (%s): name them in order (ReferenceOptions.Algorithms, narlab eval --algo a,b,c)",
+				i, strings.Join(slices.Sorted(maps.Keys(algos)), ", "))
+		}
+		for a := range algos {
+			names[i] = a
+		}
+		if j := slices.Index(names[:i], names[i]); j >= 0 {
+			return Config{}, fmt.Errorf("algo_%d and algo_%d are both %s: narlab's model of several algorithms holds each once", j, i, names[i])
+		}
+		for f := range seen {
+			count[f]++
+		}
+	}
+	var common []refFit
+	for f, n := range count {
+		if n == k {
+			common = append(common, f)
+		}
+	}
+	if len(common) == 0 {
+		return Config{}, fmt.Errorf("its algorithms (%s) fit no one hint mode and setting of the transforms", strings.Join(names, ","))
+	}
+	// DefaultConfig's transforms (on) where they change nothing.
+	slices.SortFunc(common, func(a, b refFit) int {
+		key := func(f refFit) int {
+			n := 0
+			if !f.permutations {
+				n += 2
+			}
+			if !f.predAsInput {
+				n++
+			}
+			return n
+		}
+		return key(a) - key(b)
+	})
+	f := common[0]
+	if len(common) > 1 && common[1].hintMode != f.hintMode {
+		return Config{}, fmt.Errorf("its algorithms (%s) fit several hint modes", strings.Join(names, ","))
+	}
+	cfg := DefaultConfig("", proc)
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	cfg.Algorithm, cfg.Algorithms, cfg.Processor, cfg.Hidden = "", names, proc, l.hidden
+	cfg.HintMode, cfg.Permutations, cfg.PredAsInput = f.hintMode, f.permutations, f.predAsInput
+	l.setOptions(&cfg, proc)
+	return cfg, nil
+}
+
+// fitsAny returns every configuration (of the four settings of the
+// transforms, whether they change the algorithm's probes or not) under
+// which algo's encoders and decoders are exactly p's.
+func (p refProbes) fitsAny(algo string) []refFit {
+	var out []refFit
+	for _, perms := range []bool{true, false} {
+		for _, pai := range []bool{true, false} {
+			pn, err := transformedProbes(algo, perms, pai)
+			if err != nil {
+				continue
+			}
+			for _, mode := range HintModes {
+				enc, dec := slices.Clone(pn.inputs), slices.Clone(pn.outputs)
+				if mode == "encoded_decoded" {
+					enc = append(enc, pn.hints...)
+				}
+				if mode != "none" {
+					dec = append(dec, pn.hints...)
+				}
+				slices.Sort(enc)
+				slices.Sort(dec)
+				if slices.Equal(enc, p.enc) && slices.Equal(dec, p.dec) {
+					out = append(out, refFit{algorithm: algo, hintMode: mode, permutations: perms, predAsInput: pai})
+				}
+			}
+		}
+	}
+	return out
 }
 
 func orNone(xs []string) string {

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"strings"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 	"github.com/gomlx/gomlx/ml/model"
@@ -103,11 +104,22 @@ func encoderInput(l probeLayout, x *Node) *Node {
 	return InsertAxes(x, -1)
 }
 
+// encdec is the scope of the model's encoders and decoders: scope itself,
+// or for a part of a model of several algorithms its algo_<i> under scope
+// (the processor, shared, stays at scope/processor).
+func (m *Model) encdec(scope *model.Scope) *model.Scope {
+	if m.prefix == "" {
+		return scope
+	}
+	return scope.At("%s", m.prefix)
+}
+
 // encode adds the encoding of one probe's value x (its layout, no time
-// axis) to f, with the encoder's variables in scope name.
+// axis) to f, with the encoder's variables in scope name (under encdec).
 func (m *Model) encode(scope *model.Scope, f features, l probeLayout, x *Node, name string) features {
 	H := m.cfg.Hidden
 	g := x.Graph()
+	scope = m.encdec(scope)
 	sc := scope.At("%s", name)
 	if l.Stage == clrs.Hint && kind(l.Type) == clrs.Scalar && m.cfg.EncoderInit == "xavier_on_scalars" {
 		// The reference's encoder_init xavier_on_scalars (its "default":
@@ -240,7 +252,7 @@ func (m *Model) step(scope *model.Scope, in features, adj0 *Node, c engine.Carry
 	}
 	hard := m.cfg.HintRepred == "hard" || (m.cfg.HintRepred == "hard_on_eval" && !training)
 	for i, l := range m.spec.hints {
-		logits := m.decode(scope.At("dec_hint_%s", l.Name), l, hT, eT, f.graph, adj, nil)
+		logits := m.decode(m.encdec(scope).At("dec_hint_%s", l.Name), l, hT, eT, f.graph, adj, nil)
 		if scored {
 			// The reference normalises each hint's loss once over all
 			// steps (losses.hint_loss): the drivers add up sums and counts.
@@ -312,7 +324,7 @@ func (m *Model) decodeOutputs(scope *model.Scope, in features, adj0 *Node, r eng
 			nz = noise[p]
 			p++
 		}
-		acc := m.decode(scope.At("dec_output_%s", l.Name), l, r.H, eT, f.graph, adj, nz)
+		acc := m.decode(m.encdec(scope).At("dec_output_%s", l.Name), l, r.H, eT, f.graph, adj, nz)
 		outs = append(outs, acc)
 	}
 	return outs
@@ -452,6 +464,32 @@ func (m denseBody) NumGraphs(e engine.Encoded) int { return e.(denseEncoded).adj
 func (m denseBody) DrawTeacher(*model.Scope, *Graph, int) *Node { return nil }
 
 func (m denseBody) GradClip() (float64, bool) { return m.cfg.GradClip, !m.cfg.NoGradClip }
+
+// Trains keeps, for a part of a model of several algorithms, the variables
+// it trains: all but the other algorithms' encoders and decoders
+// (engine.VariableFilter).
+func (m denseBody) Trains(v *model.Variable) bool { return m.trains(v.Path()) }
+
+// trains reports whether the model's training updates the variable at
+// path: for a part, every variable but those under another part's prefix
+// (algo_<j>/).
+func (m *Model) trains(path string) bool {
+	if m.prefix == "" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/algo_")
+	return !ok || strings.HasPrefix(path, "/"+m.prefix+"/") || !isDigits(rest[:strings.IndexByte(rest+"/", '/')])
+}
+
+// isDigits reports whether s is a non-empty run of decimal digits.
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // loopLayout is the engine's layout of the dense model's step-loop
 // tensors.

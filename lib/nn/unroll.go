@@ -36,6 +36,15 @@ func (m *Model) SetExecution(o engine.Options) error {
 	if err := o.Validate(); err != nil {
 		return fmt.Errorf("nn: %w", err)
 	}
+	if m.parts != nil {
+		for _, p := range m.parts {
+			if err := p.SetExecution(o); err != nil {
+				return err
+			}
+		}
+		m.cfg.Exec = o
+		return nil
+	}
 	if err := m.loop.SetStepsPerCall(o.StepsPerCall); err != nil {
 		return fmt.Errorf("nn: %w", err)
 	}
@@ -49,6 +58,9 @@ func (m *Model) SetExecution(o engine.Options) error {
 // (Config.Exec.EvalLoop resolved; a model whose inputs change at each step
 // evaluates on the host).
 func (m *Model) EvalLoopUsed() string {
+	if m.parts != nil {
+		return m.parts[0].EvalLoopUsed() // the same options and backend
+	}
 	if m.loop.EvalOnDevice() {
 		return engine.EvalLoopDevice
 	}
@@ -69,7 +81,14 @@ func (m *Model) ProgramsEver() bool {
 
 // StepCounts returns how many training steps this model (since New or
 // Load) ran in the step loop and how many unrolled.
-func (m *Model) StepCounts() (looped, unrolled int64) { return m.unroll.Counts() }
+func (m *Model) StepCounts() (looped, unrolled int64) {
+	looped, unrolled = m.unroll.Counts()
+	for _, p := range m.parts {
+		l, u := p.StepCounts()
+		looped, unrolled = looped+l, unrolled+u
+	}
+	return looped, unrolled
+}
 
 // ProgramStepCount returns how many training steps this model (since New
 // or Load) ran as one program (engine.StepLoopProgram, auto's pick on a

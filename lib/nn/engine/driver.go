@@ -219,7 +219,7 @@ func callSteps(c, k, S int) string {
 
 // LossAndGradients runs the forward and backward passes on a batch and,
 // when update, applies the optimizer; otherwise it returns the gradients of
-// the loss, one per trainable variable (see TrainableVariables), which the
+// the loss, one per trainable variable (see BodyVariables), which the
 // caller must free.
 func (sl *Loop) LossAndGradients(b Batch, update bool) (float64, []*tensors.Tensor, error) {
 	l, p, S := sl.layout, sl.progs, b.Steps()
@@ -478,7 +478,7 @@ func (sl *Loop) programShapes(i int, b Batch) []shapes.Shape {
 		}
 	}
 	vars := func() {
-		for _, v := range TrainableVariables(sl.store.RootScope()) {
+		for _, v := range BodyVariables(sl.body, sl.store.RootScope()) {
 			out = append(out, v.Shape())
 		}
 	}

@@ -228,6 +228,33 @@ func TrainableVariables(scope *model.Scope) []*model.Variable {
 	return vs
 }
 
+// A VariableFilter is a body whose programs train only some of the store's
+// trainable variables: one algorithm of a model of several, which shares
+// its store (the processor) with the others and trains the processor and
+// its own encoders and decoders only, as the reference's per-algorithm
+// update does.
+type VariableFilter interface {
+	Trains(v *model.Variable) bool
+}
+
+// BodyVariables are the trainable variables a body's programs train (all
+// of the scope's, or those its VariableFilter keeps), in TrainableVariables'
+// order.
+func BodyVariables(body Body, scope *model.Scope) []*model.Variable {
+	vs := TrainableVariables(scope)
+	f, ok := body.(VariableFilter)
+	if !ok {
+		return vs
+	}
+	out := vs[:0]
+	for _, v := range vs {
+		if f.Trains(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // dot is ⟨a, b⟩, the sum of their elementwise products.
 func dot(a, b *Node) *Node { return ReduceAllSum(Mul(a, b)) }
 
@@ -489,7 +516,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 		}
 		g := r.H.Graph()
 		wrt := appendReadout(nil, r)
-		for _, v := range TrainableVariables(scope) {
+		for _, v := range BodyVariables(body, scope) {
 			wrt = append(wrt, v.NodeValue(g))
 		}
 		grads := Gradient(outLoss, wrt...)
@@ -506,7 +533,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 		dHidden, dFed := c.next(), c.take(l.Fed)
 		dR := c.readout(l)
 		inv := c.take(l.Scored)
-		vars := TrainableVariables(scope)
+		vars := BodyVariables(body, scope)
 		gradSums := c.take(len(vars))
 		c.done("backward step")
 		g := dHidden.Graph()
@@ -563,7 +590,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 	})
 	p.update = mk(progUpdate, func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
-		vars := TrainableVariables(scope)
+		vars := BodyVariables(body, scope)
 		if len(vars) != len(in) {
 			panic(fmt.Sprintf("engine: update: %d gradients for %d trainable variables", len(in), len(vars)))
 		}
@@ -624,7 +651,7 @@ func newPrograms(body Body, backend compute.Backend, store *model.Store, opt Opt
 		// and the output head, which needs its own, is another program
 		// (headEval).
 		g := in[0].Graph()
-		vars := TrainableVariables(scope) // the optimizer's own are not read
+		vars := BodyVariables(body, scope) // the optimizer's own are not read
 		values := make([]*Node, len(vars))
 		for i, v := range vars {
 			values[i] = v.NodeValue(g)
