@@ -5,7 +5,7 @@
 GO ?= go
 export NARLAB_ROOT := $(CURDIR)
 
-.PHONY: setup llm gpu run jupyter wheel test test-short test-python vet fuzz bench bench-dataset bench-train bench-protocol bench-predict bench-demo docs bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
+.PHONY: setup llm gpu run jupyter wheel test test-short test-python vet fuzz bench bench-dataset bench-train bench-steady bench-protocol bench-predict gpu-prepare gpu-check bench-demo docs bench-sparse bench-tracking parity-train parity-same-init time-notebooks ui-screenshot notebooks-html browser-check clean
 
 ## Everything the main job needs (not the local LLM server: see llm).
 setup:
@@ -100,6 +100,21 @@ bench-dataset: setup
 ## Training steps/s, narlab beside the JAX reference, in one run (figures in docs/performance.md).
 bench-train: setup
 	scripts/bench_train.sh
+
+## Steady-state training of every CLRS-30 protocol row, narlab beside the JAX
+## reference, with narlab's GFLOP/s beside the machine's matrix-product peak
+## (hours on two cores; resumes; rows in results/steady.jsonl).
+bench-steady: setup
+	scripts/bench_steady.sh
+
+## .gpu/: what a GPU machine without Go runs (bash .gpu/run.sh, carry .gpu):
+## the stripped lib/nn test binary, the reference harness and its wheels.
+gpu-prepare:
+	scripts/gpu_bench.sh prepare
+
+## .gpu/run.sh checked here on the CPU: the same rows, two steps each.
+gpu-check: gpu-prepare
+	CPU=1 PY=$$(scripts/ref-harness.sh --jax) STEPS=2 ROW_TIMEOUT=900 DEADLINE=3000 HARD_DEADLINE=3600 OUT=data/gpu-check bash .gpu/run.sh
 
 ## The CLRS-30 protocol on all 30 algorithms (MPNN, Triplet-GMPNN), narlab
 ## beside the JAX reference: compilation, steps/s, the n=64 test split, peak

@@ -18,6 +18,7 @@ type Set struct {
 	Protocol    []ProtocolRow
 	Parity      []ParityRow
 	Train       []TrainRow
+	Steady      []SteadyRow
 	Predict     []PredictRow
 	StepCalls   []StepCallRow
 	GPUProtocol []GPUProtocolRow
@@ -46,6 +47,7 @@ var files = []file{
 	{"protocol_rows.jsonl", func(s *Set, d string) error { return readInto(d, "protocol_rows.jsonl", &s.Protocol) }},
 	{"parity30.jsonl", func(s *Set, d string) error { return readInto(d, "parity30.jsonl", &s.Parity) }},
 	{"train_bench.jsonl", func(s *Set, d string) error { return readInto(d, "train_bench.jsonl", &s.Train) }},
+	{"steady.jsonl", func(s *Set, d string) error { return readInto(d, "steady.jsonl", &s.Steady) }},
 	{"predict.jsonl", func(s *Set, d string) error { return readInto(d, "predict.jsonl", &s.Predict) }},
 	{"step_calls.jsonl", func(s *Set, d string) error { return readInto(d, "step_calls.jsonl", &s.StepCalls) }},
 	{"gpu_protocol.jsonl", func(s *Set, d string) error { return readInto(d, "gpu_protocol.jsonl", &s.GPUProtocol) }},
@@ -207,6 +209,14 @@ func (r *MultiAlgoRow) check() error {
 
 func (r *TrainRow) check() error {
 	return firstErr(r.Provenance.check(), need("algo", r.Algo), need("processor", r.Processor))
+}
+
+func (r *SteadyRow) check() error {
+	err := firstErr(r.Provenance.check(), need("algo", r.Algo), need("processor", r.Processor), need("backend", r.Backend))
+	if err == nil && r.Steps < 1 {
+		err = fmt.Errorf("%d steps timed", r.Steps)
+	}
+	return err
 }
 
 func (r *PredictRow) check() error {

@@ -24,7 +24,7 @@ var funcs = template.FuncMap{
 // whole pages from a template of the same name, and README.md, whose
 // marked sections (<!-- results:NAME --> … <!-- /results:NAME -->) are
 // rendered from templates/readme-NAME.md.tmpl.
-var Pages = []string{"docs/performance.md", "docs/results.md", "README.md"}
+var Pages = []string{"docs/performance.md", "docs/performance-steady.md", "docs/results.md", "README.md"}
 
 // MaxPerformancePage is docs/performance.md's budget: a page of current
 // figures, with the history in docs/log/.
@@ -39,7 +39,10 @@ func Render(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for _, page := range []string{"docs/performance.md", "docs/results.md"} {
+	for _, page := range Pages {
+		if page == "README.md" {
+			continue // spliced below
+		}
 		b, err := execute(filepath.Base(page)+".tmpl", view{s})
 		if err != nil {
 			return nil, err

@@ -122,6 +122,54 @@ type TrainRow struct {
 	Speedup *float64 `json:"speedup,omitempty"`
 }
 
+// SteadySide is one side of a steady-state training row
+// (scripts/bench_steady.sh): scripts/ref_steady.py's JSON or
+// BenchmarkSteady's metrics.
+type SteadySide struct {
+	StepsPerS     float64  `json:"steps_per_s"`
+	CPUSPerStep   float64  `json:"cpu_s_per_step"` // the process's user and system CPU time per step
+	FirstStepS    float64  `json:"first_step_s"`
+	PeakRSSMB     float64  `json:"peak_rss_mb"`
+	HostMSPerStep *float64 `json:"host_ms_per_step,omitempty"` // narlab
+	// MFLOPPerStep is a training step's matrix-product FLOPs (narlab's
+	// programs, engine.GraphFLOPs), GFLOPPerS that at the measured rate.
+	MFLOPPerStep *float64 `json:"mflop_per_step,omitempty"`
+	GFLOPPerS    *float64 `json:"gflop_per_s,omitempty"`
+	// ProgramShare and UnrolledShare are the shares of the timed steps
+	// narlab trained as one program and unrolled (the rest in the loop).
+	ProgramShare  *float64 `json:"program_share,omitempty"`
+	UnrolledShare *float64 `json:"unrolled_share,omitempty"`
+	Device        string   `json:"device,omitempty"` // the reference's JAX device
+	// GPUMB is the card's memory the process took at its peak (nvidia-smi's
+	// memory.used less the card's before it), on a card.
+	GPUMB *float64 `json:"gpu_mb,omitempty"`
+}
+
+// SteadyRow is a line of steady.jsonl (scripts/bench_steady.sh): the
+// steady-state training of a CLRS-30 protocol row, both sides one after
+// the other in one run on one machine, with the machine's load and its
+// measured matrix-product peak (BenchmarkMatmulPeak) beside them. A nil
+// side failed.
+type SteadyRow struct {
+	Provenance
+	Backend   string `json:"backend"`
+	Steps     int    `json:"steps"` // steady-state steps timed per side
+	Algo      string `json:"algo"`
+	Processor string `json:"processor"`
+	// Exec is narlab's execution options as run ("" for the defaults,
+	// else e.g. "step_loop=program").
+	Exec string `json:"exec,omitempty"`
+	// Load1 is the machine's one-minute load average when the row began.
+	Load1 float64 `json:"load1"`
+	// PeakGFLOPPerS is the run's square float32 matrix product on narlab's
+	// backend (best of its calls), MessageGFLOPPerS the model's message-MLP
+	// product ([8192,128]×[128,128]).
+	PeakGFLOPPerS    *float64    `json:"peak_gflop_per_s,omitempty"`
+	MessageGFLOPPerS *float64    `json:"message_gflop_per_s,omitempty"`
+	Reference        *SteadySide `json:"reference"`
+	Narlab           *SteadySide `json:"narlab"`
+}
+
 // PredictSide is one side of an evaluation-alone row.
 type PredictSide struct {
 	SPerBatch float64 `json:"s_per_batch"`

@@ -193,6 +193,230 @@ func (v view) TrainSpeedups(procs ...string) string {
 	return f(lo, 1) + "–" + f(hi, 1) + "×"
 }
 
+// ---- steady-state training, side by side
+
+// steady returns the latest row of each backend, algorithm, processor and
+// narlab execution, in the order of their first rows.
+func (v view) steady() []SteadyRow {
+	type key struct{ backend, algo, proc, exec string }
+	latest := map[key]SteadyRow{}
+	var order []key
+	for _, r := range v.Set.Steady {
+		k := key{r.Backend, r.Algo, r.Processor, r.Exec}
+		if _, ok := latest[k]; !ok {
+			order = append(order, k)
+		}
+		latest[k] = r
+	}
+	var out []SteadyRow
+	for _, k := range order {
+		out = append(out, latest[k])
+	}
+	return out
+}
+
+// SteadyTable is the side-by-side steady-state table of the rows on a
+// CPU ("cpu") or a card ("cuda"): steps/s and CPU seconds a step per
+// side, the first step and the peak resident memory (reference → narlab),
+// narlab's matrix-product rate beside the run's measured peak, the load
+// when the row began (on a card: first steps and card memory).
+func (v view) SteadyTable(device string) string {
+	rows := v.steadyRows(device)
+	if len(rows) == 0 && device == "cuda" {
+		return "Not measured yet: no card has been lent since the one-program step (its script is ready)."
+	}
+	if len(rows) == 0 {
+		return "Not measured yet (`make bench-steady`)."
+	}
+	if device == "cuda" {
+		return steadyCardTable(rows)
+	}
+	t := newTable(cols(2, 13), "algorithm", "processor", "reference steps/s", "narlab steps/s", "speed-up",
+		"reference CPU s/step", "narlab CPU s/step", "CPU ratio", "first step (s)", "peak memory (MB)",
+		"narlab GFLOP/s", "peak GFLOP/s", "load")
+	for _, r := range rows {
+		proc := r.Processor
+		if r.Exec != "" {
+			proc += " (" + r.Exec + ")"
+		}
+		if r.Reference == nil || r.Narlab == nil {
+			t.row(r.Algo, proc, "failed", "failed", "", "", "", "", "", "", "", "", f(r.Load1, 1))
+			continue
+		}
+		t.row(r.Algo, proc, f(r.Reference.StepsPerS, 3), f(r.Narlab.StepsPerS, 3), ratio(r.Narlab.StepsPerS, r.Reference.StepsPerS, 2),
+			f(r.Reference.CPUSPerStep, 2), f(r.Narlab.CPUSPerStep, 2), ratio(r.Reference.CPUSPerStep, r.Narlab.CPUSPerStep, 2),
+			f(r.Reference.FirstStepS, 1)+" → "+f(r.Narlab.FirstStepS, 1), f(r.Reference.PeakRSSMB, 0)+" → "+f(r.Narlab.PeakRSSMB, 0),
+			pf(r.Narlab.GFLOPPerS, 1, ""), pf(r.PeakGFLOPPerS, 0, ""), f(r.Load1, 1))
+	}
+	return t.String()
+}
+
+// steadyCardTable is the steady-state table of rows on a card.
+func steadyCardTable(rows []SteadyRow) string {
+	t := newTable(cols(2, 9), "algorithm", "processor", "reference steps/s", "narlab steps/s", "speed-up",
+		"reference first step (s)", "narlab first step (s)", "reference card MB", "narlab card MB")
+	for _, r := range rows {
+		proc := r.Processor
+		if r.Exec != "" {
+			proc += " (" + r.Exec + ")"
+		}
+		side := func(s *SteadySide) (steps, first, mb string) {
+			if s == nil {
+				return "did not finish", "", ""
+			}
+			return f(s.StepsPerS, 1), f(s.FirstStepS, 1), pf(s.GPUMB, 0, "")
+		}
+		rs, rf, rm := side(r.Reference)
+		ns, nf, nm := side(r.Narlab)
+		speedup := ""
+		if r.Reference != nil && r.Narlab != nil {
+			speedup = ratio(r.Narlab.StepsPerS, r.Reference.StepsPerS, 2)
+		}
+		t.row(r.Algo, proc, rs, ns, speedup, rf, nf, rm, nm)
+	}
+	return t.String()
+}
+
+// SteadyProvenance says where the steady-state rows on a CPU ("cpu") or a
+// card ("cuda") were measured.
+func (v view) SteadyProvenance(device string) string {
+	var ps []Provenance
+	for _, r := range v.steadyRows(device) {
+		ps = append(ps, r.Provenance)
+	}
+	if len(ps) == 0 {
+		return "No rows yet"
+	}
+	return provenance(ps)
+}
+
+// protocolRows is the number of the CLRS-30 protocol's rows: its 30
+// algorithms with MPNN and with Triplet-GMPNN.
+const protocolRows = 60
+
+// medianOf is the median of xs (not empty; xs is sorted in place).
+func medianOf(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// SteadyFLOPRows are the rows whose arithmetic rate issue 50 asks for
+// beside the cores' measured peak.
+var SteadyFLOPRows = []string{"bfs/mpnn", "floyd_warshall/mpnn", "insertion_sort/triplet_gmpnn"}
+
+// steadyRows are the latest rows on a CPU ("cpu") or a card ("cuda").
+func (v view) steadyRows(device string) []SteadyRow {
+	var rows []SteadyRow
+	for _, r := range v.steady() {
+		if (r.Backend == "xla-cuda") == (device == "cuda") {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// SteadySummary sums up the steady-state rows on a CPU: how many of the
+// protocol's rows are measured (their default execution), the range and
+// median of narlab's speed-up over the reference's steps/s, the rows under
+// 2×, and the machine's load while they ran.
+func (v view) SteadySummary() string {
+	var speedups, loads []float64
+	var under []string
+	measured, failed := 0, 0
+	for _, r := range v.steadyRows("cpu") {
+		if r.Exec != "" {
+			continue
+		}
+		measured++
+		loads = append(loads, r.Load1)
+		if r.Reference == nil || r.Narlab == nil {
+			failed++
+			continue
+		}
+		x := r.Narlab.StepsPerS / r.Reference.StepsPerS
+		speedups = append(speedups, x)
+		if x < 2 {
+			under = append(under, fmt.Sprintf("%s/%s %s", r.Algo, r.Processor, ratio(r.Narlab.StepsPerS, r.Reference.StepsPerS, 2)))
+		}
+	}
+	if measured == 0 {
+		return "No row measured yet (`make bench-steady`)."
+	}
+	s := fmt.Sprintf("%d of the protocol's %d rows measured", measured, protocolRows)
+	if failed > 0 {
+		s += fmt.Sprintf(" (%d with a side that failed)", failed)
+	}
+	if len(speedups) > 0 {
+		lo, hi := minMax(speedups)
+		s += fmt.Sprintf(": narlab's steady state %s–%s the reference's (median %s)", f(lo, 2), ratio(hi, 1, 2), ratio(medianOf(speedups), 1, 2))
+		if len(under) == 0 {
+			s += ", every one at 2× or more"
+		} else {
+			s += fmt.Sprintf(", %d under 2× (%s)", len(under), strings.Join(under, ", "))
+		}
+	}
+	lo, hi := minMax(loads)
+	return s + fmt.Sprintf("; one-minute load %s–%s on the 2 cores while they ran.", f(lo, 1), f(hi, 1))
+}
+
+// SteadyBrief is SteadySummary in one sentence for docs/performance.md:
+// the rows measured, the speed-ups' range and median, how many under 2×.
+func (v view) SteadyBrief() string {
+	var speedups []float64
+	measured := 0
+	for _, r := range v.steadyRows("cpu") {
+		if r.Exec != "" {
+			continue
+		}
+		measured++
+		if r.Reference != nil && r.Narlab != nil {
+			speedups = append(speedups, r.Narlab.StepsPerS/r.Reference.StepsPerS)
+		}
+	}
+	if len(speedups) == 0 {
+		return fmt.Sprintf("%d of the protocol's %d rows measured.", measured, protocolRows)
+	}
+	lo, hi := minMax(speedups)
+	under := 0
+	for _, x := range speedups {
+		if x < 2 {
+			under++
+		}
+	}
+	return fmt.Sprintf("%d of the protocol's %d rows measured, narlab %s–%s the reference's steps/s (median %s), %d under 2×.",
+		measured, protocolRows, f(lo, 2), ratio(hi, 1, 2), ratio(medianOf(speedups), 1, 2), under)
+}
+
+// SteadyFLOPTable is the arithmetic rate of a training step on a CPU for
+// SteadyFLOPRows: the matrix-product FLOPs of a step, narlab's GFLOP/s
+// (those at its steps/s), the run's measured peaks and the fraction of the
+// square product's.
+func (v view) SteadyFLOPTable() string {
+	t := newTable(cols(2, 9), "algorithm", "processor", "narlab steps/s", "MFLOP/step", "narlab GFLOP/s",
+		"peak GFLOP/s (square 1024)", "message-MLP product GFLOP/s", "of the peak", "load")
+	n := 0
+	for _, r := range v.steadyRows("cpu") {
+		if r.Exec != "" || !contains(SteadyFLOPRows, r.Algo+"/"+r.Processor) || r.Narlab == nil || r.Narlab.GFLOPPerS == nil {
+			continue
+		}
+		share := ""
+		if r.PeakGFLOPPerS != nil && *r.PeakGFLOPPerS > 0 {
+			share = f(100**r.Narlab.GFLOPPerS / *r.PeakGFLOPPerS, 1) + " %"
+		}
+		t.row(r.Algo, r.Processor, f(r.Narlab.StepsPerS, 3), pf(r.Narlab.MFLOPPerStep, 0, ""), pf(r.Narlab.GFLOPPerS, 2, ""),
+			pf(r.PeakGFLOPPerS, 1, ""), pf(r.MessageGFLOPPerS, 1, ""), share, f(r.Load1, 1))
+		n++
+	}
+	if n == 0 {
+		return "Not measured yet (`make bench-steady`)."
+	}
+	return t.String()
+}
+
 // TrainFirstSteps is the range of the first steps per side: "a–b s against c–d s".
 func (v view) TrainFirstSteps() string {
 	var nl, ref []float64

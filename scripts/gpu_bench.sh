@@ -5,11 +5,14 @@
 # device machine of this workplace; any CUDA box with `pip install jax[cuda13]`
 # too).
 #
-#   scripts/gpu_bench.sh prepare     here (Go, network): builds the cgo test
-#                                    binary of lib/nn, copies the reference
-#                                    harness and downloads the pure-Python
-#                                    wheels the reference needs beyond jax
-#                                    (dm-haiku, jmp, tabulate) into .gpu/
+#   scripts/gpu_bench.sh prepare     here (Go, network; `make gpu-prepare`):
+#                                    builds the cgo test binary of lib/nn
+#                                    (stripped: 21 MB, so that .gpu/ and the
+#                                    repository stay under the device call's
+#                                    64 MiB), copies the reference harness
+#                                    and downloads the pure-Python wheels the
+#                                    reference needs beyond jax (dm-haiku,
+#                                    jmp, tabulate) into .gpu/
 #   bash .gpu/run.sh                 there: finds the CUDA plugin of the
 #                                    Python at hand and runs the rows
 #                                    (CLRS-30 protocol rows: narlab's
@@ -29,7 +32,9 @@
 #                                    pages rendered (docs/performance.md)
 #
 # With the device tool: `run(command="bash .gpu/run.sh", carry=[".gpu"],
-# timeout_s=560)`; .gpu/ is listed in .git/info/exclude by prepare. ROWS,
+# timeout_s=540)` (the default rows end within 460 s); .gpu/ is listed in
+# .git/info/exclude by prepare. `make gpu-check` runs the same script here
+# on the CPU (CPU=1, two steps a row) so that it is known to run. ROWS,
 # STEPS (steady-state steps, default 20), ROW_TIMEOUT, DEADLINE and
 # HARD_DEADLINE are read there (defaults and meaning: the head of
 # scripts/gpu_bench_run.sh). The first lease (H100, 2026-11-26) got
@@ -45,11 +50,11 @@ prepare)
   exclude=$(git rev-parse --git-path info/exclude) # a worktree's .git is a file
   mkdir -p "$(dirname "$exclude")"
   grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
-  CGO_ENABLED=1 go test -c -o "$out/nn.test" ./lib/nn
+  CGO_ENABLED=1 go test -c -ldflags="-s -w" -o "$out/nn.test" ./lib/nn
   ref=$(scripts/ref-harness.sh)
   mkdir -p "$out/clrs-ref"
   cp -r "$ref/clrs" "$ref/jaxstubs" "$out/clrs-ref/"
-  cp scripts/ref_protocol.py scripts/ref_predict.py "$out/"
+  cp scripts/ref_protocol.py scripts/ref_predict.py scripts/ref_steady.py "$out/"
   python3 -m pip download -q --no-deps --only-binary=:all: -d "$out/wheels" \
     dm-haiku==0.0.17 jmp==0.0.4 tabulate==0.10.0
   cp scripts/gpu_bench_run.sh "$out/run.sh"

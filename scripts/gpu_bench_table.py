@@ -3,7 +3,7 @@
 Usage: gpu_bench_table.py GPU_BENCH.jsonl [MORE.jsonl ...]   → Markdown on stdout
        gpu_bench_table.py --append --commit C --machine M [--date D] GPU_BENCH.jsonl ...
            → the same rows, typed, appended to results/ (gpu_protocol.jsonl,
-             predict.jsonl, step_calls.jsonl, sparse.jsonl; schemas in
+             predict.jsonl, step_calls.jsonl, sparse.jsonl, steady.jsonl; schemas in
              results/schema.go), then the pages rendered (go run ./cmd/docgen).
              C: the commit the carried binaries were built from; M: the
              card's machine, e.g. "one NVIDIA H100 80GB HBM3 (driver …), 16 CPU cores".
@@ -56,7 +56,7 @@ def main(paths):
           "host peak (MB) | GPU memory (MB) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in rows.items():
-        if name.split("/")[0] in ("sparse", "dense") or name.startswith(("predict:", "calls:")):
+        if name.split("/")[0] in ("sparse", "dense") or name.startswith(("predict:", "calls:", "steady:")):
             continue
         n = metrics(r.get("narlab"))
         side = "narlab"
@@ -131,6 +131,37 @@ def main(paths):
         print(f"| {size} | " + " | ".join(cells) + " |")
 
 
+def steady_row(prov, name, r, n, rows):
+    """A steady:ALGO/PROC[@options] row as results/steady.jsonl's SteadyRow (narlab alone with @options, its
+    reference the plain row's)."""
+    base, _ = options(name)
+    opts = name.split("@")[1:]
+    a, p = base[len("steady:"):].split("/")
+    exec_ = ",".join("step_loop=" + o if o in ("loop", "unroll", "program") else
+                     "steps_per_call=" + o[1:] if o[:1] == "k" else o for o in opts)
+    narlab = None
+    if "steps/s" in n:
+        narlab = {"steps_per_s": n["steps/s"], "cpu_s_per_step": n["cpu_s/step"], "first_step_s": n["first_step_s"],
+                  "peak_rss_mb": n["peak_rss_mb"], "host_ms_per_step": n["host_ms/step"],
+                  "mflop_per_step": n["mflop/step"], "gflop_per_s": n["gflop/s"],
+                  "program_share": n["program/step"], "unrolled_share": n["unrolled/step"]}
+        if r.get("narlab_gpu_mb") is not None:
+            narlab["gpu_mb"] = float(r["narlab_gpu_mb"])
+    plain = r if not opts else rows.get(base, {})
+    f = plain.get("ref")
+    ref = None
+    if f:
+        ref = {k: f[k] for k in ("steps_per_s", "cpu_s_per_step", "first_step_s", "peak_rss_mb")}
+        ref["device"] = f.get("device", "")
+        if plain.get("ref_gpu_mb") is not None:
+            ref["gpu_mb"] = float(plain["ref_gpu_mb"])
+    row = {**prov, "backend": "xla-cuda", "steps": int(r.get("steps", 20)), "algo": a, "processor": p}
+    if exec_:
+        row["exec"] = exec_
+    row.update({"load1": float(r.get("load1", 0)), "reference": ref, "narlab": narlab})
+    return row
+
+
 def read(paths):
     rows = {}
     for p in paths:
@@ -149,10 +180,13 @@ def append(paths, commit, machine, date):
     import results_rows as rr
     rows = read(paths)
     prov = {"date": date, "commit": commit, "machine": machine, "command": "bash .gpu/run.sh"}
-    out = {"gpu_protocol.jsonl": [], "predict.jsonl": [], "step_calls.jsonl": [], "sparse.jsonl": []}
+    out = {"gpu_protocol.jsonl": [], "predict.jsonl": [], "step_calls.jsonl": [], "sparse.jsonl": [], "steady.jsonl": []}
     for name, r in rows.items():
         n = metrics(r.get("narlab"))
         head = name.split("/")[0]
+        if name.startswith("steady:"):
+            out["steady.jsonl"].append(steady_row(prov, name, r, n, rows))
+            continue
         if head in ("sparse", "dense"):
             if "eval_s" in n:
                 out["sparse.jsonl"].append({**prov, "device": "H100", "backend": "xla-cuda", "algo": "bfs", "graphs": 4,

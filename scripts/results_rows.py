@@ -9,6 +9,9 @@ Library use:  sys.path.insert(0, "scripts"); import results_rows as rr
 Command line (for the shell scripts):
   results_rows.py protocol ALGO/PROC REF_JSON NARLAB_BENCH_LINE COMMIT
       append one CLRS-30 protocol row (scripts/bench_protocol.sh)
+  results_rows.py steady ALGO/PROC REF_JSON NARLAB_BENCH_LINE COMMIT STEPS LOAD1 BACKEND EXEC PEAK MESSAGE
+      append one steady-state row (scripts/bench_steady.sh); PEAK and MESSAGE are
+      BenchmarkMatmulPeak's gflop/s ("" if not measured), EXEC narlab's options ("" default)
   results_rows.py render
       go run ./cmd/docgen
 """
@@ -106,6 +109,40 @@ def protocol_row(row, ref_json, narlab_line, commit_):
     return {**p, "algo": algo, "processor": proc, "reference": ref, "narlab": narlab}
 
 
+def steady_row(row, ref_json, narlab_line, commit_, steps, load1, backend, exec_, peak, message):
+    """One steady-state row in steady.jsonl's schema. A side that failed is null."""
+    algo, proc = row.split("/")
+    ref = None
+    if ref_json.strip().startswith("{"):
+        r = json.loads(ref_json)
+        if (r.get("algo"), r.get("processor")) != (algo, proc):
+            raise SystemExit(f"results_rows: the reference's JSON is for another row than {row}")
+        ref = {k: r[k] for k in ("steps_per_s", "cpu_s_per_step", "first_step_s", "peak_rss_mb")}
+        ref["device"] = r.get("device", "")
+    narlab = None
+    parsed = bench_line(narlab_line) if narlab_line.strip() else None
+    if parsed:
+        name, _, _, m = parsed
+        if name != "BenchmarkSteady/" + row:
+            raise SystemExit(f"results_rows: the benchmark line is {name}, not row {row}")
+        narlab = {"steps_per_s": m["steps_per_s"], "cpu_s_per_step": m["cpu_s/step"], "first_step_s": m["first_step_s"],
+                  "peak_rss_mb": m["peak_rss_mb"], "host_ms_per_step": m["host_ms_per_step"],
+                  "mflop_per_step": m["mflop/step"], "gflop_per_s": m["gflop/s"],
+                  "program_share": m["program/step"], "unrolled_share": m["unrolled/step"]}
+    p = provenance("scripts/bench_steady.sh")
+    p["commit"] = commit_
+    out = {**p, "backend": backend, "steps": int(steps), "algo": algo, "processor": proc}
+    if exec_:
+        out["exec"] = exec_
+    out["load1"] = float(load1)
+    if peak:
+        out["peak_gflop_per_s"] = float(peak)
+    if message:
+        out["message_gflop_per_s"] = float(message)
+    out.update({"reference": ref, "narlab": narlab})
+    return out
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "protocol" and len(sys.argv) == 6:
@@ -117,6 +154,21 @@ if __name__ == "__main__":
         else:
             append("protocol_rows.jsonl", [r])
         print(json.dumps(r, ensure_ascii=False), file=sys.stderr)
+    elif what == "steady" and len(sys.argv) == 12:
+        r = steady_row(*sys.argv[2:12])
+        rows_file = os.environ.get("ROWS_FILE")  # bench_steady.sh's other file
+        if rows_file:
+            with open(rows_file, "a") as f:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        else:
+            append("steady.jsonl", [r])
+        ref, nl = r["reference"], r["narlab"]
+        if ref and nl:
+            print(f"   {ref['steps_per_s']:.3f} -> {nl['steps_per_s']:.3f} steps/s "
+                  f"({nl['steps_per_s'] / ref['steps_per_s']:.2f}x), CPU {ref['cpu_s_per_step']:.2f} -> "
+                  f"{nl['cpu_s_per_step']:.2f} s/step, narlab {nl['gflop_per_s']:.1f} GFLOP/s", file=sys.stderr)
+        else:
+            print("   failed: " + " ".join(k for k in ("reference", "narlab") if not r[k]), file=sys.stderr)
     elif what == "render":
         render()
     else:

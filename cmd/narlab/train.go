@@ -117,8 +117,8 @@ func trainFlags(c *clrs30.Config) (fs *flag.FlagSet, finish func() error) {
 	fs.IntVar(&c.TestSamples, "test-samples", 0, "use only the first N test samples (0: all)")
 	fs.StringVar(&c.Backend, "backend", "", backendUsage)
 	fs.StringVar(&c.StepLoop, "step-loop", d.StepLoop, "how the steps run: "+strings.Join(engine.StepLoopModes, ", ")+
-		fmt.Sprintf(" (auto: one compiled step in a loop; in runs of %d training steps or more, batches of at most %d algorithm steps unrolled from training step %d; the same function either way)",
-			engine.UnrollMinRunTrainingSteps, engine.UnrollMaxAlgorithmSteps, engine.UnrollFromTrainingStep))
+		fmt.Sprintf(" (auto: one compiled step in a loop; on XLA's CPU in runs of %d training steps or more each training step as one program from training step %d, on an NVIDIA card from the first; program: always; the same function either way)",
+			engine.ProgramMinRunTrainingSteps, engine.ProgramFromTrainingStep))
 	fs.StringVar(&c.EvalLoop, "eval-loop", d.EvalLoop, "where evaluation's loop over the steps runs: "+strings.Join(engine.EvalLoopModes, ", ")+
 		" (device: one program a batch instead of one call a step, 3× faster on Kadane on an H100; auto: device on an NVIDIA GPU, host elsewhere; the same predictions)")
 	fs.IntVar(&c.StepsPerCall, "steps-per-call", d.StepsPerCall, "algorithm steps a call of the step loop's training programs runs (more: fewer calls, longer compilation; for GPUs; the same function)")

@@ -134,7 +134,8 @@ type Config struct {
 	Backend string
 	// StepLoop is how the model runs the algorithm's steps (one of
 	// engine.StepLoopModes; default auto, which the engine keeps in the
-	// loop for runs shorter than engine.UnrollMinRunTrainingSteps). It
+	// loop for runs shorter than engine.ProgramMinRunTrainingSteps off an
+	// NVIDIA card). It
 	// changes speed and memory, not the function computed, so it is not
 	// part of the run's settings; a resumed run uses this session's.
 	StepLoop string
@@ -448,7 +449,8 @@ func (c Config) Params() map[string]string {
 		"encoder_init": c.EncoderInit, "dropout_prob": fmt.Sprint(c.Dropout), "freeze_processor": strconv.FormatBool(c.FreezeProcessor),
 		"model_selection": "best val score, tested once",
 		"settings_id":     c.settings().ID(), "run_dir": c.Dir,
-		"step_loop": stepLoopName(c.StepLoop, engine.UnrollsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor))), // Run: on its backend
+		"step_loop": stepLoopName(c.StepLoop, engine.UnrollsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor)),
+			engine.ProgramsEver(c.execOptions(), engine.DeviceCPU, nn.ProcessorTraits(c.Processor))), // Run: on its backend
 		"eval_loop": c.EvalLoop, "steps_per_call": strconv.Itoa(max(c.StepsPerCall, 1)),
 	}
 	if c.Chunked {
@@ -481,9 +483,15 @@ func trainDataName(c Config) string {
 }
 
 // stepLoopName says how the model runs the steps, as logged: the mode
-// asked for and, for auto, whether it ever unrolls (engine.UnrollsEver).
-func stepLoopName(asked string, unrolls bool) string {
+// asked for and, for auto, whether it ever trains as one program
+// (engine.ProgramsEver) or unrolled (engine.UnrollsEver).
+func stepLoopName(asked string, unrolls, programs bool) string {
 	switch {
+	case (asked == "" || asked == engine.StepLoopAuto) && programs:
+		return fmt.Sprintf("auto (one compiled step in a loop; from training step %d, or the first on an NVIDIA card, each training step as one program)",
+			engine.ProgramFromTrainingStep)
+	case asked == engine.StepLoopProgram:
+		return "program (each training step as one program: the loops over the steps inside it)"
 	case (asked == "" || asked == engine.StepLoopAuto) && !unrolls:
 		return fmt.Sprintf("auto: loop (one compiled step in a loop; runs under %d steps, and the Triplet processors off an NVIDIA card, do not compile unrolled programs)",
 			engine.UnrollMinRunTrainingSteps)
@@ -709,7 +717,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		params = cfg.Params()
 		params["backend"] = backendName
 		params["backend_config"] = choice.Config
-		params["step_loop"] = stepLoopName(cfg.StepLoop, m.UnrollsEver())
+		params["step_loop"] = stepLoopName(cfg.StepLoop, m.UnrollsEver(), m.ProgramsEver())
 		if cfg.EvalLoop == engine.EvalLoopAuto {
 			params["eval_loop"] = "auto: " + m.EvalLoopUsed()
 		}

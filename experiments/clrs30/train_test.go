@@ -283,7 +283,7 @@ func TestAutoStepLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := stepLoopName(cfg.StepLoop, m.UnrollsEver()); !strings.HasPrefix(got, c.logged) {
+		if got := stepLoopName(cfg.StepLoop, m.UnrollsEver(), m.ProgramsEver()); !strings.HasPrefix(got, c.logged) {
 			t.Errorf("%s, %d steps: step_loop %q, want it to start %q", c.processor, c.steps, got, c.logged)
 		}
 		m.Close()

@@ -226,6 +226,7 @@ func BackendChoice(config string) (compute.Backend, Choice, error) {
 	if err != nil {
 		return nil, c, fmt.Errorf("nn: backend %q: %w", c.Config, err)
 	}
+	b = engine.GoClosures(b) // the pure-Go backend's loop bodies as built (see there)
 	backends[cfg] = b
 	return b, c, nil
 }

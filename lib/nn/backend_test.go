@@ -128,12 +128,15 @@ func TestCUDABackend(t *testing.T) {
 	if !m.loop.EvalOnDevice() {
 		t.Error("the default evaluation loop (auto) runs on the host on the GPU")
 	}
-	if !engine.AutoUnrolls(deviceOf(be), engine.Traits{Triplets: true}) {
-		t.Error("auto's step loop keeps Triplet-GMPNN in the loop on the GPU")
+	if !engine.ProgramsEver(engine.Options{RunSteps: 10}, deviceOf(be), engine.Traits{Triplets: true}) {
+		t.Error("auto does not train Triplet-GMPNN as one program on the GPU")
 	}
 	loss, err := m.TrainStep(fb)
 	if err != nil || math.IsNaN(loss) || loss <= 0 {
 		t.Fatalf("train step on the GPU: loss %v, error %v", loss, err)
+	}
+	if n := m.ProgramStepCount(); n != 1 {
+		t.Errorf("%d of 1 training steps ran as one program on the GPU", n)
 	}
 	if _, err := m.Predict(fb); err != nil {
 		t.Fatalf("predict on the GPU: %v", err)

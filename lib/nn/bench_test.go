@@ -540,9 +540,9 @@ func BenchmarkSparseVsDense(b *testing.B) {
 }
 
 // warmUp trains a model on batches (cycled) until engine.StepLoopAuto has
-// switched every one of them that it trains unrolled, so that what follows
-// measures the steady state of a long run; it does nothing when none is
-// (or in the other modes).
+// switched every one of them that it trains unrolled or as one program, so
+// that what follows measures the steady state of a long run; it does
+// nothing when none is (or in the other modes).
 func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
 	b.Helper()
 	if s := m.cfg.Exec.StepLoop; s != "" && s != engine.StepLoopAuto {
@@ -554,10 +554,11 @@ func warmUp(b *testing.B, m *Model, batches []*clrs.Feedback) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		fits = fits || m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, 0).UnrolledSteps > 0
+		sc := m.plan(engine.Shape{Graphs: bd.B, AlgorithmSteps: bd.S, StepBytes: m.evalStepBytes(bd.N)}, 0)
+		fits = fits || sc.UnrolledSteps > 0 || (sc.ProgramSteps > 0 && !sc.Program)
 		bd.Release()
 	}
-	for k := 0; fits && m.Step() < engine.UnrollFromTrainingStep+int64(len(batches)); k++ {
+	for k := 0; fits && m.Step() < max(engine.UnrollFromTrainingStep, engine.ProgramFromTrainingStep)+int64(len(batches)); k++ {
 		if _, err := m.TrainStep(batches[k%len(batches)]); err != nil {
 			b.Fatal(err)
 		}

@@ -42,29 +42,36 @@
 // # Steps
 //
 // The model is written once, as one algorithm step (step.go), and run by
-// the execution engine, package lib/nn/engine, in one of two ways that
+// the execution engine, package lib/nn/engine, in one of three ways that
 // engine.Plan picks per batch from Config.Exec (engine.Options), the
 // backend's device, the processor's traits, the batch's shape and the
 // run's progress:
 //
-//   - the step loop (the default): one compiled step, called once per step
-//     of the batch's longest trajectory. Compile time and program size do
-//     not depend on the trajectory's length. Evaluation keeps one step's
+//   - the step loop: one compiled step, called once per step of the
+//     batch's longest trajectory. Compile time and program size do not
+//     depend on the trajectory's length. Evaluation keeps one step's
 //     state; training keeps each step's carry (node latents and fed hints:
 //     O(T × B × N × H)) and computes gradients with a reverse loop that
 //     recomputes each step and runs its vector-Jacobian product, as
 //     jax.lax.scan's transpose does.
+//   - one program a training step (engine.StepLoopProgram): the same two
+//     loops as XLA While loops inside one compiled program with the output
+//     head, the clipping and Adam, compiled once per batch shape and
+//     power-of-two bucket of lengths, called once per training step, as the
+//     reference's scanned step is. The default mode, auto, trains every
+//     batch this way on an NVIDIA card, where the loop's per-step calls
+//     dominate, and on XLA's CPU in runs of engine.ProgramMinRunTrainingSteps
+//     or more from training step engine.ProgramFromTrainingStep on (the first
+//     steps in the loop, whose programs compile fastest, while the program
+//     compiles in the background).
 //   - unrolling: every step in one program, compiled per trajectory length
-//     (unroll.go). It trains short trajectories about 1.45× as fast with
-//     MPNN-family processors, so the default mode, auto, trains their
-//     batches of at most engine.UnrollMaxAlgorithmSteps algorithm steps
-//     unrolled from training step engine.UnrollFromTrainingStep on, their
-//     programs compiled in the background until then; the Triplet
-//     processors, which gained at most 15 % for two to four times the
-//     memory, stay in the loop off an NVIDIA card; evaluation always loops.
+//     (unroll.go); auto uses it only on the pure-Go backend (short batches
+//     of the MPNN family), where it measured faster than the loop.
 //
-// Both compute the same function (TestStepLoopSameFunction compares
-// predictions, losses and gradients over every probe type and processor).
+// They compute the same function (TestStepLoopSameFunction compares
+// predictions, losses and gradients over every probe type and processor;
+// TestOneProgramSameFunction the one program's losses, gradients and
+// parameters after training steps).
 // Predict splits a batch whose widest step would exceed the evaluation
 // memory budget (engine.Options.EvalMemory).
 //

@@ -378,6 +378,7 @@ func newModel(backend compute.Backend, cfg Config, store *model.Store, vars *syn
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
+	m.loop.SetVariablesLock(m.vars) // one-program steps compile in the background beside training steps
 	return m, nil
 }
 
@@ -801,12 +802,28 @@ func (m *Model) TrainStepKey(fb *clrs.Feedback, key jaxrand.Key) (loss float64, 
 			return 0, fmt.Errorf("nn: %w", err)
 		}
 	}
+	if sc.Program {
+		// Before the variables are locked: building the program reads them.
+		if err := m.loop.CompileProgram(bd, sc.ProgramSteps, false); err != nil {
+			return 0, fmt.Errorf("nn: %w", err)
+		}
+	}
 	m.vars.Lock()
 	defer m.vars.Unlock()
+	if sc.Program {
+		loss, _, err := m.loop.TrainProgram(bd, sc.ProgramSteps, true)
+		if err == nil {
+			m.unroll.CountProgram()
+		}
+		return loss, err
+	}
 	if !sc.Unrolled {
 		loss, _, err := m.loop.LossAndGradients(bd, true)
 		if err == nil && sc.CompileUnrolled {
 			err = m.unroll.Compile(m.trainFn, ubd.unrollShapes(), ubd.S, true) // ready by UnrollFromTrainingStep, if it can be
+		}
+		if err == nil && sc.CompileProgram {
+			err = m.loop.CompileProgram(bd, sc.ProgramSteps, true) // ready by ProgramFromTrainingStep, if it can be
 		}
 		if err == nil {
 			m.unroll.Count(false)

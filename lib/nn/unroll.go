@@ -73,6 +73,12 @@ func (m *Model) UnrollsEver() bool {
 	return engine.UnrollsEver(m.cfg.Exec, m.device, m.traits())
 }
 
+// ProgramsEver tells whether this model, with its execution options on
+// its backend, ever trains a batch as one program (engine.ProgramsEver).
+func (m *Model) ProgramsEver() bool {
+	return engine.ProgramsEver(m.cfg.Exec, m.device, m.traits())
+}
+
 // StepCounts returns how many training steps this model (since New or
 // Load) ran in the step loop and how many unrolled.
 func (m *Model) StepCounts() (looped, unrolled int64) {
@@ -83,6 +89,11 @@ func (m *Model) StepCounts() (looped, unrolled int64) {
 	}
 	return looped, unrolled
 }
+
+// ProgramStepCount returns how many training steps this model (since New
+// or Load) ran as one program (engine.StepLoopProgram, auto's pick on a
+// card and, in long runs, on XLA's CPU).
+func (m *Model) ProgramStepCount() int64 { return m.unroll.ProgramCount() }
 
 // unrollShapes are the unrolled training program's input shapes for a
 // batch.

@@ -12,14 +12,17 @@ import (
 	"github.com/narlab/narlab/lib/nn/engine"
 )
 
-// TestAutoUnroll checks engine.StepLoopAuto's switch to unrolled training: it
-// compiles nothing unrolled before engine.UnrollCompileFromTrainingStep; before
-// engine.UnrollFromTrainingStep it trains exactly as the step loop (the same programs:
-// bit-equal losses); from then on short batches run unrolled (StepCounts)
-// and the losses stay those of the loop up to rounding; and the run is
-// reproducible: a second model, and one resumed from a checkpoint taken
-// before the switch, give bit-equal losses although their background
-// compilations finish at other times.
+// TestAutoUnroll checks engine.StepLoopAuto's switch from the step loop to
+// unrolled training (the pure-Go backend) or one-program steps (XLA's CPU):
+// it compiles neither before its compile step
+// (engine.UnrollCompileFromTrainingStep, engine.ProgramCompileFromTrainingStep);
+// before its switch step (engine.UnrollFromTrainingStep,
+// engine.ProgramFromTrainingStep) it trains exactly as the step loop (the same
+// programs: bit-equal losses); from then on the batches run unrolled or as
+// one program (StepCounts, ProgramStepCount) and the losses stay those of
+// the loop up to rounding; and the run is reproducible: a second model, and
+// one resumed from a checkpoint taken before the switch, give bit-equal
+// losses although their background compilations finish at other times.
 func TestAutoUnroll(t *testing.T) {
 	for name, be := range testBackends(t) {
 		t.Run(name, func(t *testing.T) { testAutoUnroll(t, be) })
@@ -65,9 +68,14 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 	// resumes from as in a new process.
 	loop, auto, again := mk(engine.StepLoopLoop), mk(engine.StepLoopAuto), mk(engine.StepLoopAuto)
 	want := train(loop, 0, steps)
+	program := engine.ProgramsEver(auto.cfg.Exec, auto.device, auto.traits())
+	if engine.ProgramFromTrainingStep != engine.UnrollFromTrainingStep || engine.ProgramCompileFromTrainingStep != engine.UnrollCompileFromTrainingStep {
+		t.Fatal("the test assumes one-program and unrolled steps switch at the same training steps")
+	}
 	got := train(auto, 0, engine.UnrollCompileFromTrainingStep-1)
-	if n := auto.unroll.Compilations(); n != 0 {
-		t.Errorf("%d unrolled programs compiled after %d steps; want none before step %d", n, engine.UnrollCompileFromTrainingStep-1, engine.UnrollCompileFromTrainingStep)
+	if n, p := auto.unroll.Compilations(), auto.loop.ProgramCompilations(); n != 0 || p != 0 {
+		t.Errorf("%d unrolled programs and %d one-program steps compiled after %d steps; want none before step %d",
+			n, p, engine.UnrollCompileFromTrainingStep-1, engine.UnrollCompileFromTrainingStep)
 	}
 	got = append(got, train(auto, engine.UnrollCompileFromTrainingStep-1, steps)...)
 	cut := engine.UnrollFromTrainingStep - 2
@@ -84,11 +92,16 @@ func testAutoUnroll(t *testing.T, be compute.Backend) {
 		case i < engine.UnrollFromTrainingStep && got[i] != want[i]:
 			t.Errorf("step %d (looped): auto's loss %v, the loop's %v", i, got[i], want[i])
 		case math.Abs(got[i]-want[i]) > 1e-4*math.Max(1, math.Abs(want[i])):
-			t.Errorf("step %d (unrolled): auto's loss %v, the loop's %v", i, got[i], want[i])
+			t.Errorf("step %d (unrolled or one program): auto's loss %v, the loop's %v", i, got[i], want[i])
 		}
 	}
-	if l, u := auto.StepCounts(); l != int64(engine.UnrollFromTrainingStep) || u != 4 {
-		t.Errorf("auto ran %d steps in the loop and %d unrolled; want %d and 4", l, u, engine.UnrollFromTrainingStep)
+	wantU, wantP := int64(4), int64(0)
+	if program {
+		wantU, wantP = 0, 4
+	}
+	if l, u := auto.StepCounts(); l != int64(engine.UnrollFromTrainingStep) || u != wantU || auto.ProgramStepCount() != wantP {
+		t.Errorf("auto ran %d steps in the loop, %d unrolled and %d as one program; want %d, %d and %d",
+			l, u, auto.ProgramStepCount(), engine.UnrollFromTrainingStep, wantU, wantP)
 	}
 	if l, u := loop.StepCounts(); l != int64(steps) || u != 0 {
 		t.Errorf("the loop model ran %d steps looped and %d unrolled; want %d and 0", l, u, steps)
@@ -219,7 +232,9 @@ func TestPaddedArgs(t *testing.T) {
 }
 
 // TestAutoUnrollsProcessors checks which processors engine.StepLoopAuto trains
-// unrolled: the MPNN family's short batches, never a Triplet processor's.
+// unrolled on the pure-Go backend: the MPNN family's short batches, never a
+// Triplet processor's (on XLA every processor trains as one program:
+// engine.TestPlan).
 func TestAutoUnrollsProcessors(t *testing.T) {
 	be, err := Backend("go")
 	if err != nil {

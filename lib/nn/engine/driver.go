@@ -67,6 +67,11 @@ type Loop struct {
 	// runs on the device, where the layout allows it (no per-step inputs).
 	evalOnDevice bool
 	times        callTimes
+	// one holds the one-program training steps (TrainProgram).
+	one onePrograms
+	// varsLock is held for reading while a program compiles in the
+	// background (SetVariablesLock).
+	varsLock *sync.RWMutex
 }
 
 // NewLoop builds a body's step loop on a backend, over the variables of
@@ -84,7 +89,10 @@ func NewLoop(backend compute.Backend, store *model.Store, body Body, opt Optimiz
 }
 
 // Close releases the loop's compiled programs.
-func (sl *Loop) Close() { sl.progs.finalize() }
+func (sl *Loop) Close() {
+	sl.progs.finalize()
+	sl.one.finalize()
+}
 
 // StepsPerCall is the number of steps a training call runs.
 func (sl *Loop) StepsPerCall() int { return sl.progs.k }

@@ -9,18 +9,24 @@
 //     vector-Jacobian product, as jax.lax.scan's transpose does; evaluation
 //     by a loop on the host, or on the device (one program whose While runs
 //     the steps);
+//   - a training step as one program ([Loop.TrainProgram]): the forward and
+//     reverse loops as XLA While loops, the head, clipping and Adam in one
+//     compiled program per batch shape and bucket of lengths, one call a
+//     training step;
 //   - unrolled programs (the model's own, every step in one program), whose
 //     background compilation [Unrolled] manages;
 //   - [Plan], the one pure function that picks, for a backend, a
 //     processor's properties, a batch's shape and the run's length, how a
-//     batch runs: in the loop or unrolled, evaluation on the host or the
+//     batch runs: in the loop, as one program or unrolled, evaluation on the host or the
 //     device, steps a call, how many graphs an evaluation call holds
 //     ([Schedule]);
 //   - the process tuning narlab's binaries ask for explicitly
 //     ([TuneProcess]: the collector's pace and glibc malloc's modes).
 //
 // The engine knows nothing of CLRS probes, processors or checkpoints: those
-// are lib/nn's. It imports only GoMLX.
+// are lib/nn's. It imports only GoMLX. Two workarounds of that stack's
+// versions live here: [GoClosures] (the pure-Go backend's loop bodies) and
+// freshCaches (per-graph caches that loop bodies must not share).
 package engine
 
 import (

@@ -33,10 +33,16 @@ const (
 	// StepLoopUnroll always unrolls (compile time and memory grow with
 	// the trajectory's length).
 	StepLoopUnroll = "unroll"
+	// StepLoopProgram always trains a batch as one program: the forward
+	// and reverse loops over its steps, the head and the update in one
+	// compiled program per batch shape and bucket of lengths (StepBucket),
+	// one call a training step ([Loop.TrainProgram]). It evaluates in
+	// the step loop.
+	StepLoopProgram = "program"
 )
 
 // StepLoopModes are the step-loop modes.
-var StepLoopModes = []string{StepLoopAuto, StepLoopLoop, StepLoopUnroll}
+var StepLoopModes = []string{StepLoopAuto, StepLoopLoop, StepLoopUnroll, StepLoopProgram}
 
 // Evaluation-loop modes (Options.EvalLoop).
 const (
@@ -81,6 +87,19 @@ const (
 	// MaxStepsPerCall bounds Options.StepsPerCall (its programs' size and
 	// compile time grow with it).
 	MaxStepsPerCall = 64
+	// ProgramFromTrainingStep is the training step from which
+	// StepLoopAuto trains a batch as one program off an NVIDIA card (on a
+	// card, from the first): the first steps train in the loop, whose
+	// programs compile fastest, while the one program compiles in the
+	// background from ProgramCompileFromTrainingStep on, so the first
+	// step is no longer than the loop's.
+	ProgramFromTrainingStep = UnrollFromTrainingStep
+	// ProgramCompileFromTrainingStep is the training step after which
+	// StepLoopAuto compiles a batch's one program in the background.
+	ProgramCompileFromTrainingStep = UnrollCompileFromTrainingStep
+	// ProgramMinRunTrainingSteps is the shortest run that StepLoopAuto
+	// trains with one-program steps off an NVIDIA card (there, every run).
+	ProgramMinRunTrainingSteps = UnrollMinRunTrainingSteps
 )
 
 // Memory budgets' defaults (Options.EvalMemory, Options.UnrollMemory).
@@ -197,6 +216,17 @@ type Request struct {
 
 // Schedule is how one batch runs.
 type Schedule struct {
+	// Program: train the batch as one program (Loop.TrainProgram, waiting
+	// for its compilation), its per-step data stacked to ProgramSteps.
+	Program bool
+	// ProgramSteps is the bucket of steps (StepBucket) of the batch's one
+	// program when the batch may train as one (StepLoopProgram, or
+	// StepLoopAuto and ProgramsEver); 0 otherwise.
+	ProgramSteps int
+	// CompileProgram: after training this batch in the step loop, compile
+	// its one program in the background (ready by ProgramFromTrainingStep,
+	// if it can be).
+	CompileProgram bool
 	// Unrolled: train the batch with the unrolled program (waiting for its
 	// compilation), padded to UnrolledSteps algorithm steps.
 	Unrolled bool
@@ -239,10 +269,22 @@ func Plan(r Request) Schedule {
 	sc.EvalGraphs = int(max(1, budget/max(s.StepBytes, 1)))
 	// Training.
 	switch o.StepLoop {
+	case StepLoopProgram:
+		sc.Program, sc.ProgramSteps = true, StepBucket(s.AlgorithmSteps)
+		return sc
 	case StepLoopUnroll:
 		sc.Unrolled, sc.UnrolledSteps = true, s.AlgorithmSteps
 		return sc
 	case StepLoopLoop:
+		return sc
+	}
+	if ProgramsEver(o, r.Device, r.Traits) {
+		sc.ProgramSteps = StepBucket(s.AlgorithmSteps)
+		if r.Device == DeviceCUDA || r.TrainingStep >= ProgramFromTrainingStep {
+			sc.Program = true
+			return sc
+		}
+		sc.CompileProgram = r.TrainingStep+1 >= ProgramCompileFromTrainingStep
 		return sc
 	}
 	if !UnrollsEver(o, r.Device, r.Traits) {
@@ -278,13 +320,40 @@ func UnrollsEver(o Options, d Device, t Traits) bool {
 	switch o.StepLoop {
 	case StepLoopUnroll:
 		return true
-	case StepLoopLoop:
+	case StepLoopLoop, StepLoopProgram:
 		return false
 	}
 	if o.RunSteps > 0 && o.RunSteps < UnrollMinRunTrainingSteps {
 		return false
 	}
-	return AutoUnrolls(d, t)
+	return AutoUnrolls(d, t) && !ProgramsEver(o, d, t)
+}
+
+// ProgramsEver tells whether a run with these options ever trains a batch
+// as one program on a device with a processor of these traits.
+func ProgramsEver(o Options, d Device, t Traits) bool {
+	switch o.StepLoop {
+	case StepLoopProgram:
+		return true
+	case StepLoopLoop, StepLoopUnroll:
+		return false
+	}
+	if d != DeviceCUDA && o.RunSteps > 0 && o.RunSteps < ProgramMinRunTrainingSteps {
+		return false
+	}
+	return AutoPrograms(d, t)
+}
+
+// AutoPrograms tells whether StepLoopAuto trains a processor's batches as
+// one program on a device: on an NVIDIA card every batch, where the loop's
+// 2S+2 program calls a training step at 0.5–2 ms each are most of its time
+// (docs/log/gpu-leases-2026-11.md); on XLA's CPU every batch too, where one
+// program trains as fast as the unrolled one with less memory and one
+// compilation per octave of lengths, and faster than the loop where a step's
+// work is small against a call's (segments_intersect); on the pure-Go
+// backend (tests) never.
+func AutoPrograms(d Device, _ Traits) bool {
+	return d == DeviceCUDA || d == DeviceCPU
 }
 
 // AutoUnrolls tells whether StepLoopAuto ever trains a processor's short

@@ -18,6 +18,7 @@ type Unrolled struct {
 	wg       sync.WaitGroup
 	looped   int64
 	unrolled int64
+	programs int64
 }
 
 type unrollCompile struct {
@@ -89,6 +90,20 @@ func (u *Unrolled) Count(unrolled bool) {
 	} else {
 		u.looped++
 	}
+}
+
+// CountProgram counts a training step run as one program.
+func (u *Unrolled) CountProgram() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.programs++
+}
+
+// ProgramCount returns the training steps counted as one program.
+func (u *Unrolled) ProgramCount() int64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.programs
 }
 
 // Counts returns the training steps counted in the loop and unrolled.
