@@ -122,10 +122,15 @@ func (v view) ParitySeedsCounts() (judged, pass, listed int) {
 	return judged, pass, len(rows)
 }
 
-// ParitySeedsSummary is the README's parity line's count.
+// ParitySeedsSummary is the README's parity line's count: the rows that
+// pass of those judged, or, before any is, how many of the listed rows
+// have five seeds on both sides.
 func (v view) ParitySeedsSummary() string {
 	judged, pass, listed := v.ParitySeedsCounts()
-	return fmt.Sprintf("%d of %d rows pass at 5 seeds a side (%d of %d rows run)", pass, judged, judged, listed)
+	if judged == 0 {
+		return fmt.Sprintf("five seeds a side on 0 of %d rows so far", listed)
+	}
+	return fmt.Sprintf("%d of %d rows pass over five seeds a side", pass, judged)
 }
 
 // ParitySeedsTable is the multi-seed parity table: per row each side's

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +36,7 @@ func TestMLflowServeStopsItsServerOnSIGTERM(t *testing.T) {
 		"--artifacts", filepath.Join(dir, "artifacts"), "--port", strconv.Itoa(port), "--workers", "1",
 		"--dir", filepath.Join(dir, "server"))
 	cmd.Env = append(os.Environ(), "NARLAB_DATA="+filepath.Join(dir, "data"))
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr lockedBuffer // read while the command writes
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -57,7 +56,13 @@ func TestMLflowServeStopsItsServerOnSIGTERM(t *testing.T) {
 			t.Fatalf("mlflow serve did not start in 3 minutes:\n%s", stderr.String())
 		}
 	}
-	m := regexp.MustCompile(`MLflow tracking server \(pid (\d+)\)`).FindStringSubmatch(stderr.String())
+	// The pid line is written to stderr before the URL to stdout, but the
+	// two pipes are copied by two goroutines: wait a little for it.
+	pidLine := regexp.MustCompile(`MLflow tracking server \(pid (\d+)\)`)
+	m := pidLine.FindStringSubmatch(stderr.String())
+	for wait := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(wait); m = pidLine.FindStringSubmatch(stderr.String()) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if m == nil {
 		cmd.Process.Kill()
 		t.Fatalf("mlflow serve did not name its server's pid:\n%s", stderr.String())
