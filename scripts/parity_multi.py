@@ -55,7 +55,8 @@ def run(cmd, log, nice):
         f.write(("\n$ " + " ".join(cmd) + "\n").encode())
         f.flush()
         t0 = time.time()
-        p = subprocess.Popen(["nice", "-n", str(nice)] + cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+        # nice -n adds to the driver's own niceness: the side runs at NICE.
+        p = subprocess.Popen(["nice", "-n", str(nice - os.nice(0))] + cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         return p.returncode, time.time() - t0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
@@ -100,7 +101,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     sides = a.sides.split(",")
     if "narlab" in sides:
-        subprocess.run(["nice", "-n", "19", "go", "build", "-o", "bin/narlab", "./cmd/narlab"], cwd=ROOT, check=True)
+        subprocess.run(["nice", "-n", str(a.nice - os.nice(0)), "go", "build", "-o", "bin/narlab", "./cmd/narlab"], cwd=ROOT,
+                       check=True)
     if "reference" in sides:
         ref = subprocess.run([os.path.join(ROOT, "scripts", "ref-harness.sh")], capture_output=True, text=True,
                              check=True).stdout.strip()

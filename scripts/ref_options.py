@@ -99,6 +99,18 @@ CASES = [
          flags=dict(algorithms="bfs,insertion_sort", processor_type="mpnn", train_lengths="4,7",
                     chunked_training=True, chunk_length=5, train_steps=4, eval_every=2, hidden_size=8,
                     batch_size=4, seed=42)),
+    # run.py with model options: several algorithms with heads, message-
+    # passing steps, dropout, teacher forcing and a frozen processor; chunked
+    # training of several algorithms with the LSTM, dropout and teacher
+    # forcing (its keys drawn at every step of a chunk).
+    dict(kind="runpy", name="runpy-multi-bfs-dfs-insertion_sort-gat-options",
+         flags=dict(algorithms="bfs,dfs,insertion_sort", processor_type="gat", train_lengths="4,7",
+                    train_steps=4, eval_every=2, hidden_size=8, batch_size=4, seed=42, nb_heads=2,
+                    nb_msg_passing_steps=2, dropout_prob=0.1, hint_teacher_forcing=0.5, freeze_processor=True)),
+    dict(kind="runpy", name="runpy-chunked-multi-bfs-insertion_sort-mpnn-options",
+         flags=dict(algorithms="bfs,insertion_sort", processor_type="mpnn", train_lengths="4,7",
+                    chunked_training=True, chunk_length=5, train_steps=4, eval_every=2, hidden_size=8,
+                    batch_size=4, seed=42, use_lstm=True, dropout_prob=0.1, hint_teacher_forcing=0.5)),
     # run.py's samplers under length_needle (data only). At run.py's own
     # defaults (length_needle -8, train lengths up to 16) the reference
     # cannot make a string matcher's samplers: main() validates at the

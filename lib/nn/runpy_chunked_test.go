@@ -34,9 +34,14 @@ import (
 //
 // As TestRunPyMultiAlgorithm, the model beyond the first call is compared
 // only where lib/nn follows JAX's gradient rules at ties (jaxTieRules).
-
+//
+// The third fixture, runpy-chunked-multi-bfs-insertion_sort-mpnn-options,
+// is chunked training of several algorithms with model options on (the
+// LSTM, its state reset where a trajectory starts; dropout 0.1; teacher
+// forcing 0.5, drawn at every step of a chunk).
 func TestRunPyChunked(t *testing.T) {
-	for _, name := range []string{"runpy-chunked-bfs-mpnn", "runpy-chunked-multi-bfs-insertion_sort-mpnn"} {
+	for _, name := range []string{"runpy-chunked-bfs-mpnn", "runpy-chunked-multi-bfs-insertion_sort-mpnn",
+		"runpy-chunked-multi-bfs-insertion_sort-mpnn-options"} {
 		fx := readRunPy(t, name)
 		for bname, be := range testBackends(t) {
 			if bname != "go" && len(fx.Flags.Algorithms) > 1 {
