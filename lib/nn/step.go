@@ -167,7 +167,7 @@ func (m *Model) encodeInputs(scope *model.Scope, inputs []*Node, b, n int) featu
 // stepFeatures are the features and processor adjacency of a step fed the
 // hints fed (nil when hints are not encoded).
 func (m *Model) stepFeatures(scope *model.Scope, in features, adj0 *Node, fed []*Node) (features, *Node) {
-	if fed == nil {
+	if len(fed) == 0 { // nil, or none carried (an engine may hand an empty slice)
 		return in, adj0
 	}
 	f := in
