@@ -1162,3 +1162,66 @@ func (v view) MultiAlgoTable() string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// SameInitTable is the same-initialisation table: per algorithm and
+// processor, the step up to which narlab's losses, trained from the
+// reference's initial parameters on its batches, agree with the
+// reference's within 0.1 % (the latest row of each; ">N" when all N
+// steps agree), and the diagnoses of the rows that part before step 30.
+func (v view) SameInitTable() string {
+	latest := map[[2]string]*SameInitRow{}
+	algos := map[string]bool{}
+	for i, r := range v.Set.SameInit {
+		latest[[2]string{r.Algo, r.Processor}] = &v.Set.SameInit[i]
+		algos[r.Algo] = true
+	}
+	if len(latest) == 0 {
+		return "(no rows yet)"
+	}
+	var names []string
+	for a := range algos {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	procs := []string{"mpnn", "triplet_gmpnn"}
+	cell := func(r *SameInitRow) string {
+		if r == nil {
+			return "—"
+		}
+		if r.AgreesTo == r.Steps {
+			return fmt.Sprintf(">%d", r.Steps)
+		}
+		return fmt.Sprint(r.AgreesTo)
+	}
+	t := newTable(cols(1, 5), "algorithm", "MPNN: agree to step", "largest difference before", "Triplet-GMPNN: agree to step", "largest difference before")
+	var early []string
+	through, n := 0, 0
+	for _, a := range names {
+		cells := []string{a}
+		for _, p := range procs {
+			r := latest[[2]string{a, p}]
+			d := "—"
+			if r != nil {
+				n++
+				d = fmt.Sprintf("%.0e", r.MaxRelDiff)
+				if r.AgreesTo == r.Steps {
+					through++
+				}
+				if r.AgreesTo < 30 {
+					why := r.Diagnosis
+					if why == "" {
+						why = "not diagnosed yet"
+					}
+					early = append(early, fmt.Sprintf("* %s %s (to step %d): %s", a, p, r.AgreesTo, why))
+				}
+			}
+			cells = append(cells, cell(r), d)
+		}
+		t.row(cells...)
+	}
+	out := t.String() + fmt.Sprintf("\n\n%d of %d rows measured; %d agree through every step.", n, 2*30, through)
+	if len(early) > 0 {
+		out += " Rows whose losses part before step 30:\n\n" + strings.Join(early, "\n")
+	}
+	return out
+}
