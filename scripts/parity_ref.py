@@ -48,6 +48,8 @@ def main():
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--test-batch", type=int, default=0)
     ap.add_argument("--dump-steps", default="")
+    ap.add_argument("--no-scores", action="store_true", help="with --dump-steps: the losses only, no val/test "
+                    "scores (and no test split built); the same-initialisation grid's mode")
     ap.add_argument("--trace", default="")
     ap.add_argument("--tie-events", action="store_true")
     ap.add_argument("--trace-samples", default="", help="steps (1-based, comma-separated) whose gradients "
@@ -87,11 +89,14 @@ def main():
 
     tr, spec = split("train")
     va, _ = split("val")
-    te, _ = split("test")
     spec2, trit = transformed(spec, forever(tr, a.batch))
     _, vait = transformed(spec, iter([va.next()]))
-    _, teit = transformed(spec, iter([te.next()]))
-    vfb, tfb = next(vait), next(teit)
+    vfb = next(vait)
+    tfb = None
+    if not (a.dump_steps and a.no_scores):
+        te, _ = split("test")
+        _, teit = transformed(spec, iter([te.next()]))
+        tfb = next(teit)
     pf = processors.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
     m = baselines.BaselineModel(spec=[spec2], dummy_trajectory=[vfb], processor_factory=pf, hidden_dim=a.hidden,
                                 encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
@@ -135,7 +140,7 @@ def main():
         trace_steps(a, m, trit, key)
         return
     if a.dump_steps:
-        dump_steps(a, m, trit, key, lambda: (score(vfb), score(tfb)))
+        dump_steps(a, m, trit, key, None if a.no_scores else lambda: (score(vfb), score(tfb)))
         return
 
     best, best_params, best_step = -1.0, None, 0
@@ -161,7 +166,8 @@ def main():
 
 def dump_steps(a, m, batches, key, scores):
     """Initial parameters, the first a.steps losses and the val and test
-    scores of the parameters after them (scores() → (val, test)), as JSON
+    scores of the parameters after them (scores() → (val, test); null
+    without scores, --no-scores), and the seconds the steps took, as JSON
     (--dump-steps)."""
     import jax
     import numpy as np
@@ -171,15 +177,17 @@ def dump_steps(a, m, batches, key, scores):
             v = np.asarray(v, dtype=np.float64)
             params[module + "|" + name] = {"shape": list(v.shape), "data": [float(x) for x in v.ravel()]}
     losses = []
+    t0 = time.time()
     for _ in range(a.steps):
         key, k = jax.random.split(key)
         losses.append(float(m.feedback(k, next(batches), algorithm_index=0)))
-    val, test = scores()
+    seconds = time.time() - t0
+    val, test = scores() if scores else (None, None)
     with open(a.dump_steps, "w") as f:
         json.dump({"generator": "scripts/parity_ref.py --dump-steps (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
                    "algorithm": a.algo, "processor": a.processor, "hidden": a.hidden, "batch": a.batch,
                    "seed": a.seed, "losses": losses, "val": val, "test": test,
-                   "params": params}, f)
+                   "seconds": round(seconds, 1), "params": params}, f)
         f.write("\n")
 
 

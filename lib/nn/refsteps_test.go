@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // refSteps is a fixture written by the reference (scripts/parity_ref.py
@@ -25,6 +27,7 @@ type refSteps struct {
 	Seed                 int64
 	Losses               []float64
 	Val, Test            float64
+	Seconds              float64 // the reference's training steps, compilation included
 	Params               map[string]struct {
 		Shape []int
 		Data  []float64
@@ -87,6 +90,10 @@ func referenceModel(t *testing.T, be compute.Backend, raw []byte) (*refSteps, *M
 	}
 	cfg := DefaultConfig(ref.Algorithm, ref.Processor)
 	cfg.Hidden = ref.Hidden
+	// The step loop throughout, as the reference's scan: no unrolled
+	// programs compiled in the background (the same function, but their
+	// compilation would take most of a same-initialisation row's time).
+	cfg.Exec.StepLoop = engine.StepLoopLoop
 	m, err := New(be, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +205,56 @@ func TestReferenceSameInitScores(t *testing.T) {
 	out, _ := json.Marshal(map[string]any{"algo": ref.Algorithm, "processor": ref.Processor, "seed": ref.Seed,
 		"steps": len(ref.Losses), "narlab_val": scores["val"], "narlab_test": scores["test"],
 		"ref_val": ref.Val, "ref_test": ref.Test, "loss_agrees_to_step": agreedTo(diverged, len(batches))})
+	fmt.Println(string(out))
+}
+
+// TestReferenceSameInitLosses is a measurement, not part of the suite:
+// scripts/same_init_grid.sh runs it with NARLAB_REF_DUMP set to a dump of
+// the reference's losses (parity_ref.py --dump-steps --no-scores). It
+// trains narlab from the reference's initial parameters on the same
+// batches and prints, as one JSON line, both sides' losses, the number of
+// leading steps whose losses agree within 0.1 % and the largest relative
+// difference over those steps (the fields of results.SameInitRow but its
+// provenance, which the script adds).
+func TestReferenceSameInitLosses(t *testing.T) {
+	path := os.Getenv("NARLAB_REF_DUMP")
+	if path == "" {
+		t.Skip("a measurement: set NARLAB_REF_DUMP (scripts/same_init_grid.sh)")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, choice, err := BackendChoice(os.Getenv("NARLAB_REF_BACKEND"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ref, m, batches := referenceModel(t, be, raw)
+	defer m.Close()
+	losses := make([]float64, len(batches))
+	agree, maxRel := len(batches), 0.0
+	for i, fb := range batches {
+		if losses[i], err = m.TrainStep(fb); err != nil {
+			t.Fatal(err)
+		}
+		rel := math.Abs(losses[i]-ref.Losses[i]) / math.Abs(ref.Losses[i])
+		if agree == len(batches) {
+			if rel > 1e-3 {
+				agree = i
+			} else {
+				maxRel = math.Max(maxRel, rel)
+			}
+		}
+		t.Logf("step %d: loss %.7f, the reference's %.7f (relative %.1e)", i+1, losses[i], ref.Losses[i], rel)
+	}
+	out, err := json.Marshal(map[string]any{"algo": ref.Algorithm, "processor": ref.Processor, "seed": ref.Seed,
+		"hidden": ref.Hidden, "batch": ref.Batch, "steps": len(batches), "agrees_to_step": agree,
+		"max_rel_diff": maxRel, "ref_losses": ref.Losses, "narlab_losses": losses, "backend": choice.Kind,
+		"ref_seconds": ref.Seconds, "narlab_seconds": math.Round(time.Since(start).Seconds()*10) / 10})
+	if err != nil {
+		t.Fatal(err)
+	}
 	fmt.Println(string(out))
 }
 
