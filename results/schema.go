@@ -101,9 +101,10 @@ type MultiAlgoRow struct {
 
 // SameInitRow is a line of same_init.jsonl (scripts/same_init_grid.sh):
 // narlab trained from the reference's initial parameters on the
-// reference's batches (lib/nn's TestReferenceSameInitScores replaying
-// scripts/parity_ref.py --dump-steps), and for how many steps the two
-// sides' losses agree within 0.1 %.
+// reference's batches (lib/nn's TestReferenceSameInitLosses replaying
+// scripts/parity_ref.py --dump-steps --no-scores), for how many steps the
+// two sides' losses agree within 0.1 %, and the same for narlab against
+// itself one ulp apart (the rounding control).
 type SameInitRow struct {
 	Provenance
 	Algo      string `json:"algo"`
@@ -117,9 +118,16 @@ type SameInitRow struct {
 	AgreesTo int `json:"agrees_to_step"`
 	// MaxRelDiff is the largest relative difference of the losses over
 	// the agreeing steps.
-	MaxRelDiff    float64   `json:"max_rel_diff"`
-	RefLosses     []float64 `json:"ref_losses"`
-	NarlabLosses  []float64 `json:"narlab_losses"`
+	MaxRelDiff   float64   `json:"max_rel_diff"`
+	RefLosses    []float64 `json:"ref_losses"`
+	NarlabLosses []float64 `json:"narlab_losses"`
+	// UlpAgreesTo is the control: for how many steps narlab's losses agree
+	// within 0.1 % with narlab's own from the same initial parameters
+	// moved by one float32 ulp (UlpLosses): the same function on both
+	// sides, so where these part, rounding alone, amplified by training,
+	// has grown to 0.1 %.
+	UlpAgreesTo   int       `json:"ulp_agrees_to_step"`
+	UlpLosses     []float64 `json:"ulp_losses"`
 	Backend       string    `json:"backend"`
 	RefSeconds    float64   `json:"ref_seconds"`
 	NarlabSeconds float64   `json:"narlab_seconds"`

@@ -93,6 +93,10 @@ commit, steps, hidden, batch, seed, algo, proc = sys.argv[2:]
 cmd = f"STEPS={steps} HIDDEN={hidden} BATCH={batch} SEED={seed} ONLY={algo}:{proc} scripts/same_init_grid.sh"
 print(json.dumps({**rr.provenance(cmd), "commit": commit, **row}))
 PY
-  tail -1 "$results" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print(f"== {r[\"algo\"]} {r[\"processor\"]}: losses agree to step {r[\"agrees_to_step\"]} of {r[\"steps\"]} (reference {r[\"ref_seconds\"]} s, narlab {r[\"narlab_seconds\"]} s)")' >&2
+  tail -1 "$results" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+print("== %s %s: losses agree to step %d of %d (reference %s s, narlab %s s)" % (r["algo"], r["processor"],
+      r["agrees_to_step"], r["steps"], r["ref_seconds"], r["narlab_seconds"]))' >&2
 done
 [ "$failed" = 0 ] || { echo "same_init_grid: $failed rows failed" >&2; exit 1; }
