@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--tie-events", action="store_true")
     ap.add_argument("--trace-samples", default="", help="steps (1-based, comma-separated) whose gradients "
                     "--trace also records per sample (each sample alone as a batch of one)")
+    ap.add_argument("--probe-samples", default="", help="with --tie-events and --trace-samples: samples "
+                    "(0-based, comma-separated) whose batch of one the tie probes also run on")
     a = ap.parse_args()
 
     sys.path.insert(0, os.path.join(a.ref, "jaxstubs"))
@@ -320,6 +322,12 @@ def trace_steps(a, m, batches, key):
         if str(i + 1) in a.trace_samples.split(","):
             rec["samples"] = []
             for b in range(fb.features.lengths.shape[0]):
+                if a.tie_events and str(b) in a.probe_samples.split(","):
+                    events.clear()
+                    with jax.disable_jit():
+                        m.net_fn.apply(m.params, k, [one_sample(fb, b).features], repred=False, algorithm_index=0,
+                                       return_hints=True, return_all_outputs=False)
+                    report_tie_events(f"{i + 1} sample {b} alone", events)
                 sl, sg = m.compute_grad(k, one_sample(fb, b), algorithm_index=0)
                 rec["samples"].append({"loss": float(sl), "grads": flat(sg)})
         rec["feedback_loss"] = float(m.feedback(k, fb, algorithm_index=0))

@@ -61,6 +61,11 @@ def main():
     x = [[-2.0, -0.0, 0.0, 0.0, 0.5, 3.0], [0.0, 1.0, -1.0, 0.0, 2.0, -0.5]]
     cases.append(vjp_case("relu at zero", "relu", jax.nn.relu, {"x": x}))
 
+    # jax.nn.leaky_relu (GAT's attention logits, slope 0.01 as the
+    # reference's default): where(x >= 0, x, 0.01 x), gradient 1 at 0.
+    x = [[-2.0, -0.0, 0.0, 0.0, 0.5, 3.0], [0.0, 1.0, -1.0, 0.0, 2.0, -0.5]]
+    cases.append(vjp_case("leaky relu at zero", "leaky_relu", jax.nn.leaky_relu, {"x": x}))
+
     # jnp.max over one axis: ties of 2, 3 and 4 elements; a cotangent of 1
     # over 3 ties is 1/3 each (a rounded division).
     x = np.array([[[1, 0, 2], [1, 0, 2], [0, 0, 2], [1, 0, -1]],

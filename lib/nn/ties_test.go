@@ -58,6 +58,8 @@ var tieOps = map[string]struct {
 	"relu": {[]string{"x"},
 		func(c *tieCase, in map[string]*Node) *Node { return jaxRelu(in["x"]) },
 		func(c *tieCase, in map[string]*Node) *Node { return activation.Relu(in["x"]) }},
+	"leaky_relu": {[]string{"x"}, // GoMLX's own rule is JAX's: no replacement, pinned
+		func(c *tieCase, in map[string]*Node) *Node { return activation.LeakyReluWith(in["x"], leakyReluSlope) }, nil},
 	"reduce_max": {[]string{"x"},
 		func(c *tieCase, in map[string]*Node) *Node { return jaxReduceMax(in["x"], c.Params.Axes...) },
 		func(c *tieCase, in map[string]*Node) *Node { return ReduceMax(in["x"], c.Params.Axes...) }},
