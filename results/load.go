@@ -214,17 +214,20 @@ func (r *SameInitRow) check() error {
 	err := firstErr(r.Provenance.check(), need("algo", r.Algo), need("processor", r.Processor), need("backend", r.Backend))
 	switch {
 	case err != nil:
-	case r.Steps <= 0 || len(r.RefLosses) != r.Steps || len(r.NarlabLosses) != r.Steps || len(r.UlpLosses) != r.Steps:
-		err = fmt.Errorf("steps %d with %d reference, %d narlab and %d control losses", r.Steps, len(r.RefLosses),
-			len(r.NarlabLosses), len(r.UlpLosses))
+	case r.Steps <= 0 || len(r.RefLosses) != r.Steps || len(r.NarlabLosses) != r.Steps:
+		err = fmt.Errorf("steps %d with %d reference and %d narlab losses", r.Steps, len(r.RefLosses), len(r.NarlabLosses))
+	case r.UlpAgreesTo == nil && r.AgreesTo < r.Steps:
+		err = fmt.Errorf("agrees_to_step %d of %d steps without the one-ulp control", r.AgreesTo, r.Steps)
+	case r.UlpAgreesTo != nil && len(r.UlpLosses) != r.Steps:
+		err = fmt.Errorf("steps %d with %d control losses", r.Steps, len(r.UlpLosses))
 	case r.AgreesTo < 0 || r.AgreesTo > r.Steps:
 		err = fmt.Errorf("agrees_to_step %d outside 0..%d", r.AgreesTo, r.Steps)
 	case r.AgreesTo != agreedSteps(r.RefLosses, r.NarlabLosses):
 		err = fmt.Errorf("agrees_to_step %d, but the losses agree within 0.1 %% to step %d", r.AgreesTo,
 			agreedSteps(r.RefLosses, r.NarlabLosses))
-	case r.UlpAgreesTo != agreedSteps(r.NarlabLosses, r.UlpLosses):
+	case r.UlpAgreesTo != nil && *r.UlpAgreesTo != agreedSteps(r.NarlabLosses, r.UlpLosses):
 		err = fmt.Errorf("ulp_agrees_to_step %d, but the control's losses agree within 0.1 %% to step %d",
-			r.UlpAgreesTo, agreedSteps(r.NarlabLosses, r.UlpLosses))
+			*r.UlpAgreesTo, agreedSteps(r.NarlabLosses, r.UlpLosses))
 	}
 	return err
 }

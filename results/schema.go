@@ -121,13 +121,14 @@ type SameInitRow struct {
 	MaxRelDiff   float64   `json:"max_rel_diff"`
 	RefLosses    []float64 `json:"ref_losses"`
 	NarlabLosses []float64 `json:"narlab_losses"`
-	// UlpAgreesTo is the control: for how many steps narlab's losses agree
-	// within 0.1 % with narlab's own from the same initial parameters
-	// moved by one float32 ulp (UlpLosses): the same function on both
-	// sides, so where these part, rounding alone, amplified by training,
-	// has grown to 0.1 %.
-	UlpAgreesTo   int       `json:"ulp_agrees_to_step"`
-	UlpLosses     []float64 `json:"ulp_losses"`
+	// UlpAgreesTo is the control, run where the losses part within Steps
+	// (may be nil otherwise): for how many steps narlab's losses agree within
+	// 0.1 % with narlab's own from the same initial parameters moved by
+	// one float32 ulp (UlpLosses): the same function on both sides, so
+	// where these part, rounding alone, amplified by training, has grown
+	// to 0.1 %.
+	UlpAgreesTo   *int      `json:"ulp_agrees_to_step,omitempty"`
+	UlpLosses     []float64 `json:"ulp_losses,omitempty"`
 	Backend       string    `json:"backend"`
 	RefSeconds    float64   `json:"ref_seconds"`
 	NarlabSeconds float64   `json:"narlab_seconds"`

@@ -1205,13 +1205,17 @@ func (v view) SameInitTable() string {
 				continue
 			}
 			n++
-			cells = append(cells, steps(r.AgreesTo, r.Steps), steps(r.UlpAgreesTo, r.Steps))
+			control := "—"
+			if r.UlpAgreesTo != nil {
+				control = steps(*r.UlpAgreesTo, r.Steps)
+			}
+			cells = append(cells, steps(r.AgreesTo, r.Steps), control)
 			if r.AgreesTo >= 30 || r.AgreesTo == r.Steps {
 				long++
 				continue
 			}
 			why := r.Diagnosis
-			if r.UlpAgreesTo <= r.AgreesTo {
+			if *r.UlpAgreesTo <= r.AgreesTo {
 				controlFirst++
 				if why == "" {
 					why = "Float rounding amplified by training: the control parts no later."
@@ -1220,7 +1224,7 @@ func (v view) SameInitTable() string {
 				why = "not diagnosed yet"
 			}
 			early = append(early, fmt.Sprintf("* %s %s: to step %d (the control: %d). %s",
-				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, r.UlpAgreesTo, why))
+				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, *r.UlpAgreesTo, why))
 		}
 		t.row(cells...)
 	}

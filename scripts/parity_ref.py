@@ -54,6 +54,9 @@ def main():
     ap.add_argument("--tie-events", action="store_true")
     ap.add_argument("--trace-samples", default="", help="steps (1-based, comma-separated) whose gradients "
                     "--trace also records per sample (each sample alone as a batch of one)")
+    ap.add_argument("--eager-samples", default="", help="with --trace-samples: samples (0-based, "
+                    "comma-separated) whose gradient is also computed op by op (jax.disable_jit: the same function, "
+                    "XLA's rounding without fusion), printing how far it is from the compiled one's")
     ap.add_argument("--probe-samples", default="", help="with --tie-events and --trace-samples: samples "
                     "(0-based, comma-separated) whose batch of one the tie probes also run on")
     a = ap.parse_args()
@@ -329,6 +332,16 @@ def trace_steps(a, m, batches, key):
                                        return_hints=True, return_all_outputs=False)
                     report_tie_events(f"{i + 1} sample {b} alone", events)
                 sl, sg = m.compute_grad(k, one_sample(fb, b), algorithm_index=0)
+                if str(b) in a.eager_samples.split(","):
+                    with jax.disable_jit():
+                        el, eg = m.compute_grad(k, one_sample(fb, b), algorithm_index=0)
+                    fj, fe = flat(sg), flat(eg)
+                    norm = np.sqrt(sum(np.sum(np.square(v["data"])) for v in fj.values()))
+                    diff = {n: np.sqrt(np.sum(np.square(np.subtract(fj[n]["data"], fe[n]["data"])))) for n in fj}
+                    top = sorted(diff.items(), key=lambda kv: -kv[1])[:3]
+                    print(f"eager: step {i + 1} sample {b} alone: loss {float(el):.7f}, compiled {float(sl):.7f}; "
+                          f"‖Δ‖/norm of the gradient {np.sqrt(sum(d * d for d in diff.values())) / norm:.1e} (most at " +
+                          ", ".join(f"{n} {d / norm:.1e}" for n, d in top) + ")", file=sys.stderr, flush=True)
                 rec["samples"].append({"loss": float(sl), "grads": flat(sg)})
         rec["feedback_loss"] = float(m.feedback(k, fb, algorithm_index=0))
         steps.append(rec)
