@@ -335,6 +335,7 @@ def trace_steps(a, m, batches, key):
                 if str(b) in a.eager_samples.split(","):
                     with jax.disable_jit():
                         el, eg = m.compute_grad(k, one_sample(fb, b), algorithm_index=0)
+                    rec.setdefault("samples_eager", {})[str(b)] = {"loss": float(el), "grads": flat(eg)}
                     fj, fe = flat(sg), flat(eg)
                     norm = np.sqrt(sum(np.sum(np.square(v["data"])) for v in fj.values()))
                     diff = {n: np.sqrt(np.sum(np.square(np.subtract(fj[n]["data"], fe[n]["data"])))) for n in fj}

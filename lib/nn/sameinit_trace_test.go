@@ -29,6 +29,13 @@ type refTrace struct {
 			Loss  float64
 			Grads refTensors
 		}
+		// SamplesEager, where recorded (--eager-samples), are the same
+		// samples' loss and gradients computed by the reference op by op
+		// (jax.disable_jit), by sample index.
+		SamplesEager map[string]struct {
+			Loss  float64
+			Grads refTensors
+		} `json:"samples_eager"`
 	}
 }
 
@@ -120,6 +127,11 @@ func TestReferenceSameInitTrace(t *testing.T) {
 			loss, diffs, total := traceGradients(t, m, tr.Processor, sub, smp.Grads)
 			t.Logf("step %d sample %d alone: loss %.7f, the reference's %.7f; gradient norm %.3g, ‖Δ‖/norm %.1e (most at %s %.1e)",
 				i+1, b, loss, smp.Loss, total, diffNorm(diffs), diffs[0].name, diffs[0].norm)
+			if e, ok := st.SamplesEager[fmt.Sprint(b)]; ok {
+				_, diffs, total := traceGradients(t, m, tr.Processor, sub, e.Grads)
+				t.Logf("step %d sample %d alone against the reference op by op: loss %.7f; gradient norm %.3g, ‖Δ‖/norm %.1e (most at %s %.1e)",
+					i+1, b, e.Loss, total, diffNorm(diffs), diffs[0].name, diffs[0].norm)
+			}
 		}
 	}
 	// Then training from the first step's parameters, as the same-init
