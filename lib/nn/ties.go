@@ -34,10 +34,15 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
 )
 
-// jaxRelu is max(x, 0) with jax.nn.relu's gradient: the cotangent where
-// x > 0, and 0 elsewhere, at 0 included.
+// jaxRelu is max(x, 0), GoMLX's Relu (a NaN stays NaN), with
+// jax.nn.relu's gradient: the cotangent where x > 0, and 0 elsewhere, at 0
+// included (GoMLX's Max sends a tie's cotangent to its first operand, x,
+// which the identity in front of it then zeroes at x = 0).
 func jaxRelu(x *Node) *Node {
-	return Where(GreaterThan(x, ZerosLike(x)), x, ZerosLike(x))
+	xi := IdentityWithCustomGradient(x, func(x, v *Node) *Node {
+		return Where(Equal(x, ZerosLike(x)), ZerosLike(v), v)
+	})
+	return Max(xi, ZerosLike(x))
 }
 
 // jaxReduceMax is ReduceMax(x, axes...) with jax.numpy.max's gradient: the

@@ -227,3 +227,32 @@ func tieMismatch(got, want []float64) string {
 	}
 	return ""
 }
+
+// TestJAXTieOpsKeepNaN checks that the tie-rule ops change gradients only:
+// a NaN input gives NaN where GoMLX's own op does (a diverging model shows
+// NaN losses either way).
+func TestJAXTieOpsKeepNaN(t *testing.T) {
+	nan := float32(math.NaN())
+	for name, be := range testBackends(t) {
+		for _, c := range []struct {
+			op       string
+			fn, want func(*Node) *Node
+		}{
+			{"relu", jaxRelu, activation.Relu},
+			{"maximum", func(x *Node) *Node { return jaxMaximum(x, ZerosLike(x)) }, func(x *Node) *Node { return Max(x, ZerosLike(x)) }},
+			{"reduce_max", func(x *Node) *Node { return jaxReduceMax(x, 0) }, func(x *Node) *Node { return ReduceMax(x, 0) }},
+		} {
+			x := tensors.FromValue([]float32{nan, 1, -1, 0})
+			res, err := CallOnceN(be, func(xs []*Node) []*Node { return []*Node{c.fn(xs[0]), c.want(xs[0])} }, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := flat32(t, res[0]), flat32(t, res[1])
+			for i := range want {
+				if math.IsNaN(want[i]) != math.IsNaN(got[i]) || (!math.IsNaN(want[i]) && got[i] != want[i]) {
+					t.Errorf("%s/%s: entry %d is %g, GoMLX's own op gives %g", name, c.op, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
