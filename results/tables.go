@@ -1221,10 +1221,12 @@ func (v view) SameInitTable() string {
 					why = "Float rounding amplified by training: the control parts no later."
 				}
 			} else if why == "" {
-				why = "not diagnosed yet"
+				why = "Not diagnosed yet."
 			}
-			early = append(early, fmt.Sprintf("* %s %s: to step %d (the control: %d). %s",
-				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, *r.UlpAgreesTo, why))
+			rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+			early = append(early, fmt.Sprintf("* %s %s: to step %d (the control: %d; step 1's losses %.1e apart, the control's %.1e). %s",
+				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, *r.UlpAgreesTo,
+				rel(r.NarlabLosses[0], r.RefLosses[0]), rel(r.UlpLosses[0], r.NarlabLosses[0]), why))
 		}
 		t.row(cells...)
 	}
