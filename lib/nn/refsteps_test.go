@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
 	"github.com/narlab/narlab/lib/nn/engine"
 )
 
@@ -244,9 +245,18 @@ func TestReferenceSameInitLosses(t *testing.T) {
 	start := time.Now()
 	ref, m, batches := referenceModel(t, be, raw)
 	defer m.Close()
+	// The reference's keys (parity_ref.py: key = PRNGKey(seed), then each
+	// step's feedback gets the second half of split(key)): the same Gumbel
+	// noise for permutation outputs (the other draws of these settings,
+	// teacher forcing at 0 and dropout at 0, do not depend on them).
+	keys := make([]jaxrand.Key, len(batches))
+	key := jaxrand.PRNGKey(ref.Seed)
+	for i := range keys {
+		key, keys[i] = jaxrand.Split2(key)
+	}
 	losses := make([]float64, len(batches))
 	for i, fb := range batches {
-		if losses[i], err = m.TrainStep(fb); err != nil {
+		if losses[i], err = m.TrainStepKey(fb, keys[i]); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("step %d: loss %.7f, the reference's %.7f (relative %.1e)", i+1, losses[i], ref.Losses[i],
@@ -267,7 +277,7 @@ func TestReferenceSameInitLosses(t *testing.T) {
 		defer mn.Close()
 		nudged := make([]float64, len(batches))
 		for i, fb := range batches {
-			if nudged[i], err = mn.TrainStep(fb); err != nil {
+			if nudged[i], err = mn.TrainStepKey(fb, keys[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
