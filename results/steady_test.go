@@ -33,7 +33,7 @@ func TestSteadySummaries(t *testing.T) {
 			"1.50–4.00× the reference's (median 2.50×)", "1 under 2× (dfs/mpnn 1.50×)", "load 3.0–9.5",
 		}},
 		{"brief", rows, view.SteadyBrief, []string{"4 of the protocol's 60 rows measured", "1.50–4.00×", "(median 2.50×), 1 under 2×."}},
-		{"flops", rows, view.SteadyFLOPTable, []string{"| bfs | mpnn | 4.000 | 100 | 8.00 | 40.0 |  | 20.0 % | 3.0 |"}},
+		{"flops", rows, view.SteadyFLOPTable, []string{"| bfs | mpnn | 4.000 | 100 | 8.00 | 0.4 | 40.0 |  | 20.0 % | 3.0 |"}},
 		{"summary none", nil, view.SteadySummary, []string{"No row measured yet"}},
 		{"flops none", rows[1:], view.SteadyFLOPTable, []string{"Not measured yet"}},
 		{"every one at 2×", rows[:1], view.SteadySummary, []string{"1 of the protocol's 60 rows measured", "every one at 2× or more"}},

@@ -393,11 +393,12 @@ func (v view) SteadyBrief() string {
 
 // SteadyFLOPTable is the arithmetic rate of a training step on a CPU for
 // SteadyFLOPRows: the matrix-product FLOPs of a step, narlab's GFLOP/s
-// (those at its steps/s), the run's measured peaks and the fraction of the
-// square product's.
+// (those at its steps/s) and per CPU second of the process (what load
+// changes least), the run's measured peaks and the fraction of the square
+// product's.
 func (v view) SteadyFLOPTable() string {
-	t := newTable(cols(2, 9), "algorithm", "processor", "narlab steps/s", "MFLOP/step", "narlab GFLOP/s",
-		"peak GFLOP/s (square 1024)", "message-MLP product GFLOP/s", "of the peak", "load")
+	t := newTable(cols(2, 10), "algorithm", "processor", "narlab steps/s", "MFLOP/step", "narlab GFLOP/s",
+		"GFLOP per CPU s", "peak GFLOP/s (square 1024)", "message-MLP product GFLOP/s", "of the peak", "load")
 	n := 0
 	for _, r := range v.steadyRows("cpu") {
 		if r.Exec != "" || !contains(SteadyFLOPRows, r.Algo+"/"+r.Processor) || r.Narlab == nil || r.Narlab.GFLOPPerS == nil {
@@ -407,8 +408,12 @@ func (v view) SteadyFLOPTable() string {
 		if r.PeakGFLOPPerS != nil && *r.PeakGFLOPPerS > 0 {
 			share = f(100**r.Narlab.GFLOPPerS / *r.PeakGFLOPPerS, 1) + " %"
 		}
+		perCPU := ""
+		if r.Narlab.MFLOPPerStep != nil && r.Narlab.CPUSPerStep > 0 {
+			perCPU = f(*r.Narlab.MFLOPPerStep/1e3/r.Narlab.CPUSPerStep, 1)
+		}
 		t.row(r.Algo, r.Processor, f(r.Narlab.StepsPerS, 3), pf(r.Narlab.MFLOPPerStep, 0, ""), pf(r.Narlab.GFLOPPerS, 2, ""),
-			pf(r.PeakGFLOPPerS, 1, ""), pf(r.MessageGFLOPPerS, 1, ""), share, f(r.Load1, 1))
+			perCPU, pf(r.PeakGFLOPPerS, 1, ""), pf(r.MessageGFLOPPerS, 1, ""), share, f(r.Load1, 1))
 		n++
 	}
 	if n == 0 {

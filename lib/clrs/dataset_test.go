@@ -183,14 +183,19 @@ func TestWriteQueueTakesLargestFirst(t *testing.T) {
 		}
 		files = append(files, f)
 	}
+	bySize := slices.Clone(files)
+	slices.SortFunc(bySize, func(a, b *SplitFile) int { return int(b.Bytes() - a.Bytes()) })
 	q := newWriteQueue(3)
 	for i, f := range files {
 		if !q.push(i, f) {
 			t.Fatal("push refused")
 		}
 	}
+	// The push that waits for room brings the smallest file, so that
+	// whenever it lands (after the first pop, perhaps before the second)
+	// the two largest are still the two taken.
 	pushed := make(chan bool)
-	go func() { pushed <- q.push(3, files[0]) }()
+	go func() { pushed <- q.push(3, bySize[2]) }()
 	select {
 	case <-pushed:
 		t.Fatal("push into a full queue did not wait")
@@ -207,8 +212,6 @@ func TestWriteQueueTakesLargestFirst(t *testing.T) {
 	if !<-pushed {
 		t.Fatal("push refused once there was room")
 	}
-	bySize := slices.Clone(files)
-	slices.SortFunc(bySize, func(a, b *SplitFile) int { return int(b.Bytes() - a.Bytes()) })
 	if want := []string{bySize[0].Algorithm, bySize[1].Algorithm}; !slices.Equal(got, want) {
 		t.Errorf("taken %v, want %v (the most bytes first)", got, want)
 	}
