@@ -244,7 +244,7 @@ func evalCmd(args []string) error {
 		return err
 	}
 	if cfg.Reference != nil {
-		fmt.Fprintf(stdout, "dm-clrs checkpoint: %s\n", describeConfig(res.Config))
+		fmt.Fprintf(stdout, "dm-clrs checkpoint: %s\n", res.Config.ReferenceDescription())
 	}
 	// What was scored; the checkpoint's path goes to standard error, so
 	// that the scores of a checkpoint and of its export print the same.
