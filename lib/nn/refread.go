@@ -361,7 +361,11 @@ func transformedProbes(algo string, perms, pai bool) (probeNames, error) {
 // fits returns the configurations under which an algorithm's encoders and
 // decoders are exactly p's. The transforms that change nothing for an
 // algorithm take DefaultConfig's value (on).
-func (p refProbes) fits(algo string) []refFit {
+func (p refProbes) fits(algo string) []refFit { return p.fitsWith(algo, true) }
+
+// fitsWith is fits, or, with distinct false, every setting of the
+// transforms that fits, also those that change nothing for algo.
+func (p refProbes) fitsWith(algo string, distinct bool) []refFit {
 	var out []refFit
 	seen := map[string]bool{}
 	for _, perms := range []bool{true, false} {
@@ -371,7 +375,7 @@ func (p refProbes) fits(algo string) []refFit {
 				continue
 			}
 			sig := fmt.Sprint(pn)
-			if seen[sig] {
+			if distinct && seen[sig] {
 				continue
 			}
 			seen[sig] = true
@@ -598,32 +602,7 @@ func (l *refLayout) inferSeveral(proc string, opts ReferenceOptions) (Config, er
 // fitsAny returns every configuration (of the four settings of the
 // transforms, whether they change the algorithm's probes or not) under
 // which algo's encoders and decoders are exactly p's.
-func (p refProbes) fitsAny(algo string) []refFit {
-	var out []refFit
-	for _, perms := range []bool{true, false} {
-		for _, pai := range []bool{true, false} {
-			pn, err := transformedProbes(algo, perms, pai)
-			if err != nil {
-				continue
-			}
-			for _, mode := range HintModes {
-				enc, dec := slices.Clone(pn.inputs), slices.Clone(pn.outputs)
-				if mode == "encoded_decoded" {
-					enc = append(enc, pn.hints...)
-				}
-				if mode != "none" {
-					dec = append(dec, pn.hints...)
-				}
-				slices.Sort(enc)
-				slices.Sort(dec)
-				if slices.Equal(enc, p.enc) && slices.Equal(dec, p.dec) {
-					out = append(out, refFit{algorithm: algo, hintMode: mode, permutations: perms, predAsInput: pai})
-				}
-			}
-		}
-	}
-	return out
-}
+func (p refProbes) fitsAny(algo string) []refFit { return p.fitsWith(algo, false) }
 
 func orNone(xs []string) string {
 	if len(xs) == 0 {
