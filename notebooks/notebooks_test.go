@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,10 @@ type notebook struct {
 	Cells []struct {
 		CellType string `json:"cell_type"`
 		Source   any    `json:"source"`
-		Outputs  []struct {
+		Metadata struct {
+			Execution map[string]string `json:"execution"` // nbclient's timestamps
+		} `json:"metadata"`
+		Outputs []struct {
 			OutputType string                     `json:"output_type"`
 			Name       string                     `json:"name"`
 			Data       map[string]json.RawMessage `json:"data"`
@@ -46,7 +50,12 @@ type notebook struct {
 // TestNotebooks executes every notebook with the installed "Go (narlab)"
 // kernel (nbconvert, no --allow-errors: any failing cell fails the test)
 // and checks that the outputs each notebook declares (images, HTML tables)
-// are there.
+// are there. It sets NARLAB_NOTEBOOK_QUICK=1, with which a notebook that
+// has a reader's size and a smaller one (07's prompts; each says so where
+// it chooses) runs the smaller: every cell still runs, on less work. GoNB
+// links each cell into a program of its own; the kernel's go commands get
+// -ldflags=-w (no DWARF debugging tables, which take most of the link on a
+// small machine, and which no cell's output uses).
 func TestNotebooks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("executes every notebook in a real Jupyter kernel; run without -short")
@@ -95,7 +104,8 @@ func TestNotebooks(t *testing.T) {
 			cmd := exec.Command(py, "-m", "nbconvert", "--to", "notebook", "--execute",
 				"--ExecutePreprocessor.timeout=1200", "--ExecutePreprocessor.kernel_name="+kernel.Name,
 				"--output-dir", dir, f)
-			cmd.Env = append(os.Environ(), "NARLAB_ROOT="+rootDir(t), "NARLAB_DATA="+data)
+			cmd.Env = append(os.Environ(), "NARLAB_ROOT="+rootDir(t), "NARLAB_DATA="+data, "NARLAB_NOTEBOOK_QUICK=1",
+				"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -ldflags=-w"))
 			combined, err := cmd.CombinedOutput()
 			elapsed := time.Since(start)
 			if err != nil {
@@ -110,6 +120,7 @@ func TestNotebooks(t *testing.T) {
 			if err := json.Unmarshal(raw, &done); err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("slowest cells: %s", slowestCells(done, 4))
 			counts := map[string]int{}
 			for i, c := range done.Cells {
 				for _, o := range c.Outputs {
@@ -190,6 +201,30 @@ func checkFigure(img image.Image) error {
 		return fmt.Errorf("figure looks blank: %.2f %% of its pixels differ from the background, %d colours", 100*frac, len(colours))
 	}
 	return nil
+}
+
+// slowestCells lists the n code cells of an executed notebook that took
+// longest (index and seconds, from nbclient's execution timestamps), to
+// show where a notebook's time goes.
+func slowestCells(nb notebook, n int) string {
+	type cell struct {
+		i int
+		d time.Duration
+	}
+	var cells []cell
+	for i, c := range nb.Cells {
+		start, err1 := time.Parse(time.RFC3339Nano, c.Metadata.Execution["iopub.execute_input"])
+		end, err2 := time.Parse(time.RFC3339Nano, c.Metadata.Execution["shell.execute_reply"])
+		if err1 == nil && err2 == nil {
+			cells = append(cells, cell{i, end.Sub(start)})
+		}
+	}
+	sort.Slice(cells, func(a, b int) bool { return cells[a].d > cells[b].d })
+	var parts []string
+	for _, c := range cells[:min(n, len(cells))] {
+		parts = append(parts, fmt.Sprintf("cell %d %.1fs", c.i, c.d.Seconds()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func rootDir(t *testing.T) string {
