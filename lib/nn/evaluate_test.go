@@ -12,7 +12,9 @@ import (
 // each batch padded to its own longest trajectory, gives Evaluate's scores
 // on the same samples batched beforehand and padded to the longest of all
 // (the reference's split batches), for algorithms with trajectories of
-// varying length and each kind of output.
+// varying length and each kind of output, on the pure-Go backend; XLA,
+// which compiles slowly and runs the same graph, checks quicksort's
+// (varying lengths, a permutation pointer fused with its mask).
 func TestEvaluateTrajectories(t *testing.T) {
 	for name, be := range testBackends(t) {
 		for _, tc := range []struct{ algo, proc string }{
@@ -21,6 +23,9 @@ func TestEvaluateTrajectories(t *testing.T) {
 			{"minimum", "mpnn"},           // mask_one
 			{"bellman_ford", "gatv2"},     // varying lengths on graphs
 		} {
+			if name != "go" && tc.algo != "quicksort" {
+				continue // XLA: one case keeps that path checked (see above)
+			}
 			t.Run(name+"/"+tc.algo+"/"+tc.proc, func(t *testing.T) {
 				s, err := clrs.NewSampler(tc.algo, clrs.Length(6), clrs.Seed(5), clrs.NumSamples(7))
 				if err != nil {
