@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +33,7 @@ type Set struct {
 	Figure3     []Figure3Row
 	MultiAlgo   []MultiAlgoRow
 	ParitySeeds []ParityRow // parity_seeds.jsonl: the multi-seed parity rows (seeds.go)
+	SameInit    []SameInitRow
 }
 
 // file names one JSONL file and where its rows go.
@@ -61,6 +63,7 @@ var files = []file{
 	{"figure3.jsonl", func(s *Set, d string) error { return readInto(d, "figure3.jsonl", &s.Figure3) }},
 	{"multi_algo.jsonl", func(s *Set, d string) error { return readInto(d, "multi_algo.jsonl", &s.MultiAlgo) }},
 	{"parity_seeds.jsonl", func(s *Set, d string) error { return readInto(d, "parity_seeds.jsonl", &s.ParitySeeds) }},
+	{"same_init.jsonl", func(s *Set, d string) error { return readInto(d, "same_init.jsonl", &s.SameInit) }},
 }
 
 // FileNames returns the names of the JSONL files Load reads, sorted.
@@ -205,6 +208,39 @@ func (r *MultiAlgoRow) check() error {
 		}
 	}
 	return err
+}
+
+func (r *SameInitRow) check() error {
+	err := firstErr(r.Provenance.check(), need("algo", r.Algo), need("processor", r.Processor), need("backend", r.Backend))
+	switch {
+	case err != nil:
+	case r.Steps <= 0 || len(r.RefLosses) != r.Steps || len(r.NarlabLosses) != r.Steps:
+		err = fmt.Errorf("steps %d with %d reference and %d narlab losses", r.Steps, len(r.RefLosses), len(r.NarlabLosses))
+	case r.UlpAgreesTo == nil && r.AgreesTo < r.Steps:
+		err = fmt.Errorf("agrees_to_step %d of %d steps without the one-ulp control", r.AgreesTo, r.Steps)
+	case r.UlpAgreesTo != nil && len(r.UlpLosses) != r.Steps:
+		err = fmt.Errorf("steps %d with %d control losses", r.Steps, len(r.UlpLosses))
+	case r.AgreesTo < 0 || r.AgreesTo > r.Steps:
+		err = fmt.Errorf("agrees_to_step %d outside 0..%d", r.AgreesTo, r.Steps)
+	case r.AgreesTo != agreedSteps(r.RefLosses, r.NarlabLosses):
+		err = fmt.Errorf("agrees_to_step %d, but the losses agree within 0.1 %% to step %d", r.AgreesTo,
+			agreedSteps(r.RefLosses, r.NarlabLosses))
+	case r.UlpAgreesTo != nil && *r.UlpAgreesTo != agreedSteps(r.NarlabLosses, r.UlpLosses):
+		err = fmt.Errorf("ulp_agrees_to_step %d, but the control's losses agree within 0.1 %% to step %d",
+			*r.UlpAgreesTo, agreedSteps(r.NarlabLosses, r.UlpLosses))
+	}
+	return err
+}
+
+// agreedSteps is the number of leading steps whose losses agree within
+// 0.1 % of the reference's.
+func agreedSteps(ref, nl []float64) int {
+	for i := range ref {
+		if math.Abs(nl[i]-ref[i]) > 1e-3*math.Abs(ref[i]) {
+			return i
+		}
+	}
+	return len(ref)
 }
 
 func (r *TrainRow) check() error {

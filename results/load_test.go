@@ -29,6 +29,15 @@ func copyResults(t *testing.T, name, content string) string {
 	return dir
 }
 
+// sameInit is a same_init.jsonl row of three steps whose losses part at
+// step 2 (and the control's at step 3), with the given agreement fields.
+func sameInit(agree, control string) string {
+	return `{"date": "2026-12-05", "machine": "m", "algo": "bfs", "processor": "mpnn", "seed": 42, "hidden": 32, ` +
+		`"batch": 16, "steps": 3, ` + agree + `, ` + control + `, "max_rel_diff": 0, "backend": "xla-cpu", ` +
+		`"ref_losses": [10, 10, 10], "narlab_losses": [10, 10.5, 11], "ulp_losses": [10, 10.5, 12], ` +
+		`"ref_seconds": 1, "narlab_seconds": 1}`
+}
+
 // TestLoadRejects checks that a row that does not fit its file's schema,
 // or a file without one, is an error naming the file, the line and what
 // was wrong.
@@ -48,6 +57,12 @@ func TestLoadRejects(t *testing.T) {
 		{"both memories of a sparse row", "sparse.jsonl",
 			`{"date": "2026-12-05", "machine": "m", "device": "cpu", "backend": "x", "algo": "bfs", "graphs": 4, "hidden": 64, "n": 16, "path": "sparse", "first_s": 1, "again_s": 1, "peak_mb": 1, "gpu_mb": 1}`,
 			[]string{"sparse.jsonl:1", "exactly one of peak_mb"}},
+		{"same-init steps miscounted", "same_init.jsonl", sameInit(`"agrees_to_step": 2`, `"ulp_agrees_to_step": 1`),
+			[]string{"same_init.jsonl:1", "agrees_to_step 2, but the losses agree within 0.1 % to step 1"}},
+		{"same-init parting without its control", "same_init.jsonl", sameInit(`"agrees_to_step": 1`, `"note": ""`),
+			[]string{"same_init.jsonl:1", "without the one-ulp control"}},
+		{"same-init control miscounted", "same_init.jsonl", sameInit(`"agrees_to_step": 1`, `"ulp_agrees_to_step": 3`),
+			[]string{"same_init.jsonl:1", "ulp_agrees_to_step 3, but the control's losses agree within 0.1 % to step 2"}},
 		{"a file without a schema", "extra.jsonl", "{}", []string{"extra.jsonl has no schema"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -99,6 +99,44 @@ type MultiAlgoRow struct {
 	Failed     string   `json:"failed,omitempty"` // why the side did not finish
 }
 
+// SameInitRow is a line of same_init.jsonl (scripts/same_init_grid.sh):
+// narlab trained from the reference's initial parameters on the
+// reference's batches (lib/nn's TestReferenceSameInitLosses replaying
+// scripts/parity_ref.py --dump-steps --no-scores), for how many steps the
+// two sides' losses agree within 0.1 %, and the same for narlab against
+// itself one ulp apart (the rounding control).
+type SameInitRow struct {
+	Provenance
+	Algo      string `json:"algo"`
+	Processor string `json:"processor"`
+	Seed      int    `json:"seed"`
+	Hidden    int    `json:"hidden"`
+	Batch     int    `json:"batch"`
+	Steps     int    `json:"steps"` // the cap: the training steps both sides took
+	// AgreesTo is the last step up to which every step's losses agree
+	// within 0.1 % (relative to the reference's); Steps when all do.
+	AgreesTo int `json:"agrees_to_step"`
+	// MaxRelDiff is the largest relative difference of the losses over
+	// the agreeing steps.
+	MaxRelDiff   float64   `json:"max_rel_diff"`
+	RefLosses    []float64 `json:"ref_losses"`
+	NarlabLosses []float64 `json:"narlab_losses"`
+	// UlpAgreesTo is the control, run where the losses part within Steps
+	// (may be nil otherwise): for how many steps narlab's losses agree within
+	// 0.1 % with narlab's own from the same initial parameters moved by
+	// one float32 ulp (UlpLosses): the same function on both sides, so
+	// where these part, rounding alone, amplified by training, has grown
+	// to 0.1 %.
+	UlpAgreesTo   *int      `json:"ulp_agrees_to_step,omitempty"`
+	UlpLosses     []float64 `json:"ulp_losses,omitempty"`
+	Backend       string    `json:"backend"`
+	RefSeconds    float64   `json:"ref_seconds"`
+	NarlabSeconds float64   `json:"narlab_seconds"`
+	// Diagnosis says, for a row whose losses part early, where they part
+	// and why (docs/log/results-same-init.md has the evidence).
+	Diagnosis string `json:"diagnosis,omitempty"`
+}
+
 // TrainSide is one side of a training-speed row.
 type TrainSide struct {
 	StepsPerS     float64  `json:"steps_per_s"`

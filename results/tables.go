@@ -1162,3 +1162,78 @@ func (v view) MultiAlgoTable() string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// SameInitTable is the same-initialisation table: per algorithm and
+// processor (the latest row of each), the number of leading training steps
+// whose losses, narlab's trained from the reference's initial parameters
+// on its batches, agree with the reference's within 0.1 %, beside the
+// rounding control (narlab against itself from the same parameters moved
+// by one ulp); then the rows that part before step 30, each with the
+// control's step and its diagnosis.
+func (v view) SameInitTable() string {
+	latest := map[[2]string]*SameInitRow{}
+	algos := map[string]bool{}
+	for i, r := range v.Set.SameInit {
+		latest[[2]string{r.Algo, r.Processor}] = &v.Set.SameInit[i]
+		algos[r.Algo] = true
+	}
+	if len(latest) == 0 {
+		return "(no rows yet)"
+	}
+	var names []string
+	for a := range algos {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	procs := []string{"mpnn", "triplet_gmpnn"}
+	steps := func(k, of int) string {
+		if k == of {
+			return fmt.Sprintf("all %d", of)
+		}
+		return fmt.Sprint(k)
+	}
+	t := newTable(cols(1, 5), "algorithm", "MPNN: with the reference", "MPNN: narlab one ulp apart",
+		"Triplet-GMPNN: with the reference", "Triplet-GMPNN: narlab one ulp apart")
+	var early []string
+	long, n, controlFirst := 0, 0, 0
+	for _, a := range names {
+		cells := []string{a}
+		for _, p := range procs {
+			r := latest[[2]string{a, p}]
+			if r == nil {
+				cells = append(cells, "—", "—")
+				continue
+			}
+			n++
+			control := "—"
+			if r.UlpAgreesTo != nil {
+				control = steps(*r.UlpAgreesTo, r.Steps)
+			}
+			cells = append(cells, steps(r.AgreesTo, r.Steps), control)
+			if r.AgreesTo >= 30 || r.AgreesTo == r.Steps {
+				long++
+				continue
+			}
+			why := r.Diagnosis
+			if *r.UlpAgreesTo <= r.AgreesTo {
+				controlFirst++
+				if why == "" {
+					why = "Float rounding amplified by training: the control parts no later."
+				}
+			} else if why == "" {
+				why = "Not diagnosed yet."
+			}
+			rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+			early = append(early, fmt.Sprintf("* %s %s: to step %d (the control: %d; step 1's losses %.1e apart, the control's %.1e). %s",
+				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, *r.UlpAgreesTo,
+				rel(r.NarlabLosses[0], r.RefLosses[0]), rel(r.UlpLosses[0], r.NarlabLosses[0]), why))
+		}
+		t.row(cells...)
+	}
+	out := t.String() + fmt.Sprintf("\n\n%d of %d rows measured: %d agree for 30 steps or more (or all their steps), %d part "+
+		"earlier, %d of them no earlier than narlab against itself one ulp apart.", n, 2*30, long, len(early), controlFirst)
+	if len(early) > 0 {
+		out += " Rows that part before step 30:\n\n" + strings.Join(early, "\n")
+	}
+	return out
+}

@@ -36,6 +36,12 @@ two training steps after it in call order ("calls": [algorithm index,
 loss]; "call_keys": each call's key). The model options apply to the
 model of several algorithms as to a model of one.
 
+--jobs FILE runs several of these in one interpreter: FILE holds a JSON
+list of argument lists (each one run's flags, as above, --out included),
+run in order. Importing JAX and compiling dm-clrs's initialisation take
+much of one run's time, and the runs share both (the tests restore all
+their checkpoints in one call).
+
 Run it with the bridge environment's python (scripts/setup-pybridge.sh);
 TensorFlow and TFDS, which `import clrs` pulls in, are replaced by
 python/tests/standins when they are not installed:
@@ -65,7 +71,7 @@ def import_clrs():
     return clrs
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--algo", required=True)
     ap.add_argument("--processor", required=True)
@@ -87,9 +93,33 @@ def main():
     g.add_argument("--save", help="train, then write the checkpoint here")
     g.add_argument("--restore", help="read the checkpoint from here")
     ap.add_argument("--out", required=True, help="the JSON of what the model does")
-    a = ap.parse_args()
+    return ap
 
-    clrs = import_clrs()
+
+def main():
+    if sys.argv[1:2] == ["--jobs"]:
+        if len(sys.argv) != 3:
+            sys.exit("usage: dmclrs_checkpoint.py --jobs FILE (a JSON list of argument lists)")
+        with open(sys.argv[2]) as f:
+            jobs = json.load(f)
+        if not isinstance(jobs, list) or not all(isinstance(j, list) and all(isinstance(x, str) for x in j) for j in jobs):
+            sys.exit("%s: want a JSON list of argument lists (strings)" % sys.argv[2])
+        runs = [parser().parse_args(j) for j in jobs]  # every job's flags checked before any work
+        clrs = import_clrs()
+        samplers = {}
+        for i, a in enumerate(runs):
+            print("job %d of %d: %s" % (i + 1, len(runs), " ".join(jobs[i])), file=sys.stderr, flush=True)
+            run(clrs, a, samplers)
+        return
+    run(import_clrs(), parser().parse_args(), {})
+
+
+def run(clrs, a, samplers):
+    """One run of the script's flags a. samplers caches each algorithm's
+    sampler as built (before any batch is drawn), for the runs of one
+    interpreter: a run draws from a copy, so each run's batches are those of
+    a fresh sampler."""
+    import copy
     import jax
     import numpy as np
 
@@ -97,7 +127,9 @@ def main():
     c = clrs.CLRS30["train"]
     specs, its, firsts = [], [], []
     for algo in algos:
-        sampler, spec = clrs.build_sampler(algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
+        if algo not in samplers:
+            samplers[algo] = clrs.build_sampler(algo, num_samples=c["num_samples"], length=c["length"], seed=c["seed"])
+        sampler, spec = copy.deepcopy(samplers[algo])
 
         def batches(sampler=sampler):
             while True:

@@ -48,6 +48,17 @@ def main():
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--test-batch", type=int, default=0)
     ap.add_argument("--dump-steps", default="")
+    ap.add_argument("--no-scores", action="store_true", help="with --dump-steps: the losses only, no val/test "
+                    "scores (and no test split built); the same-initialisation grid's mode")
+    ap.add_argument("--trace", default="")
+    ap.add_argument("--tie-events", action="store_true")
+    ap.add_argument("--trace-samples", default="", help="steps (1-based, comma-separated) whose gradients "
+                    "--trace also records per sample (each sample alone as a batch of one)")
+    ap.add_argument("--eager-samples", default="", help="with --trace-samples: samples (0-based, "
+                    "comma-separated) whose gradient is also computed op by op (jax.disable_jit: the same function, "
+                    "XLA's rounding without fusion), printing how far it is from the compiled one's")
+    ap.add_argument("--probe-samples", default="", help="with --tie-events and --trace-samples: samples "
+                    "(0-based, comma-separated) whose batch of one the tie probes also run on")
     a = ap.parse_args()
 
     sys.path.insert(0, os.path.join(a.ref, "jaxstubs"))
@@ -83,11 +94,14 @@ def main():
 
     tr, spec = split("train")
     va, _ = split("val")
-    te, _ = split("test")
     spec2, trit = transformed(spec, forever(tr, a.batch))
     _, vait = transformed(spec, iter([va.next()]))
-    _, teit = transformed(spec, iter([te.next()]))
-    vfb, tfb = next(vait), next(teit)
+    vfb = next(vait)
+    tfb = None
+    if not (a.dump_steps and a.no_scores):
+        te, _ = split("test")
+        _, teit = transformed(spec, iter([te.next()]))
+        tfb = next(teit)
     pf = processors.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
     m = baselines.BaselineModel(spec=[spec2], dummy_trajectory=[vfb], processor_factory=pf, hidden_dim=a.hidden,
                                 encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
@@ -127,8 +141,11 @@ def main():
                  for name, dp in parts[0].items()}
         return float(evaluation.evaluate(fb.outputs, preds)["score"])
 
+    if a.trace:
+        trace_steps(a, m, trit, key)
+        return
     if a.dump_steps:
-        dump_steps(a, m, trit, key, lambda: (score(vfb), score(tfb)))
+        dump_steps(a, m, trit, key, None if a.no_scores else lambda: (score(vfb), score(tfb)))
         return
 
     best, best_params, best_step = -1.0, None, 0
@@ -154,7 +171,8 @@ def main():
 
 def dump_steps(a, m, batches, key, scores):
     """Initial parameters, the first a.steps losses and the val and test
-    scores of the parameters after them (scores() → (val, test)), as JSON
+    scores of the parameters after them (scores() → (val, test); null
+    without scores, --no-scores), and the seconds the steps took, as JSON
     (--dump-steps)."""
     import jax
     import numpy as np
@@ -164,15 +182,175 @@ def dump_steps(a, m, batches, key, scores):
             v = np.asarray(v, dtype=np.float64)
             params[module + "|" + name] = {"shape": list(v.shape), "data": [float(x) for x in v.ravel()]}
     losses = []
+    t0 = time.time()
     for _ in range(a.steps):
         key, k = jax.random.split(key)
         losses.append(float(m.feedback(k, next(batches), algorithm_index=0)))
-    val, test = scores()
+    seconds = time.time() - t0
+    val, test = scores() if scores else (None, None)
     with open(a.dump_steps, "w") as f:
         json.dump({"generator": "scripts/parity_ref.py --dump-steps (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
                    "algorithm": a.algo, "processor": a.processor, "hidden": a.hidden, "batch": a.batch,
                    "seed": a.seed, "losses": losses, "val": val, "test": test,
-                   "params": params}, f)
+                   "seconds": round(seconds, 1), "params": params}, f)
+        f.write("\n")
+
+
+# The relative gaps the tie probes count (--tie-events): a maximum whose
+# runner-up is this close below it (relative to its magnitude), or a ReLU
+# input this close to 0, may be chosen the other way by another
+# implementation's rounding.
+NEAR = (1e-7, 1e-6, 1e-5)
+
+
+def install_tie_probes(events):
+    """Makes every reduce_max and elementwise max the reference binds
+    (jnp.max, jnp.maximum, jax.nn.relu's primal) count, when run eagerly
+    (under jax.disable_jit), how many of its results are exact ties and how
+    many near ties (NEAR), into events: (kind, shape, counts)."""
+    import numpy as np
+    from jax._src.lax import lax as lax_internal
+
+    def probe(prim, stats):
+        orig = prim.bind
+
+        def bind(*args, **params):
+            out = orig(*args, **params)
+            try:
+                vals = [np.asarray(x) for x in (out,) + args]
+            except Exception:  # a tracer: not run eagerly
+                return out
+            kind, counts, where = stats(*vals, **params)
+            events.append((kind, tuple(vals[1].shape), counts, where))
+            return out
+
+        prim.bind = bind
+
+    def reduce_stats(out, x, axes, **_):
+        with np.errstate(all="ignore"):
+            keep = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+            mk = np.reshape(out, keep)
+            tied = x == mk
+            k = np.sum(tied, axis=tuple(axes))
+            second = np.max(np.where(tied, -np.inf, x), axis=tuple(axes))
+            rel = (out - second) / np.maximum(np.abs(out), 1e-30)
+            where = [("tie", tuple(int(j) for j in ix)) for ix in np.argwhere(k > 1)]
+            where += [(f"gap {float(rel[tuple(ix)]):.1e}", tuple(int(j) for j in ix))
+                      for ix in np.argwhere((rel > 0) & (rel <= NEAR[0]))]
+            return "reduce_max", [int(np.sum(k > 1))] + [int(np.sum((rel > 0) & (rel <= t))) for t in NEAR], where
+
+    def max_stats(out, a, b, **_):
+        with np.errstate(all="ignore"):
+            a, b = np.broadcast_arrays(a, b)
+            d = np.abs(a.astype(np.float64) - b)
+            if np.all(b == 0):  # max(x, 0), a ReLU: gaps in absolute terms
+                kind, rel = "relu", d
+            else:
+                kind, rel = "maximum", d / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-30)
+            where = [("tie", tuple(int(j) for j in ix)) for ix in np.argwhere(a == b)] if kind != "relu" else []
+            where += [(f"gap {float(rel[tuple(ix)]):.1e}", tuple(int(j) for j in ix))
+                      for ix in np.argwhere((d > 0) & (rel <= NEAR[0]))]
+            if kind == "relu":
+                where += [("zero", tuple(int(j) for j in ix)) for ix in np.argwhere(a == 0)]
+            return kind, [int(np.sum(a == b))] + [int(np.sum((d > 0) & (rel <= t))) for t in NEAR], where
+
+    probe(lax_internal.reduce_max_p, reduce_stats)
+    probe(lax_internal.max_p, max_stats)
+
+
+def report_tie_events(step, events):
+    """Sums the probes' events of one step per (kind, shape) and prints them."""
+    acc, calls = {}, {}
+    for kind, shape, counts, where in events:
+        c = acc.setdefault((kind, shape), [0] * len(counts))
+        n = calls[(kind, shape)] = calls.get((kind, shape), 0) + 1
+        if len(where) <= 20:  # not the readout's ties of the zero initial latents
+            for what, ix in where:
+                print(f"ties: step {step} {kind} {list(shape)} call {n}: {what} at {list(ix)}", file=sys.stderr)
+        for i, x in enumerate(counts):
+            c[i] += x
+    for (kind, shape), c in sorted(acc.items()):
+        if any(c):
+            print(f"ties: step {step} {kind} {list(shape)} ({calls[(kind, shape)]} calls): exact {c[0]}, near " +
+                  ", ".join(f"≤{t:g}: {x}" for t, x in zip(NEAR, c[1:])), file=sys.stderr, flush=True)
+
+
+def one_sample(fb, b):
+    """Sample b of a batch as a batch of one (hints keep their padded time axis)."""
+    def dp(d, hint):
+        x = d.data[:, b:b + 1] if hint else d.data[b:b + 1]
+        return d.__class__(d.name, d.location, d.type_, x)
+
+    f = fb.features
+    feats = f._replace(inputs=[dp(d, False) for d in f.inputs], hints=[dp(d, True) for d in f.hints],
+                       lengths=f.lengths[b:b + 1])
+    return fb._replace(features=feats, outputs=[dp(d, False) for d in fb.outputs])
+
+
+def trace_steps(a, m, batches, key):
+    """For each of the first a.steps training steps, the parameters before
+    it, its loss and the gradient of that loss (the same key and batch as
+    the step's feedback), as JSON (--trace FILE): lib/nn's
+    TestReferenceSameInitTrace loads each step's parameters into narlab and
+    compares the loss and the gradients there, so that a difference in the
+    function shows at the step it happens instead of compounded by the
+    steps before it."""
+    import jax
+    import numpy as np
+
+    def flat(tree):
+        out = {}
+        for module, ps in tree.items():
+            for name, v in ps.items():
+                v = np.asarray(v, dtype=np.float64)
+                out[module + "|" + name] = {"shape": list(v.shape), "data": [float(x) for x in v.ravel()]}
+        return out
+
+    events = []
+    if a.tie_events:
+        install_tie_probes(events)
+    steps = []
+    for i in range(a.steps):
+        key, k = jax.random.split(key)
+        fb = next(batches)
+        params = flat(m.params)
+        if a.tie_events:
+            events.clear()
+            with jax.disable_jit():
+                m.net_fn.apply(m.params, k, [fb.features], repred=False, algorithm_index=0, return_hints=True,
+                               return_all_outputs=False)
+            report_tie_events(i + 1, events)
+        loss, grads = m.compute_grad(k, fb, algorithm_index=0)
+        rec = {"loss": float(loss), "params": params, "grads": flat(grads)}
+        if str(i + 1) in a.trace_samples.split(","):
+            rec["samples"] = []
+            for b in range(fb.features.lengths.shape[0]):
+                if a.tie_events and str(b) in a.probe_samples.split(","):
+                    events.clear()
+                    with jax.disable_jit():
+                        m.net_fn.apply(m.params, k, [one_sample(fb, b).features], repred=False, algorithm_index=0,
+                                       return_hints=True, return_all_outputs=False)
+                    report_tie_events(f"{i + 1} sample {b} alone", events)
+                sl, sg = m.compute_grad(k, one_sample(fb, b), algorithm_index=0)
+                if str(b) in a.eager_samples.split(","):
+                    with jax.disable_jit():
+                        el, eg = m.compute_grad(k, one_sample(fb, b), algorithm_index=0)
+                    rec.setdefault("samples_eager", {})[str(b)] = {"loss": float(el), "grads": flat(eg)}
+                    fj, fe = flat(sg), flat(eg)
+                    norm = np.sqrt(sum(np.sum(np.square(v["data"])) for v in fj.values()))
+                    diff = {n: np.sqrt(np.sum(np.square(np.subtract(fj[n]["data"], fe[n]["data"])))) for n in fj}
+                    top = sorted(diff.items(), key=lambda kv: -kv[1])[:3]
+                    print(f"eager: step {i + 1} sample {b} alone: loss {float(el):.7f}, compiled {float(sl):.7f}; "
+                          f"‖Δ‖/norm of the gradient {np.sqrt(sum(d * d for d in diff.values())) / norm:.1e} (most at " +
+                          ", ".join(f"{n} {d / norm:.1e}" for n, d in top) + ")", file=sys.stderr, flush=True)
+                rec["samples"].append({"loss": float(sl), "grads": flat(sg)})
+        rec["feedback_loss"] = float(m.feedback(k, fb, algorithm_index=0))
+        steps.append(rec)
+        print(f"trace: step {i + 1} loss {rec['feedback_loss']:.7f}", file=sys.stderr, flush=True)
+    with open(a.trace, "w") as f:
+        json.dump({"generator": "scripts/parity_ref.py --trace (dm-clrs 2.0.3 BaselineModel, JAX CPU)",
+                   "algorithm": a.algo, "processor": a.processor, "hidden": a.hidden, "batch": a.batch,
+                   "seed": a.seed, "steps": steps}, f)
         f.write("\n")
 
 

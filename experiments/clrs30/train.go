@@ -58,7 +58,7 @@ type Config struct {
 	Processor string  // one of nn.Processors() (default triplet_gmpnn)
 	HintMode  string  // one of nn.HintModes (default encoded_decoded)
 	Steps     int     // training steps (default 10000, the paper's)
-	Batch     int     // batch size (default 32)
+	Batch     int     // training batch size (default 32); validation and test batch EvalBatch
 	Hidden    int     // latent size (default 128)
 	LR        float64 // Adam learning rate (default 1e-3)
 	Seed      int64   // model initialisation, noise and training-data draws (default 42)
@@ -657,7 +657,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if valTrajs[i], err = splitTrajectories(a, "val", cfg.ValSamples); err != nil {
 			return nil, err
 		}
-		if vals[i], err = batchTrajectories(valTrajs[i], cfg.Batch); err != nil {
+		if vals[i], err = batchTrajectories(valTrajs[i], EvalBatch); err != nil {
 			return nil, err
 		}
 	}
@@ -885,7 +885,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	tests := make([]map[string]float64, len(algos))
 	for i, a := range algos {
 		testSamples[i] = newSampleDigest()
-		if tests[i], err = best.EvaluateTrajectories(testSamples[i].observe(clrs.SplitTrajectories(a, "test", cfg.TestSamples)), cfg.Batch); err != nil {
+		if tests[i], err = best.EvaluateTrajectories(testSamples[i].observe(clrs.SplitTrajectories(a, "test", cfg.TestSamples)), EvalBatch); err != nil {
 			return res, err
 		}
 	}
@@ -1345,6 +1345,18 @@ func batchTrajectories(trajs []*clrs.Trajectory, batch int) ([]*clrs.Feedback, e
 	return out, nil
 }
 
+// EvalBatch is the batch size of validation and test, whatever the
+// training batch: run.py's val_batch_size and test_batch_size. Batching is
+// part of what a score is: a sample's predictions do not depend on its
+// batch-mates (nn's TestPredictionIgnoresBatchMates), but the backends
+// round differently for different batch shapes, and a network run for 64
+// steps can turn that into another pointer (4 test samples of
+// insertion_sort, predicted in batches of 2 and of 4 by a model trained
+// for 6 steps, differ in 49 of 256 pointers). Run and Evaluate (narlab
+// eval) both batch at EvalBatch, so evaluating a run's checkpoint again
+// reproduces its scores exactly.
+const EvalBatch = 32
+
 // Evaluate scores a checkpoint on a CLRS-30 split ("train", "val" or
 // "test"; limit > 0 takes its first limit samples) and returns the
 // per-output scores and their mean under "score"; a model of several
@@ -1377,7 +1389,7 @@ func evaluateSplit(m *nn.Model, split string, limit int, digests []*sampleDigest
 			d = digests[i]
 		}
 		var err error
-		if all[i], err = m.EvaluateTrajectories(d.observe(clrs.SplitTrajectories(a, split, limit)), 32); err != nil {
+		if all[i], err = m.EvaluateTrajectories(d.observe(clrs.SplitTrajectories(a, split, limit)), EvalBatch); err != nil {
 			return nil, nil, err
 		}
 		counts[i] = d.samples

@@ -4,7 +4,6 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // GoMLX graph building reads best unqualified
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
 )
@@ -84,7 +83,7 @@ func memnet(scope *model.Scope, nodeF, edgeF, graphF, adj *Node, hidden int) *No
 	read := Einsum("bik,bike->bie", probs, out)
 	answer := func(x *Node) *Node {
 		h := Dense(scope.At("output_linear"), x, false, hidden)
-		return Dense(scope.At("answer"), activation.Relu(h), false, hidden)
+		return Dense(scope.At("answer"), jaxRelu(h), false, hidden)
 	}
 	nodes := answer(Add(u, read))                                     // [B,N,H]
 	graphRow := answer(Dense(embedQ, graphF, false, memnetEmbedding)) // [B,H]

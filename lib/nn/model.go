@@ -6,7 +6,6 @@ import (
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/layers/norm"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train/loss"
 	"github.com/narlab/narlab/lib/clrs"
 )
 
@@ -101,12 +100,13 @@ func pgnStep(adjacency pgnAdjacency, gated, triplets bool) ProcessorStep {
 		me := in.Edge.dense(scope.At("me"), adj.Graph(), true, H) // [B,N,N,H]
 		mg := Dense(scope.At("mg"), in.Graph, true, H)            // [B,H]
 		// msgs[b,i,j] = m1[b,i] + m2[b,j] + me[b,i,j] + mg[b]; node j aggregates over senders i with adj[i,j].
-		msgs := Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), Add(me, InsertAxes(mg, 1, 1)))
-		msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
-		msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
+		// Summed left to right, as the reference: its rounding decides near-ties of the max below.
+		msgs := Add(Add(Add(InsertAxes(m1, 2), InsertAxes(m2, 1)), me), InsertAxes(mg, 1, 1))
+		msgs = Dense(scope.At("msg_mlp_1"), jaxRelu(msgs), true, H)
+		msgs = Dense(scope.At("msg_mlp_2"), jaxRelu(msgs), true, H)
 		penalty := Mul(OneMinus(InsertAxes(mask, -1)), ConstAs(mask, -bigNeg))
-		agg := ReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
-		ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
+		agg := jaxReduceMax(Sub(msgs, penalty), 1) // [B,N,H]
+		ret := jaxRelu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
 		if o.LayerNorm {
 			ret = layerNorm(scope, ret)
 		}
@@ -119,7 +119,7 @@ func pgnStep(adjacency pgnAdjacency, gated, triplets bool) ProcessorStep {
 			// starting at −3, so that at first a node mostly keeps its previous latents.
 			g1 := Dense(scope.At("gate1"), z, true, H)
 			g2 := Dense(scope.At("gate2"), agg, true, H)
-			gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+			gate := Sigmoid(Add(Dense(scope.At("gate3"), jaxRelu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
 			ret = gateMix(ret, in.Hidden, gate)
 		}
 		return ret, tri
@@ -151,7 +151,7 @@ func tripletLatents(scope *model.Scope, z *Node, edgeF EdgeLatents, graphF *Node
 	tg := Dense(scope.At("tg"), graphF, true, T)    // [B,T]
 	tri := tripletMax(t1, t2, t3, te1, te2, te3, tg)
 	out := Dense(scope.At("o3"), tri, true, hidden) // [B,N(j),N(k),H]
-	return activation.Relu(out)
+	return jaxRelu(out)
 }
 
 // tripletMax is max over i of the triplet messages t1_i + t2_j + t3_k +
@@ -167,10 +167,10 @@ func tripletMax(t1, t2, t3, te1, te2, te3, tg *Node) *Node {
 	// is the reference's sum of seven up to float rounding, and XLA CPU runs
 	// it several times faster than the seven-term sum reduced over axis 1
 	// of [B,i,j,k,T] (docs/log/performance-protocol.md, "Triplet messages").
-	a := TransposeAllDims(Add(InsertAxes(t1, 2), te1), 0, 3, 1, 2)  // t1_i + te1_ij → [B,T,i,j]
-	c := TransposeAllDims(te2, 0, 3, 1, 2)                          // te2_ik → [B,T,i,k]
-	inner := ReduceMax(Add(InsertAxes(a, -1), InsertAxes(c, 3)), 2) // max over i → [B,T,j,k]
-	inner = TransposeAllDims(inner, 0, 2, 3, 1)                     // [B,j,k,T]
+	a := TransposeAllDims(Add(InsertAxes(t1, 2), te1), 0, 3, 1, 2)     // t1_i + te1_ij → [B,T,i,j]
+	c := TransposeAllDims(te2, 0, 3, 1, 2)                             // te2_ik → [B,T,i,k]
+	inner := jaxReduceMax(Add(InsertAxes(a, -1), InsertAxes(c, 3)), 2) // max over i → [B,T,j,k]
+	inner = TransposeAllDims(inner, 0, 2, 3, 1)                        // [B,j,k,T]
 	rest := Add(Add(InsertAxes(t2, 2), InsertAxes(t3, 1)), Add(te3, InsertAxes(tg, 1, 1)))
 	return Add(inner, rest)
 }
@@ -231,7 +231,7 @@ func gatStep(v2, full bool) ProcessorStep {
 		} else {
 			att = Reshape(Einsum("bijk,bjkf->bikf", coefs, Reshape(values, B, N, heads, F)), B, N, H)
 		}
-		ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
+		ret := jaxRelu(Add(att, Dense(scope.At("skip"), z, true, H)))
 		if o.LayerNorm {
 			ret = layerNorm(scope, ret)
 		}
@@ -264,7 +264,7 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 			p1 := Dense(scope.At("p1"), hT, true, H)                                          // x
 			p2 := Dense(scope.At("p2"), hT, true, H)                                          // y
 			p3 := TransposeAllDims(eT.dense(scope.At("p3"), hT.Graph(), true, H), 0, 2, 1, 3) // p3[y,x] at [x,y]
-			mx := Max(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
+			mx := jaxMaximum(InsertAxes(p1, 2), Add(InsertAxes(p2, 1), p3))
 			preds := Squeeze(Dense(scope.At("p4"), mx, true, 1), -1) // [B,N,N]
 			if infBias {
 				preds = nonEdgesBelow(preds, adj)
@@ -281,9 +281,9 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 			a := Dense(scope.At("p1"), hT, true, H)
 			b := Dense(scope.At("p2"), hT, true, H)
 			e := eT.dense(scope.At("p3"), hT.Graph(), true, H)
-			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e) // [B,N,N,H]
-			k := Dense(scope.At("p4"), hT, true, H)                 // [B,N,H]
-			mx := Max(InsertAxes(pred, 3), InsertAxes(k, 1, 1))     // [B,N,N,N,H]
+			pred := Add(Add(InsertAxes(a, 2), InsertAxes(b, 1)), e)    // [B,N,N,H]
+			k := Dense(scope.At("p4"), hT, true, H)                    // [B,N,H]
+			mx := jaxMaximum(InsertAxes(pred, 3), InsertAxes(k, 1, 1)) // [B,N,N,N,H]
 			return Squeeze(Dense(scope.At("p5"), mx, true, 1), -1)
 		}
 		a := Dense(scope.At("e1"), hT, true, out)
@@ -295,7 +295,7 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 		}
 		return preds
 	default:
-		gr := Add(Dense(scope.At("g1"), ReduceMax(hT, 1), true, out), Dense(scope.At("g2"), graphF, true, out))
+		gr := Add(Dense(scope.At("g1"), jaxReduceMax(hT, 1), true, out), Dense(scope.At("g2"), graphF, true, out))
 		if kind(l.Type) == clrs.Pointer {
 			per := Squeeze(Dense(scope.At("g3"), hT, true, 1), -1) // [B,N]
 			return Add(per, gr)                                    // gr is [B,1]
@@ -309,9 +309,9 @@ func (m *Model) decode(scope *model.Scope, l probeLayout, hT *Node, eT EdgeLaten
 // the gradient flows through that minimum (to the smallest logit), which
 // TestReferenceTrainingSteps' pgn_mask fixture checks.
 func nonEdgesBelow(preds, adj *Node) *Node {
-	low := ReduceMin(preds, 1, 2)                                // [B]
-	low = Min(Sub(low, ConstAs(low, 1)), ConstAs(low, -1))       // min(−1, min − 1)
-	low = BroadcastToShape(InsertAxes(low, 1, 1), preds.Shape()) // [B,N,N]
+	low := jaxReduceMin(preds, 1, 2)                              // [B]
+	low = jaxMinimum(Sub(low, ConstAs(low, 1)), ConstAs(low, -1)) // min(−1, min − 1)
+	low = BroadcastToShape(InsertAxes(low, 1, 1), preds.Shape())  // [B,N,N]
 	return Where(GreaterThan(adj, ConstAs(adj, 0.5)), preds, low)
 }
 
@@ -359,8 +359,7 @@ func repredict(l probeLayout, logits *Node, hard bool) *Node {
 		return Sigmoid(logits)
 	}
 	if hard {
-		n := logits.Shape().Dimensions[logits.Rank()-1]
-		return OneHot(ArgMax(logits, -1), n, logits.DType())
+		return oneHotArgMax(logits)
 	}
 	return Softmax(logits, -1)
 }
@@ -383,10 +382,11 @@ func probeLoss(l probeLayout, logits, truth, w *Node, hint bool) (sum, count *No
 		return ReduceAllSum(Mul(wb, Square(Sub(logits, truth)))), ReduceAllSum(Mul(wb, OnesLike(truth)))
 	case clrs.Mask:
 		valid := Mul(wb, ConvertDType(NotEqual(truth, ConstAs(truth, -1)), truth.DType()))
-		// GoMLX's stable BCE with logits, weighted by valid, is a mean over
-		// every entry: times their number, the sum.
-		bce := loss.BinaryCrossentropyLogits([]*Node{truth, valid}, []*Node{logits})
-		return MulScalar(bce, float64(truth.Shape().Size())), ReduceAllSum(valid)
+		// The reference's stable BCE with logits, max(x, 0) − x·t + log(1 +
+		// e^−|x|), with its gradient at x = 0 (jnp.maximum's half, abs's 1):
+		// −t there, where GoMLX's BinaryCrossentropyLogits has ½ − t.
+		bce := Add(Sub(jaxMaximum(logits, ZerosLike(logits)), Mul(logits, truth)), Log1P(Exp(Neg(Abs(logits)))))
+		return ReduceAllSum(Mul(valid, bce)), ReduceAllSum(valid)
 	}
 	// Distributions over the last axis: per-row losses and row weights.
 	rowsOf := func(x *Node) *Node { return BroadcastToShape(broadcastSample(w, x), x.Shape()) }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,12 +12,14 @@ import (
 	"time"
 
 	"github.com/narlab/narlab/internal/project"
+	"github.com/narlab/narlab/lib/clrs"
 )
 
 // TestExportReferenceInDMCLRS: a model narlab trained, exported with
 // ExportReference, is read by dm-clrs 2.0.3's own BaselineModel.restore_model
 // (scripts/dmclrs_checkpoint.py --restore, in the bridge environment that
-// scripts/setup-pybridge.sh makes and `make test` sets up), and dm-clrs
+// scripts/setup-pybridge.sh makes and `make test` sets up; every case's
+// checkpoint in one interpreter, --jobs), and dm-clrs
 // then does what narlab does (compareWithReference): the same raw outputs
 // and predictions on the next batch, the same scores, and — the Adam state
 // mapped into optax's — the same losses on its next two training steps
@@ -29,13 +32,8 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs dm-clrs in the bridge environment (scripts/setup-pybridge.sh); run without -short")
 	}
-	py, err := project.BridgePython()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := project.Root()
-	if err != nil {
-		t.Fatal(err)
+	if _, err := project.BridgePython(); err != nil {
+		t.Fatal(err) // before any training
 	}
 	be, err := Backend("go")
 	if err != nil {
@@ -53,54 +51,95 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 		{"bfs", "triplet_gmpnn", "tri4-lstm", func(c *Config) { c.TripletFeatures, c.LSTM = 4, true }},
 		{"dijkstra", "mpnn", "dropout0.1-freeze", func(c *Config) { c.Dropout, c.FreezeProcessor = 0.1, true }},
 	}
+	// Each case's model is trained and exported first; dm-clrs then
+	// restores every checkpoint in one interpreter (--jobs: JAX's import and
+	// dm-clrs's initialisation are most of a run), and each subtest
+	// compares its model with what dm-clrs did.
+	type exported struct {
+		name  string
+		cfg   Config
+		m     *Model
+		r     *refRun
+		eval  *clrs.Feedback
+		after []*clrs.Feedback
+		out   string
+	}
+	var runs []exported
+	var jobs [][]string
+	dir := t.TempDir()
 	for _, c := range cases {
 		name := c.algo + "-" + c.processor
 		if c.name != "" {
 			name += "-" + c.name
 		}
-		t.Run(name, func(t *testing.T) {
-			cfg := DefaultConfig(c.algo, c.processor)
-			cfg.Hidden, cfg.Seed = 8, 7
-			if c.change != nil {
-				c.change(&cfg)
+		cfg := DefaultConfig(c.algo, c.processor)
+		cfg.Hidden, cfg.Seed = 8, 7
+		if c.change != nil {
+			c.change(&cfg)
+		}
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer m.Close()
+		r := &refRun{Algorithm: c.algo, Processor: c.processor, Hidden: cfg.Hidden, Batch: 4, Steps: 3}
+		train, eval, after := refRunBatches(t, r)
+		for _, fb := range train {
+			if _, err := m.TrainStep(fb); err != nil {
+				t.Fatalf("%s: %v", name, err)
 			}
-			m, err := New(be, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			r := &refRun{Algorithm: c.algo, Processor: c.processor, Hidden: cfg.Hidden, Batch: 4, Steps: 3}
-			train, eval, after := refRunBatches(t, r)
-			for _, fb := range train {
-				if _, err := m.TrainStep(fb); err != nil {
-					t.Fatal(err)
-				}
-			}
-			dir := t.TempDir()
-			ckpt := filepath.Join(dir, "narlab.pkl")
-			if err := m.ExportReference(ckpt); err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(dir, "dmclrs.json")
-			args := append([]string{"-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
-				"--algo", c.algo, "--processor", c.processor, "--hidden", fmt.Sprint(r.Hidden),
-				"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...)
-			cmd := exec.Command(py, args...)
-			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
-			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stderr, &stderr
-			start := time.Now()
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("dm-clrs restoring narlab's checkpoint: %v\n%s", err, tail(stderr.String(), 4000))
-			}
-			t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
-			ref := readRefRun(t, out)
-			if ref.Mode != "restore" || ref.Algorithm != c.algo || optionsOf(ref.config()) != optionsOf(cfg) {
+		}
+		ckpt := filepath.Join(dir, name+".pkl")
+		if err := m.ExportReference(ckpt); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out := filepath.Join(dir, name+".json")
+		jobs = append(jobs, append([]string{"--algo", c.algo, "--processor", c.processor, "--hidden", fmt.Sprint(r.Hidden),
+			"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...))
+		runs = append(runs, exported{name, cfg, m, r, eval, after, out})
+	}
+	restoreInDMCLRS(t, jobs)
+	for _, e := range runs {
+		t.Run(e.name, func(t *testing.T) {
+			ref := readRefRun(t, e.out)
+			if ref.Mode != "restore" || ref.Algorithm != e.r.Algorithm || optionsOf(ref.config()) != optionsOf(e.cfg) {
 				t.Fatalf("the script reports %s of %s with %+v", ref.Mode, ref.Algorithm, ref.Options)
 			}
-			compareWithReference(t, m, ref, eval, after)
+			compareWithReference(t, e.m, ref, e.eval, e.after)
 		})
 	}
+}
+
+// restoreInDMCLRS runs scripts/dmclrs_checkpoint.py once in the bridge
+// environment over jobs (each a --restore run's flags: --jobs), so that
+// one Python interpreter restores every checkpoint of a test.
+func restoreInDMCLRS(t *testing.T, jobs [][]string) {
+	t.Helper()
+	py, err := project.BridgePython()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := project.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(t.TempDir(), "jobs.json")
+	if err := os.WriteFile(list, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, "-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"), "--jobs", list)
+	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("dm-clrs restoring narlab's checkpoints: %v\n%s", err, tail(stderr.String(), 4000))
+	}
+	t.Logf("dm-clrs restored, predicted and trained %d checkpoints in %.0fs", len(jobs), time.Since(start).Seconds())
 }
 
 func tail(s string, n int) string {
@@ -114,7 +153,8 @@ func tail(s string, n int) string {
 // trained (two rounds of run.py's order: one batch per algorithm), exported
 // with ExportReference, is restored by dm-clrs 2.0.3 into a BaselineModel of
 // the same algorithms and options (scripts/dmclrs_checkpoint.py --algo
-// bfs,dijkstra,insertion_sort --restore), which then predicts, scores and
+// bfs,dijkstra,insertion_sort --restore, both cases in one interpreter:
+// --jobs), which then predicts, scores and
 // trains as narlab's model does (compareSeveralWithReference: narlab given
 // dm-clrs's keys): with run.py's settings (GAT), and with model options
 // (GATv2 of 2 heads, the LSTM, dropout, teacher forcing and a frozen
@@ -124,18 +164,24 @@ func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs dm-clrs in the bridge environment (scripts/setup-pybridge.sh); run without -short")
 	}
-	py, err := project.BridgePython()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := project.Root()
-	if err != nil {
-		t.Fatal(err)
+	if _, err := project.BridgePython(); err != nil {
+		t.Fatal(err) // before any training
 	}
 	be, err := Backend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	type exported struct {
+		name  string
+		cfg   Config
+		m     *Model
+		after [][]*clrs.Feedback
+		eval  []*clrs.Feedback
+		out   string
+	}
+	var runs []exported
+	var jobs [][]string
+	dir := t.TempDir()
 	for _, c := range []struct {
 		processor, name string
 		change          func(c *Config)
@@ -145,50 +191,45 @@ func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 			c.Heads, c.LSTM, c.Dropout, c.TeacherForcing, c.FreezeProcessor = 2, true, 0.1, 0.5, true
 		}},
 	} {
-		t.Run(strings.TrimSuffix(c.processor+"-"+c.name, "-"), func(t *testing.T) {
-			cfg := DefaultConfig("", c.processor)
-			cfg.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
-			cfg.Hidden, cfg.Seed = 8, 7
-			if c.change != nil {
-				c.change(&cfg)
-			}
-			m, err := New(be, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
-			train, after, eval := multiRefBatches(t, r)
-			for step := range r.Steps {
-				for i := range cfg.Algorithms {
-					if _, err := m.TrainStep(train[i][step]); err != nil {
-						t.Fatal(err)
-					}
+		name := strings.TrimSuffix(c.processor+"-"+c.name, "-")
+		cfg := DefaultConfig("", c.processor)
+		cfg.Algorithms = []string{"bfs", "dijkstra", "insertion_sort"}
+		cfg.Hidden, cfg.Seed = 8, 7
+		if c.change != nil {
+			c.change(&cfg)
+		}
+		m, err := New(be, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer m.Close()
+		r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
+		train, after, eval := multiRefBatches(t, r)
+		for step := range r.Steps {
+			for i := range cfg.Algorithms {
+				if _, err := m.TrainStep(train[i][step]); err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
 			}
-			dir := t.TempDir()
-			ckpt := filepath.Join(dir, "narlab.pkl")
-			if err := m.ExportReference(ckpt); err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(dir, "dmclrs.json")
-			args := append([]string{"-W", "ignore", filepath.Join(root, "scripts", "dmclrs_checkpoint.py"),
-				"--algo", strings.Join(cfg.Algorithms, ","), "--processor", cfg.Processor, "--hidden", fmt.Sprint(r.Hidden),
-				"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...)
-			cmd := exec.Command(py, args...)
-			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
-			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stderr, &stderr
-			start := time.Now()
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("dm-clrs restoring narlab's checkpoint: %v\n%s", err, tail(stderr.String(), 4000))
-			}
-			t.Logf("dm-clrs restored, predicted and trained in %.0fs", time.Since(start).Seconds())
-			ref := readMultiRefRun(t, out)
-			if ref.Mode != "restore" || optionsOf(ref.config()) != optionsOf(cfg) || ref.CallKeys == nil {
+		}
+		ckpt := filepath.Join(dir, name+".pkl")
+		if err := m.ExportReference(ckpt); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out := filepath.Join(dir, name+".json")
+		jobs = append(jobs, append([]string{"--algo", strings.Join(cfg.Algorithms, ","), "--processor", cfg.Processor,
+			"--hidden", fmt.Sprint(r.Hidden), "--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps),
+			"--restore", ckpt, "--out", out}, scriptArgs(cfg)...))
+		runs = append(runs, exported{name, cfg, m, after, eval, out})
+	}
+	restoreInDMCLRS(t, jobs)
+	for _, e := range runs {
+		t.Run(e.name, func(t *testing.T) {
+			ref := readMultiRefRun(t, e.out)
+			if ref.Mode != "restore" || optionsOf(ref.config()) != optionsOf(e.cfg) || ref.CallKeys == nil {
 				t.Fatalf("the script reports %s with %+v (call keys: %v)", ref.Mode, ref.Options, ref.CallKeys != nil)
 			}
-			compareSeveralWithReference(t, m, ref, eval, after)
+			compareSeveralWithReference(t, e.m, ref, e.eval, e.after)
 		})
 	}
 }

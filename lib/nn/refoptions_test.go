@@ -151,21 +151,24 @@ func setReferenceParams(t *testing.T, m *Model, params map[string]refArray, fb *
 // parameters after them (sums and sums of squares: a frozen processor's
 // and the LSTM's do not move), and the predictions before and after
 // (raw logits and post-processed), in the step loop and unrolled, on the
-// pure-Go backend and, for a subset, XLA.
+// pure-Go backend and, for four of them, XLA (see onXLA).
 func TestReferenceOptions(t *testing.T) {
 	files, err := filepath.Glob("testdata/refoptions/*.json.gz")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures in testdata/refoptions (%v)", err)
 	}
-	// On XLA (slower to compile), one case per kind of option, each in one
-	// mode: the step loop, and unrolled for two of bfs's short
-	// trajectories (an unrolled program compiles the whole trajectory;
-	// that both modes compute the same function is TestStepLoopSameFunction's,
-	// and the pure-Go backend runs every case in both).
-	onXLA := map[string]string{"gatv2-heads4-dijkstra": engine.StepLoopLoop, "mp3-triplet_gmpnn-bfs": engine.StepLoopLoop,
+	// On XLA (slower to compile), four cases, each in one mode: the step
+	// loop, and unrolled for bfs's short trajectories (an unrolled program
+	// compiles the whole trajectory; that both modes compute the same
+	// function is TestStepLoopSameFunction's, and the pure-Go backend runs
+	// every case in both). They cover the random draws (dropout masks, the
+	// Gumbel noise), GAT attention, triplets with several message-passing
+	// steps and the LSTM; the other options (GATv2's heads, a frozen
+	// processor, layer norm off, teacher forcing) change the graph as they
+	// do on the pure-Go backend, which compares each with the reference.
+	onXLA := map[string]string{"mp3-triplet_gmpnn-bfs": engine.StepLoopLoop,
 		"lstm-mpnn-bfs": engine.StepLoopUnroll, "dropout0.5-gat-dijkstra": engine.StepLoopLoop,
-		"gumbel-mpnn-insertion_sort": engine.StepLoopLoop, "freeze-mpnn-bfs": engine.StepLoopUnroll,
-		"teacher0.5-mpnn-dijkstra": engine.StepLoopLoop, "noln-triplet_gmpnn-bfs": engine.StepLoopLoop}
+		"gumbel-mpnn-insertion_sort": engine.StepLoopLoop}
 	ran := 0
 	for name, be := range testBackends(t) {
 		for _, f := range files {
@@ -214,20 +217,16 @@ var looseCases = map[string]struct {
 	// CPU rounding against the pure-Go backend's, amplified by the 15
 	// steps' backward pass above and log-Sinkhorn's ten iterations.
 	"gumbel-mpnn-insertion_sort": {grad: 5e-3, loss: 1e-4, final: 0.25, why: "sorting's backward pass (see looseCases)"},
-	// JAX's gradient rules at ties (relu at 0, max among equal values),
-	// which narlab does not have yet (issue 48's third item): with them
-	// (tried) mp2-mpnn-bfs's gradients agree within 3e-6. Teacher forcing
-	// feeds exact one-hot and 0/1 hints, which make ties common; its first
-	// loss and its masks (bit for bit) agree, its gradients by 3e-3, and
-	// Adam, after clipping the global norm of 63 to 1, turns the
-	// differences of near-zero gradient elements into updates of up to the
-	// learning rate: its second loss differs by 1.4e-3 on both narlab
-	// backends. (Its worst gradient is the in_queue decoder's bias, 5 %
-	// off, a gradient of 3e-3 in a global norm of 63.)
-	"mp2-mpnn-bfs":           {grad: 5e-3, loss: 3e-5, final: 1e-3, why: "tie rules"},
-	"tri16-triplet_mpnn-bfs": {grad: 5e-3, loss: 3e-5, final: 1e-3, why: "tie rules"},
-	// (On XLA that bias is 11 % off: 3.5e-4 in a global norm of 63.)
-	"teacher0.5-mpnn-dijkstra": {grad: 0.15, loss: 1e-2, final: 2, why: "tie rules, amplified by Adam"},
+	// mp2-mpnn-bfs and tri16-triplet_mpnn-bfs needed JAX's gradient rules
+	// at ties (relu at 0, max among equal values): with them (ties.go)
+	// they hold the default tolerances. Teacher forcing feeds exact
+	// one-hot and 0/1 hints; its first loss and its masks (bit for bit)
+	// agree, but with the tie rules its gradients still differ by 5e-4 to
+	// 2e-3 (every parameter's, pure-Go backend), and Adam, after clipping
+	// the global norm of 63 to 1, turns the differences of near-zero
+	// gradient elements into updates of up to the learning rate: its
+	// second loss differs by 1.4e-3. Not traced yet (issue 48).
+	"teacher0.5-mpnn-dijkstra": {grad: 0.15, loss: 1e-2, final: 2, why: "teacher forcing's gradients, not traced yet"},
 }
 
 func testReferenceOptions(t *testing.T, be compute.Backend, fx *refOptions, mode string) {

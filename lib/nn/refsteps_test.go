@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/narlab/narlab/lib/clrs"
+	"github.com/narlab/narlab/lib/jaxrand"
+	"github.com/narlab/narlab/lib/nn/engine"
 )
 
 // refSteps is a fixture written by the reference (scripts/parity_ref.py
@@ -25,6 +28,7 @@ type refSteps struct {
 	Seed                 int64
 	Losses               []float64
 	Val, Test            float64
+	Seconds              float64 // the reference's training steps, compilation included
 	Params               map[string]struct {
 		Shape []int
 		Data  []float64
@@ -80,6 +84,13 @@ func TestReferenceTrainingSteps(t *testing.T) {
 // configuration, draws the dump's training batches from the train split
 // and loads the dump's initial parameters.
 func referenceModel(t *testing.T, be compute.Backend, raw []byte) (*refSteps, *Model, []*clrs.Feedback) {
+	return referenceModelNudged(t, be, raw, false)
+}
+
+// referenceModelNudged is referenceModel; with nudge, every initial
+// parameter is moved by one float32 ulp (up and down alternately): a
+// perturbation of the size of one rounding, with the same function.
+func referenceModelNudged(t *testing.T, be compute.Backend, raw []byte, nudge bool) (*refSteps, *Model, []*clrs.Feedback) {
 	t.Helper()
 	var ref refSteps
 	if err := json.Unmarshal(raw, &ref); err != nil {
@@ -87,6 +98,10 @@ func referenceModel(t *testing.T, be compute.Backend, raw []byte) (*refSteps, *M
 	}
 	cfg := DefaultConfig(ref.Algorithm, ref.Processor)
 	cfg.Hidden = ref.Hidden
+	// The step loop throughout, as the reference's scan: no unrolled
+	// programs compiled in the background (the same function, but their
+	// compilation would take most of a same-initialisation row's time).
+	cfg.Exec.StepLoop = engine.StepLoopLoop
 	m, err := New(be, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -101,12 +116,13 @@ func referenceModel(t *testing.T, be compute.Backend, raw []byte) (*refSteps, *M
 			t.Fatal(err)
 		}
 	}
-	loadReferenceParams(t, m, &ref, batches[0])
+	loadReferenceParams(t, m, &ref, batches[0], nudge)
 	return &ref, m, batches
 }
 
-// loadReferenceParams sets every variable of m to the reference's value.
-func loadReferenceParams(t *testing.T, m *Model, ref *refSteps, fb *clrs.Feedback) {
+// loadReferenceParams sets every variable of m to the reference's value
+// (nudged by one ulp, alternately up and down, with nudge).
+func loadReferenceParams(t *testing.T, m *Model, ref *refSteps, fb *clrs.Feedback, nudge bool) {
 	t.Helper()
 	// Predicting once creates the variables; then each takes the
 	// reference's value.
@@ -129,6 +145,9 @@ func loadReferenceParams(t *testing.T, m *Model, ref *refSteps, fb *clrs.Feedbac
 		vals := make([]float32, len(p.Data))
 		for i, x := range p.Data {
 			vals[i] = float32(x + shift)
+			if nudge {
+				vals[i] = math.Nextafter32(vals[i], float32(math.Inf(1-2*(i%2))))
+			}
 		}
 		if err := v.SetValue(tensors.FromFlatDataAndDimensions(vals, p.Shape...)); err != nil {
 			t.Fatal(err)
@@ -199,6 +218,93 @@ func TestReferenceSameInitScores(t *testing.T) {
 		"steps": len(ref.Losses), "narlab_val": scores["val"], "narlab_test": scores["test"],
 		"ref_val": ref.Val, "ref_test": ref.Test, "loss_agrees_to_step": agreedTo(diverged, len(batches))})
 	fmt.Println(string(out))
+}
+
+// TestReferenceSameInitLosses is a measurement, not part of the suite:
+// scripts/same_init_grid.sh runs it with NARLAB_REF_DUMP set to a dump of
+// the reference's losses (parity_ref.py --dump-steps --no-scores). It
+// trains narlab from the reference's initial parameters on the same
+// batches and prints, as one JSON line, both sides' losses, the number of
+// leading steps whose losses agree within 0.1 % and the largest relative
+// difference over those steps, and, when the losses part within the run,
+// the one-ulp control (the fields of results.SameInitRow but its
+// provenance, which the script adds).
+func TestReferenceSameInitLosses(t *testing.T) {
+	path := os.Getenv("NARLAB_REF_DUMP")
+	if path == "" {
+		t.Skip("a measurement: set NARLAB_REF_DUMP (scripts/same_init_grid.sh)")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, choice, err := BackendChoice(os.Getenv("NARLAB_REF_BACKEND"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ref, m, batches := referenceModel(t, be, raw)
+	defer m.Close()
+	// The reference's keys (parity_ref.py: key = PRNGKey(seed), then each
+	// step's feedback gets the second half of split(key)): the same Gumbel
+	// noise for permutation outputs (the other draws of these settings,
+	// teacher forcing at 0 and dropout at 0, do not depend on them).
+	keys := make([]jaxrand.Key, len(batches))
+	key := jaxrand.PRNGKey(ref.Seed)
+	for i := range keys {
+		key, keys[i] = jaxrand.Split2(key)
+	}
+	losses := make([]float64, len(batches))
+	for i, fb := range batches {
+		if losses[i], err = m.TrainStepKey(fb, keys[i]); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("step %d: loss %.7f, the reference's %.7f (relative %.1e)", i+1, losses[i], ref.Losses[i],
+			math.Abs(losses[i]-ref.Losses[i])/math.Abs(ref.Losses[i]))
+	}
+	agree, maxRel := lossAgreement(ref.Losses, losses)
+	seconds := math.Round(time.Since(start).Seconds()*10) / 10
+	row := map[string]any{"algo": ref.Algorithm, "processor": ref.Processor, "seed": ref.Seed,
+		"hidden": ref.Hidden, "batch": ref.Batch, "steps": len(batches), "agrees_to_step": agree,
+		"max_rel_diff": maxRel, "ref_losses": ref.Losses, "narlab_losses": losses, "backend": choice.Kind,
+		"ref_seconds": ref.Seconds, "narlab_seconds": seconds}
+	if agree < len(batches) {
+		// The control, for a row whose losses part: narlab against itself
+		// from the same parameters moved by one ulp. The same function on
+		// both sides, so the step where these part is where float rounding
+		// alone, amplified by training, has grown to 0.1 %.
+		_, mn, _ := referenceModelNudged(t, be, raw, true)
+		defer mn.Close()
+		nudged := make([]float64, len(batches))
+		for i, fb := range batches {
+			if nudged[i], err = mn.TrainStepKey(fb, keys[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		self, _ := lossAgreement(losses, nudged)
+		t.Logf("narlab from the parameters moved by one ulp agrees with narlab to step %d", self)
+		row["ulp_agrees_to_step"], row["ulp_losses"] = self, nudged
+	}
+	out, err := json.Marshal(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(string(out))
+}
+
+// lossAgreement is the number of leading steps whose losses agree within
+// 0.1 % of want's, and the largest relative difference over those steps
+// (results.SameInitRow's rule).
+func lossAgreement(want, got []float64) (int, float64) {
+	maxRel := 0.0
+	for i := range want {
+		rel := math.Abs(got[i]-want[i]) / math.Abs(want[i])
+		if rel > 1e-3 {
+			return i, maxRel
+		}
+		maxRel = math.Max(maxRel, rel)
+	}
+	return len(want), maxRel
 }
 
 // agreedTo is the last step whose loss agreed with the reference's, given

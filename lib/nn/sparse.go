@@ -412,15 +412,15 @@ func sparsePGNStep(gated bool) func(s *Sparse, scope *model.Scope, e sparseEncod
 			edgeMsg = s.edgeMessage(scope, e)
 		}
 		msgs := Add(Add(Gather(m1, e.src), Gather(m2, e.dst)), edgeMsg)
-		msgs = Dense(scope.At("msg_mlp_1"), activation.Relu(msgs), true, H)
-		msgs = Dense(scope.At("msg_mlp_2"), activation.Relu(msgs), true, H)
-		agg := segmentMax(msgs, e.dst, e.numNodes) // every node has its self-loop
-		ret := activation.Relu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
+		msgs = Dense(scope.At("msg_mlp_1"), jaxRelu(msgs), true, H)
+		msgs = Dense(scope.At("msg_mlp_2"), jaxRelu(msgs), true, H)
+		agg := jaxSegmentMax(msgs, e.dst, e.numNodes) // every node has its self-loop
+		ret := jaxRelu(Add(Dense(scope.At("o1"), z, true, H), Dense(scope.At("o2"), agg, true, H)))
 		ret = norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
 		if gated {
 			g1 := Dense(scope.At("gate1"), z, true, H)
 			g2 := Dense(scope.At("gate2"), agg, true, H)
-			gate := Sigmoid(Add(Dense(scope.At("gate3"), activation.Relu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
+			gate := Sigmoid(Add(Dense(scope.At("gate3"), jaxRelu(Add(g1, g2)), true, H), ConstAs(g1, -3)))
 			ret = gateMix(ret, hidden, gate)
 		}
 		return ret
@@ -457,7 +457,7 @@ func (s *Sparse) gat(scope *model.Scope, e sparseEncoded, z *Node, v2 bool) *Nod
 	}
 	coefs := Exp(segmentLogSoftmax(logits, e.src, e.numNodes)) // over each node's outgoing edges
 	att := segmentSum(Mul(InsertAxes(coefs, -1), Gather(values, e.dst)), e.src, e.numNodes)
-	ret := activation.Relu(Add(att, Dense(scope.At("skip"), z, true, H)))
+	ret := jaxRelu(Add(att, Dense(scope.At("skip"), z, true, H)))
 	return norm.LayerNorm(scope.At("ln"), ret, -1).Epsilon(layerNormEpsilon).Done()
 }
 
@@ -483,7 +483,7 @@ func (s *Sparse) decode(scope *model.Scope, l probeLayout, e sparseEncoded, hT *
 			p1 := Dense(scope.At("p1"), hT, true, H)
 			p2 := Dense(scope.At("p2"), hT, true, H)
 			p3 := Dense(scope.At("p3"), e.edge, true, H)
-			mx := Max(Gather(p1, e.src), Add(Gather(p2, e.dst), Gather(p3, e.rev)))
+			mx := jaxMaximum(Gather(p1, e.src), Add(Gather(p2, e.dst), Gather(p3, e.rev)))
 			return Squeeze(Dense(scope.At("p4"), mx, true, 1), -1)
 		}
 		return squeeze(Dense(scope.At("l"), hT, true, out))
@@ -493,7 +493,7 @@ func (s *Sparse) decode(scope *model.Scope, l probeLayout, e sparseEncoded, hT *
 		x := Dense(scope.At("e3"), e.edge, true, out)
 		return squeeze(Add(Add(Gather(a, e.src), Gather(b, e.dst)), x))
 	default:
-		pooled := segmentMax(hT, e.nodeG, e.numGraphs)
+		pooled := jaxSegmentMax(hT, e.nodeG, e.numGraphs)
 		gr := Add(Dense(scope.At("g1"), pooled, true, out), Dense(scope.At("g2"), e.graph, true, out)) // [G,out]
 		if kind(l.Type) == clrs.Pointer {
 			per := Squeeze(Dense(scope.At("g3"), hT, true, 1), -1) // [V]
@@ -526,8 +526,13 @@ func (s *Sparse) repredict(e sparseEncoded, l probeLayout, logits *Node, hard bo
 		return repredict(l, logits, hard)
 	}
 	if hard {
-		mx := Gather(segmentMax(logits, idx, n), idx)
-		return ConvertDType(Equal(logits, mx), logits.DType())
+		// The first of tied maxima, as the dense model's one_hot(argmax):
+		// by receiver for a node's outgoing edges, by node for a graph's.
+		pos := Iota(logits.Graph(), shapeF32(logits.Shape().Dimensions[0]), 0)
+		if idx == e.src {
+			pos = ConvertDType(Reshape(e.dst, e.numEdges), logits.DType())
+		}
+		return segmentOneHotArgMax(logits, idx, n, pos)
 	}
 	return Exp(segmentLogSoftmax(logits, idx, n))
 }

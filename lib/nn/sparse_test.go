@@ -439,7 +439,8 @@ func TestSparseSALSAScores(t *testing.T) {
 // TestSparseHoistedEval checks that an evaluation that computes the
 // step-invariant work once per batch (hoists) predicts what one that
 // recomputes it at every step does, for the hint modes and processors
-// that hoist, on every test backend.
+// that hoist, on the pure-Go backend; XLA, which compiles slowly and runs
+// the same graphs, checks bfs/gmpnn (hints decoded, the gated update).
 func TestSparseHoistedEval(t *testing.T) {
 	set, err := salsa.LookupSet("er_16")
 	if err != nil {
@@ -455,6 +456,9 @@ func TestSparseHoistedEval(t *testing.T) {
 	}
 	for name, be := range testBackends(t) {
 		for _, tt := range tests {
+			if name != "go" && tt.algo != "bfs" {
+				continue // XLA: one case keeps that path checked (see above)
+			}
 			ds, err := salsa.NewDataset(t.Context(), tt.algo, set, 5, 3, false, salsa.DatasetOptions{})
 			if err != nil {
 				t.Fatal(err)
