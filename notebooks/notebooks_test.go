@@ -55,10 +55,10 @@ type notebook struct {
 // it chooses) runs the smaller: every cell still runs, on less work. GoNB
 // links each cell into a program of its own; the kernel's go commands get
 // -ldflags=-w (no DWARF debugging tables, which take most of the link on a
-// small machine, and which no cell's output uses), and XLA compiles at
-// backend optimization level 0 (XLA_FLAGS): the notebooks' trainings are
-// short, so compiling their steps took most of their time (02's first
-// step 20 s → 7 s on the 2-core machine, its losses and scores the same).
+// small machine, and which no cell's output uses). XLA compiles at its
+// default optimization level, as for a reader: at backend optimization
+// level 0 (faster to compile) lib/nn's reference checks on XLA failed
+// (bfs's pointers all 0), so no test runs XLA at a level users do not.
 func TestNotebooks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("executes every notebook in a real Jupyter kernel; run without -short")
@@ -108,8 +108,7 @@ func TestNotebooks(t *testing.T) {
 				"--ExecutePreprocessor.timeout=1200", "--ExecutePreprocessor.kernel_name="+kernel.Name,
 				"--output-dir", dir, f)
 			cmd.Env = append(os.Environ(), "NARLAB_ROOT="+rootDir(t), "NARLAB_DATA="+data, "NARLAB_NOTEBOOK_QUICK=1",
-				"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -ldflags=-w"),
-				"XLA_FLAGS="+strings.TrimSpace(os.Getenv("XLA_FLAGS")+" --xla_backend_optimization_level=0"))
+				"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -ldflags=-w"))
 			combined, err := cmd.CombinedOutput()
 			elapsed := time.Since(start)
 			if err != nil {

@@ -322,11 +322,6 @@ func TestNumpy(t *testing.T) {
 // (make test runs it first): dm-clrs's BaselineModel trained on batches
 // read from narlab's files, the Feedback equal to dm-clrs's samplers', PyG
 // graphs and batches, and the docs' dm-clrs and PyG snippets.
-//
-// XLA compiles dm-clrs's jitted steps at backend optimization level 0
-// (XLA_FLAGS): the suites train a few steps of small models, where
-// compiling, not running, takes the time (on a 2-core machine it halved
-// the two training tests' time).
 func TestBridges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the bridge environment of scripts/setup-pybridge.sh (dm-clrs, JAX, PyTorch Geometric); run without -short")
@@ -335,7 +330,6 @@ func TestBridges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("XLA_FLAGS", strings.TrimSpace(os.Getenv("XLA_FLAGS")+" --xla_backend_optimization_level=0"))
 	wd, _ := os.Getwd()
 	// dm-clrs imports TensorFlow and TFDS, which it uses only for its own
 	// dataset files: stand-ins (tests/standins/README.md).
