@@ -28,7 +28,7 @@ var Pages = []string{"docs/performance.md", "docs/performance-steady.md", "docs/
 
 // MaxPerformancePage is docs/performance.md's budget: a page of current
 // figures, with the history in docs/log/.
-const MaxPerformancePage = 20 * 1024
+const MaxPerformancePage = 20_000
 
 // Render reads root/results and returns every page of Pages rendered from
 // it, keyed by path. README.md is the committed one with its marked

@@ -454,7 +454,7 @@ func provenance(ps []Provenance) string {
 	}
 	s := "Measured " + strings.Join(uniq(dates), ", ") + " on " + joinAnd(uniq(machines))
 	if c := uniq(commits); len(c) > 0 {
-		s += ", narlab at " + strings.Join(c, ", ")
+		s += ", narlab at " + commitList(c)
 	}
 	if c := uniq(commands); len(c) > 0 {
 		s += ", by `" + strings.Join(c, "`, `") + "`"
@@ -517,7 +517,16 @@ func (v view) ProtocolProvenance() string {
 	dates := uniq(datesOf(ps))
 	sort.Strings(dates)
 	return fmt.Sprintf("Measured %s on %s (both sides of a row on one machine: its line of `results/protocol_rows.jsonl` says which), narlab at %s",
-		strings.Join(dates, ", "), joinAnd(uniq(machinesOf(ps))), strings.Join(commits, ", "))
+		strings.Join(dates, ", "), joinAnd(uniq(machinesOf(ps))), commitList(commits))
+}
+
+// commitList names a few commits; past three it gives their count, since
+// each row's line in results/ names its own.
+func commitList(c []string) string {
+	if len(c) > 3 {
+		return fmt.Sprintf("%d commits (each row's line names its own)", len(c))
+	}
+	return strings.Join(c, ", ")
 }
 
 func commitsOf(ps []Provenance) (out []string) {
