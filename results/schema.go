@@ -127,11 +127,17 @@ type SameInitRow struct {
 	// one float32 ulp (UlpLosses): the same function on both sides, so
 	// where these part, rounding alone, amplified by training, has grown
 	// to 0.1 %.
-	UlpAgreesTo   *int      `json:"ulp_agrees_to_step,omitempty"`
-	UlpLosses     []float64 `json:"ulp_losses,omitempty"`
-	Backend       string    `json:"backend"`
-	RefSeconds    float64   `json:"ref_seconds"`
-	NarlabSeconds float64   `json:"narlab_seconds"`
+	UlpAgreesTo *int      `json:"ulp_agrees_to_step,omitempty"`
+	UlpLosses   []float64 `json:"ulp_losses,omitempty"`
+	// UlpControls, where measured, is the control in several one-ulp
+	// patterns (lib/nn's nudgeUp; UlpAgreesTo is the first): one pattern is
+	// one draw of rounding's spread, these show its range. A row that
+	// parts no earlier than the earliest of them parts where rounding
+	// alone would.
+	UlpControls   []int   `json:"ulp_control_steps,omitempty"`
+	Backend       string  `json:"backend"`
+	RefSeconds    float64 `json:"ref_seconds"`
+	NarlabSeconds float64 `json:"narlab_seconds"`
 	// Diagnosis says, for a row whose losses part early, where they part
 	// and why (docs/log/results-same-init.md has the evidence).
 	Diagnosis string `json:"diagnosis,omitempty"`

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -1216,7 +1217,11 @@ func (v view) SameInitTable() string {
 			n++
 			control := "—"
 			if r.UlpAgreesTo != nil {
-				control = steps(*r.UlpAgreesTo, r.Steps)
+				lo, hi := r.controlRange()
+				control = steps(lo, r.Steps)
+				if hi != lo {
+					control += "–" + steps(hi, r.Steps)
+				}
 			}
 			cells = append(cells, steps(r.AgreesTo, r.Steps), control)
 			if r.AgreesTo >= 30 || r.AgreesTo == r.Steps {
@@ -1224,25 +1229,39 @@ func (v view) SameInitTable() string {
 				continue
 			}
 			why := r.Diagnosis
-			if *r.UlpAgreesTo <= r.AgreesTo {
+			lo, hi := r.controlRange()
+			if lo <= r.AgreesTo {
 				controlFirst++
 				if why == "" {
-					why = "Float rounding amplified by training: the control parts no later."
+					why = "Float rounding amplified by training: a control parts no later."
 				}
 			} else if why == "" {
 				why = "Not diagnosed yet."
 			}
 			rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
-			early = append(early, fmt.Sprintf("* %s %s: to step %d (the control: %d; step 1's losses %.1e apart, the control's %.1e). %s",
-				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, *r.UlpAgreesTo,
+			control = fmt.Sprintf("the control: %d", lo)
+			if len(r.UlpControls) > 1 {
+				control = fmt.Sprintf("%d controls: %d to %d", len(r.UlpControls), lo, hi)
+			}
+			early = append(early, fmt.Sprintf("* %s %s: to step %d (%s; step 1's losses %.1e apart, the first control's %.1e). %s",
+				a, map[string]string{"mpnn": "MPNN", "triplet_gmpnn": "Triplet-GMPNN"}[p], r.AgreesTo, control,
 				rel(r.NarlabLosses[0], r.RefLosses[0]), rel(r.UlpLosses[0], r.NarlabLosses[0]), why))
 		}
 		t.row(cells...)
 	}
 	out := t.String() + fmt.Sprintf("\n\n%d of %d rows measured: %d agree for 30 steps or more (or all their steps), %d part "+
-		"earlier, %d of them no earlier than narlab against itself one ulp apart.", n, 2*30, long, len(early), controlFirst)
+		"earlier, %d of them no earlier than narlab against itself one ulp apart (the earliest of its controls).", n, 2*30, long, len(early), controlFirst)
 	if len(early) > 0 {
 		out += " Rows that part before step 30:\n\n" + strings.Join(early, "\n")
 	}
 	return out
+}
+
+// controlRange is the earliest and latest step where the row's one-ulp
+// controls part from narlab (UlpControls, or the one UlpAgreesTo).
+func (r *SameInitRow) controlRange() (lo, hi int) {
+	if len(r.UlpControls) == 0 {
+		return *r.UlpAgreesTo, *r.UlpAgreesTo
+	}
+	return slices.Min(r.UlpControls), slices.Max(r.UlpControls)
 }
