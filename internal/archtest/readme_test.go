@@ -11,7 +11,7 @@ import (
 // maxREADME is the README's budget: a front door (what narlab is, the two
 // commands, an example, the data layout, one summary table), with the
 // measurement record in docs/performance.md.
-const maxREADME = 12 * 1024
+const maxREADME = 12_000
 
 // TestREADME keeps the README a front door that stands alone: at most
 // maxREADME bytes, the two commands within its first screen, no link
