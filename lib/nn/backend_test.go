@@ -120,11 +120,7 @@ func TestCUDABackend(t *testing.T) {
 	}
 	cfg := DefaultConfig("bfs", "mpnn")
 	cfg.Hidden = 16
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	if !m.loop.EvalOnDevice() {
 		t.Error("the default evaluation loop (auto) runs on the host on the GPU")
 	}

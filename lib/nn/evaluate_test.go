@@ -49,11 +49,7 @@ func TestEvaluateTrajectories(t *testing.T) {
 				}
 				cfg := DefaultConfig(tc.algo, tc.proc)
 				cfg.Hidden = 8
-				m, err := New(be, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer m.Close()
+				m := testModel(t, be, cfg)
 				if _, err := m.TrainStep(padded[0]); err != nil { // away from the initial parameters
 					t.Fatal(err)
 				}
@@ -80,11 +76,7 @@ func TestEvaluateTrajectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(be, DefaultConfig("bfs", "mpnn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, DefaultConfig("bfs", "mpnn"))
 	if _, err := m.EvaluateTrajectories(clrs.Each(nil), 0); err == nil {
 		t.Error("batch size 0: no error")
 	}
@@ -124,11 +116,7 @@ func TestPredictionIgnoresBatchMates(t *testing.T) {
 			}
 			cfg := DefaultConfig(tc.algo, tc.proc)
 			cfg.Hidden = 8
-			m, err := New(be, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := testModel(t, be, cfg)
 			predict := func(ts ...*clrs.Trajectory) Predictions {
 				fb, err := clrs.Batch(ts, steps)
 				if err != nil {

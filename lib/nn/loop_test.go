@@ -345,11 +345,7 @@ func TestPredictInParts(t *testing.T) {
 			}
 			cfg := DefaultConfig(tt.algo, tt.processor)
 			cfg.Hidden = 8
-			m, err := New(be, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := testModel(t, be, cfg)
 			whole, err := m.Predict(fb)
 			if err != nil {
 				t.Fatal(err)
@@ -590,11 +586,7 @@ func TestSetExecution(t *testing.T) {
 	fb := fixedBatch(t, "bfs", 6, 3)
 	cfg := DefaultConfig("bfs", "mpnn")
 	cfg.Hidden, cfg.Exec.StepLoop = 8, engine.StepLoopLoop
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	l1, g1 := loopGradients(t, m, fb)
 	p1, err := m.Predict(fb)
 	if err != nil {

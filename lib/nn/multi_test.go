@@ -232,11 +232,7 @@ func TestSeveralAlgorithms(t *testing.T) {
 	cfg := DefaultConfig("", "mpnn")
 	cfg.Algorithms = []string{"bfs", "insertion_sort"}
 	cfg.Hidden = 8
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	batches := map[string][]*clrs.Feedback{}
 	for _, a := range append(cfg.Algorithms, "dfs") {
 		r := &refRun{Algorithm: a, Batch: 4, Steps: 3}

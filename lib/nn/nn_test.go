@@ -25,6 +25,18 @@ func fixedBatch(t *testing.T, algo string, n, b int) *clrs.Feedback {
 	return fb
 }
 
+// testModel is New(be, cfg) for a test: a failure ends the test, and the
+// model is closed when the test ends.
+func testModel(t testing.TB, be compute.Backend, cfg Config) *Model {
+	t.Helper()
+	m, err := New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
 // testBackends returns the backends every model test runs on: the pure-Go
 // one, and XLA CPU when its plugin is installed (`make setup`) and the
 // tests are not -short. With

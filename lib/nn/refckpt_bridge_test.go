@@ -77,11 +77,7 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 		if c.change != nil {
 			c.change(&cfg)
 		}
-		m, err := New(be, cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		defer m.Close()
+		m := testModel(t, be, cfg)
 		r := &refRun{Algorithm: c.algo, Processor: c.processor, Hidden: cfg.Hidden, Batch: 4, Steps: 3}
 		train, eval, after := refRunBatches(t, r)
 		for _, fb := range train {
@@ -89,13 +85,8 @@ func TestExportReferenceInDMCLRS(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 		}
-		ckpt := filepath.Join(dir, name+".pkl")
-		if err := m.ExportReference(ckpt); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out := filepath.Join(dir, name+".json")
-		jobs = append(jobs, append([]string{"--algo", c.algo, "--processor", c.processor, "--hidden", fmt.Sprint(r.Hidden),
-			"--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...))
+		out, job := exportForRestore(t, m, cfg, dir, name, c.algo, r.Batch, r.Steps)
+		jobs = append(jobs, job)
 		runs = append(runs, exported{name, cfg, m, r, eval, after, out})
 	}
 	restoreInDMCLRS(t, jobs)
@@ -198,11 +189,7 @@ func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 		if c.change != nil {
 			c.change(&cfg)
 		}
-		m, err := New(be, cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		defer m.Close()
+		m := testModel(t, be, cfg)
 		r := &multiRefRun{Algorithms: cfg.Algorithms, Processor: cfg.Processor, Hidden: cfg.Hidden, Batch: 4, Steps: 2}
 		train, after, eval := multiRefBatches(t, r)
 		for step := range r.Steps {
@@ -212,14 +199,8 @@ func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 				}
 			}
 		}
-		ckpt := filepath.Join(dir, name+".pkl")
-		if err := m.ExportReference(ckpt); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out := filepath.Join(dir, name+".json")
-		jobs = append(jobs, append([]string{"--algo", strings.Join(cfg.Algorithms, ","), "--processor", cfg.Processor,
-			"--hidden", fmt.Sprint(r.Hidden), "--batch", fmt.Sprint(r.Batch), "--steps", fmt.Sprint(r.Steps),
-			"--restore", ckpt, "--out", out}, scriptArgs(cfg)...))
+		out, job := exportForRestore(t, m, cfg, dir, name, strings.Join(cfg.Algorithms, ","), r.Batch, r.Steps)
+		jobs = append(jobs, job)
 		runs = append(runs, exported{name, cfg, m, after, eval, out})
 	}
 	restoreInDMCLRS(t, jobs)
@@ -232,4 +213,21 @@ func TestExportSeveralAlgorithmsInDMCLRS(t *testing.T) {
 			compareSeveralWithReference(t, e.m, ref, e.eval, e.after)
 		})
 	}
+}
+
+// exportForRestore exports m (trained under cfg, on algos joined by
+// commas) to dir/name.pkl in the reference's format and returns the file
+// that scripts/dmclrs_checkpoint.py will write its restored model's
+// outputs to, with that script's arguments for the job (batch and steps:
+// the run's).
+func exportForRestore(t *testing.T, m *Model, cfg Config, dir, name, algos string, batch, steps int) (out string, job []string) {
+	t.Helper()
+	ckpt := filepath.Join(dir, name+".pkl")
+	if err := m.ExportReference(ckpt); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	out = filepath.Join(dir, name+".json")
+	job = append([]string{"--algo", algos, "--processor", cfg.Processor, "--hidden", fmt.Sprint(cfg.Hidden),
+		"--batch", fmt.Sprint(batch), "--steps", fmt.Sprint(steps), "--restore", ckpt, "--out", out}, scriptArgs(cfg)...)
+	return out, job
 }

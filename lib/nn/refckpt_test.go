@@ -628,11 +628,7 @@ func TestLoadReferenceErrors(t *testing.T) {
 	// A narlab checkpoint is refused for export as what it is not.
 	cfg := DefaultConfig("bfs", "memnet")
 	cfg.Hidden = 4
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	if err := m.ExportReference(filepath.Join(dir, "memnet.pkl")); err == nil || !strings.Contains(err.Error(), "no dm-clrs layout") {
 		t.Errorf("memnet exported: %v", err)
 	}
@@ -674,11 +670,7 @@ func TestExportReferenceRoundTrip(t *testing.T) {
 			}
 			r := &refRun{Algorithm: cfg.Algorithm, Batch: 4, Steps: 2}
 			train, eval, after := refRunBatches(t, r)
-			m, err := New(be, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := testModel(t, be, cfg)
 			dir := t.TempDir()
 			fresh := filepath.Join(dir, "fresh.pkl")
 			if err := m.ExportReference(fresh); err != nil {

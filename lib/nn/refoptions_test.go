@@ -236,11 +236,7 @@ func testReferenceOptions(t *testing.T, be compute.Backend, fx *refOptions, mode
 	}
 	cfg := fx.config()
 	cfg.Exec.StepLoop = mode
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	s, err := clrs.NewSplitSampler(fx.Algorithm, "train")
 	if err != nil {
 		t.Fatal(err)
@@ -530,11 +526,7 @@ func trainLSTMGradients(t *testing.T, be compute.Backend, fx *refOptions, fb *cl
 	t.Helper()
 	cfg := fx.config()
 	cfg.TrainLSTM, cfg.Exec.StepLoop = true, engine.StepLoopLoop
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	setReferenceParams(t, m, fx.Params, fb)
 	bd, err := m.batchOf(fb)
 	if err != nil {

@@ -111,11 +111,7 @@ func replayRunPyChunked(t *testing.T, fx *runPyFixture, be compute.Backend, cfg 
 		initChunks = append(initChunks, round())
 	}
 	initChunks = initChunks[:len(lengths)]
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	part := func(i int) *Model {
 		if m.parts == nil {
 			return m

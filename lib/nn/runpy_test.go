@@ -92,11 +92,7 @@ func replayRunPy(t *testing.T, fx *runPyFixture, be compute.Backend, cfg Config)
 			t.Fatal(err)
 		}
 	}
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	part := func(i int) *Model {
 		if m.parts == nil {
 			return m

@@ -72,11 +72,7 @@ func TestReferenceSameInitTrace(t *testing.T) {
 	}
 	cfg := DefaultConfig(tr.Algorithm, tr.Processor)
 	cfg.Hidden = tr.Hidden
-	m, err := New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testModel(t, be, cfg)
 	s, err := clrs.NewSplitSampler(tr.Algorithm, "train")
 	if err != nil {
 		t.Fatal(err)

@@ -135,11 +135,7 @@ func TestPaddedSteps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := DefaultConfig("bfs", "mpnn")
 			cfg.Hidden, cfg.Exec.StepLoop = 16, engine.StepLoopUnroll
-			m, err := New(be, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := testModel(t, be, cfg)
 			bd, err := m.batchOf(fixedBatch(t, "bfs", 7, 4))
 			if err != nil {
 				t.Fatal(err)
@@ -181,11 +177,7 @@ func TestPaddedArgs(t *testing.T) {
 		{"insertion_sort", 6},
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
-			m, err := New(be, DefaultConfig(tc.algo, "mpnn"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := testModel(t, be, DefaultConfig(tc.algo, "mpnn"))
 			bd, err := m.batchOf(fixedBatch(t, tc.algo, 6, 3))
 			if err != nil {
 				t.Fatal(err)
