@@ -134,10 +134,17 @@ type SameInitRow struct {
 	// one draw of rounding's spread, these show its range. A row that
 	// parts no earlier than the earliest of them parts where rounding
 	// alone would.
-	UlpControls   []int   `json:"ulp_control_steps,omitempty"`
-	Backend       string  `json:"backend"`
-	RefSeconds    float64 `json:"ref_seconds"`
-	NarlabSeconds float64 `json:"narlab_seconds"`
+	UlpControls []int `json:"ulp_control_steps,omitempty"`
+	// BackendControl, measured where the row parts earlier than every
+	// one-ulp control, is the step to which narlab on the pure-Go backend
+	// agrees with narlab on Backend from the same parameters
+	// (BackendControlLosses): the same function rounded differently in
+	// every operation, as the reference's compiled program is.
+	BackendControl       *int      `json:"backend_control_step,omitempty"`
+	BackendControlLosses []float64 `json:"backend_control_losses,omitempty"`
+	Backend              string    `json:"backend"`
+	RefSeconds           float64   `json:"ref_seconds"`
+	NarlabSeconds        float64   `json:"narlab_seconds"`
 	// Diagnosis says, for a row whose losses part early, where they part
 	// and why (docs/log/results-same-init.md has the evidence).
 	Diagnosis string `json:"diagnosis,omitempty"`

@@ -1230,13 +1230,24 @@ func (v view) SameInitTable() string {
 			}
 			why := r.Diagnosis
 			lo, hi := r.controlRange()
-			if lo <= r.AgreesTo {
+			switch {
+			case lo <= r.AgreesTo:
 				controlFirst++
 				if why == "" {
 					why = "Float rounding amplified by training: a control parts no later."
 				}
-			} else if why == "" {
+			case r.BackendControl != nil && *r.BackendControl <= r.AgreesTo:
+				controlFirst++
+				if why == "" {
+					why = fmt.Sprintf("Float rounding amplified by training: narlab on the pure-Go backend parts from narlab on %s "+
+						"at step %d, no later (the same function rounded differently in every operation, as the reference's "+
+						"compiled program is).", r.Backend, *r.BackendControl)
+				}
+			case why == "":
 				why = "Not diagnosed yet."
+				if r.BackendControl != nil {
+					why = fmt.Sprintf("Not diagnosed yet (narlab on the pure-Go backend against %s: %d).", r.Backend, *r.BackendControl)
+				}
 			}
 			rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
 			control = fmt.Sprintf("the control: %d", lo)
@@ -1250,7 +1261,7 @@ func (v view) SameInitTable() string {
 		t.row(cells...)
 	}
 	out := t.String() + fmt.Sprintf("\n\n%d of %d rows measured: %d agree for 30 steps or more (or all their steps), %d part "+
-		"earlier, %d of them no earlier than narlab against itself one ulp apart (the earliest of its controls).", n, 2*30, long, len(early), controlFirst)
+		"earlier, %d of them no earlier than a rounding control (the earliest of narlab against itself one ulp apart, or on another backend).", n, 2*30, long, len(early), controlFirst)
 	if len(early) > 0 {
 		out += " Rows that part before step 30:\n\n" + strings.Join(early, "\n")
 	}

@@ -21,7 +21,10 @@
 # controls (lib/nn's nudge patterns). REDO_CONTROLS=1 measures again the
 # rows that part and were recorded with a single control (reusing the
 # reference's dump where it is kept); a row measured again replaces its
-# earlier line.
+# earlier line. FORCE=1 measures the rows again whatever is recorded (with
+# ONLY, those rows). A row that parts earlier than every one-ulp control
+# also gets the backend control: narlab on the pure-Go backend against
+# narlab on XLA from the same parameters.
 #
 # STEPS (default 35), HIDDEN (32), BATCH (16), SEED (42): the parity table's
 # settings; BACKEND: narlab's backend (default its own pick: XLA CPU when
@@ -55,11 +58,13 @@ PY
 )}
 
 done_already() { # algo processor
-  python3 - "$results" "$1" "$2" "$SEED" "$STEPS" "$HIDDEN" "$BATCH" "${REDO_CONTROLS:-}" <<'PY'
+  python3 - "$results" "$1" "$2" "$SEED" "$STEPS" "$HIDDEN" "$BATCH" "${REDO_CONTROLS:-}" "${FORCE:-}" <<'PY'
 import json, sys
 f, algo, proc = sys.argv[1:4]
 seed, steps, hidden, batch = map(int, sys.argv[4:8])
 redo = sys.argv[8] == "1"
+if sys.argv[9] == "1":
+    sys.exit(1)
 for line in open(f):
     if line.strip():
         r = json.loads(line)
