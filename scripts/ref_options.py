@@ -86,6 +86,8 @@ CASES = [
     model_case("repred-hard-mpnn-bfs", "bfs", "mpnn", hint_repred_mode="hard"),
     model_case("repred-hard_on_eval-mpnn-dijkstra", "dijkstra", "mpnn", hint_repred_mode="hard_on_eval"),
     model_case("teacher0.5-mpnn-dijkstra", "dijkstra", "mpnn", hint_teacher_forcing=0.5),
+    model_case("teacher0.5-mpnn-bfs", "bfs", "mpnn", hint_teacher_forcing=0.5),
+    model_case("teacher1-mpnn-bellman_ford", "bellman_ford", "mpnn", hint_teacher_forcing=1.0),
     # Permutation decoders' Gumbel noise in training (keys recorded).
     model_case("gumbel-mpnn-insertion_sort", "insertion_sort", "mpnn"),
     # run.py itself.

@@ -191,8 +191,88 @@ func TestReferenceOptions(t *testing.T) {
 			}
 		}
 	}
-	if ran < 2*22 {
-		t.Errorf("%d cases ran; the fixtures hold 22 model cases", ran)
+	if ran < 2*24 {
+		t.Errorf("%d cases ran; the fixtures hold 24 model cases", ran)
+	}
+}
+
+// TestGradientsWithinBackendSpread compares the first step's gradients of
+// the cases whose gradient is ill-conditioned (looseCases' spread) with
+// the reference's against the distance between narlab's two backends: the
+// same function rounded two ways. Where the reference computes the same
+// function, it is one more rounding of it, no farther from either backend
+// than spreadFactor times the backends' distance from each other (or the
+// default tolerance); a difference in the function would be far larger.
+func TestGradientsWithinBackendSpread(t *testing.T) {
+	const spreadFactor = 4
+	backends := testBackends(t)
+	if backends["xla"] == nil {
+		t.Skip("needs the pure-Go and XLA backends (make test runs both)")
+	}
+	for c, l := range looseCases {
+		if !l.spread {
+			continue
+		}
+		t.Run(c, func(t *testing.T) {
+			fx := readRefOptions(t, filepath.Join("testdata", "refoptions", c+".json.gz"))
+			grads := map[string][][]float64{}
+			var names []string
+			for name, be := range backends {
+				cfg := fx.config()
+				cfg.Exec.StepLoop = engine.StepLoopLoop
+				m := testModel(t, be, cfg)
+				s, err := clrs.NewSplitSampler(fx.Algorithm, "train")
+				if err != nil {
+					t.Fatal(err)
+				}
+				fb, err := s.Next(fx.Options.Batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				setReferenceParams(t, m, fx.Params, fb)
+				bd, err := m.batchOf(fb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.setDraws(bd, fx.Steps[0].Key)
+				_, gs, err := m.loop.LossAndGradients(bd, false)
+				bd.Release()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range gs {
+					grads[name] = append(grads[name], flat32(t, g))
+				}
+				engine.Free(gs...)
+				names = names[:0]
+				for _, v := range engine.TrainableVariables(m.store.RootScope()) {
+					n, _ := referenceParamName(v.Path(), m.cfg.Processor)
+					names = append(names, n)
+				}
+			}
+			var global float64
+			for _, g := range fx.Grads {
+				global += l2(g.Data) * l2(g.Data)
+			}
+			global = math.Sqrt(global)
+			worst := 0.0
+			for i, n := range names {
+				want := fx.Grads[n].Data
+				if l2(want) < 1e-6*global {
+					continue // rounding noise on every side
+				}
+				spread := relDiff(grads["go"][i], grads["xla"][i])
+				bound := max(1e-4, spreadFactor*spread)
+				for _, name := range []string{"go", "xla"} {
+					d := relDiff(grads[name][i], want)
+					worst = max(worst, d/bound)
+					if d > bound {
+						t.Errorf("gradient of %s on %s: %.2g from the reference's, over %d × the backends' %.2g", n, name, d, spreadFactor, spread)
+					}
+				}
+			}
+			t.Logf("the reference's gradients lie within %.2g of the bound (%d × the backends' distance, at least 1e-4)", worst, spreadFactor)
+		})
 	}
 }
 
@@ -203,6 +283,10 @@ func TestReferenceOptions(t *testing.T) {
 var looseCases = map[string]struct {
 	grad, loss, final float64
 	why               string
+	// spread: the first step's gradients are compared by
+	// TestGradientsWithinBackendSpread (against the distance between
+	// narlab's two backends) instead of with grad.
+	spread bool
 }{
 	// Without the Gumbel noise and without hints on both sides (the
 	// reference rerun with them off) the gradients upstream of the output
@@ -219,14 +303,17 @@ var looseCases = map[string]struct {
 	"gumbel-mpnn-insertion_sort": {grad: 5e-3, loss: 1e-4, final: 0.25, why: "sorting's backward pass (see looseCases)"},
 	// mp2-mpnn-bfs and tri16-triplet_mpnn-bfs needed JAX's gradient rules
 	// at ties (relu at 0, max among equal values): with them (ties.go)
-	// they hold the default tolerances. Teacher forcing feeds exact
-	// one-hot and 0/1 hints; its first loss and its masks (bit for bit)
-	// agree, but with the tie rules its gradients still differ by 5e-4 to
-	// 2e-3 (every parameter's, pure-Go backend), and Adam, after clipping
-	// the global norm of 63 to 1, turns the differences of near-zero
-	// gradient elements into updates of up to the learning rate: its
-	// second loss differs by 1.4e-3. Not traced yet (issue 48).
-	"teacher0.5-mpnn-dijkstra": {grad: 0.15, loss: 1e-2, final: 2, why: "teacher forcing's gradients, not traced yet"},
+	// they hold the default tolerances. Teacher forcing on dijkstra: the
+	// first loss agrees to 1e-7 and the forcing masks bit for bit, but
+	// every parameter's gradient differs from the reference's by 5e-4 to
+	// 3e-3, and by as much between narlab's own two backends (2.2e-3: the
+	// gradient is ill-conditioned here, rounding amplified ten thousand
+	// times), so TestGradientsWithinBackendSpread compares it against that
+	// spread. On bfs (teacher forcing 0.5) and bellman_ford (1: the ground
+	// truth fed throughout) the gradients hold the default tolerance. Adam, after clipping the global norm of 63 to 1,
+	// turns those differences of near-zero gradient elements into updates
+	// of up to the learning rate: the second loss differs by 1.4e-3.
+	"teacher0.5-mpnn-dijkstra": {loss: 1e-2, final: 2, spread: true, why: "an ill-conditioned gradient (see looseCases)"},
 }
 
 func testReferenceOptions(t *testing.T, be compute.Backend, fx *refOptions, mode string) {
@@ -291,7 +378,11 @@ func testReferenceOptions(t *testing.T, be compute.Backend, fx *refOptions, mode
 	if want := fx.Steps[0].Loss; math.Abs(loss-want) > 3e-5*math.Max(1, math.Abs(want)) {
 		t.Errorf("first step's loss %.7f, the reference's %.7f", loss, want)
 	}
-	compareGradients(t, m, grads, fx.Grads, tol.grad)
+	if looseCases[fx.Case].spread {
+		t.Log("gradients: compared by TestGradientsWithinBackendSpread")
+	} else {
+		compareGradients(t, m, grads, fx.Grads, tol.grad)
+	}
 	if cfg.LSTM && mode == engine.StepLoopLoop {
 		// TrainLSTM, narlab's extra: the LSTM's gradients too are the
 		// reference's (which its filter_null_grads then drops).
