@@ -35,17 +35,24 @@ func TestParitySeedsVerdicts(t *testing.T) {
 	}
 	var rows []ParityRow
 	for i, x := range []float64{.50, .55, .60, .52, .58} {
-		rows = append(rows, row("narlab", "worse", 42+i, x), row("reference", "worse", 42+i, x+0.12))
-		rows = append(rows, row("narlab", "same", 42+i, x), row("reference", "same", 42+i, .55))
+		rows = append(rows, row("narlab", "worse", 43+i, x), row("reference", "worse", 43+i, x+0.12))
+		rows = append(rows, row("narlab", "same", 43+i, x), row("reference", "same", 43+i, .55))
 	}
-	rows = append(rows, row("reference", "short", 42, .5))
+	// Seed 42 chose the rows: shown apart, left out of the verdict (were
+	// it counted, "same" would fail).
+	rows = append(rows, row("narlab", "same", 42, 0), row("reference", "same", 42, .9))
+	rows = append(rows, row("reference", "short", 43, .5))
 	v := view{&Set{ParitySeeds: rows}}
 	judged, pass, listed := v.ParitySeedsCounts()
 	if judged != 2 || pass != 1 || listed != 3 {
 		t.Errorf("counts: judged %d, pass %d, listed %d; want 2, 1, 3", judged, pass, listed)
 	}
 	table := v.ParitySeedsTable()
-	for _, want := range []string{"| same | mpnn |", "passes", "fails", "incomplete (1 + 0 of 5 + 5 seeds)"} {
+	// The pooled line's figures are scipy's (t over the rows' differences
+	// −12 and 0: numpy mean ± scipy.stats.t.ppf(0.975, 1)·sd/√2; the
+	// half-widths of the rows' Welch intervals 6.01 and 5.12).
+	for _, want := range []string{"| same | mpnn | 90.0 → 0.0 | 55.0 ± 0.0 (5) |", "passes", "fails", "incomplete (1 + 0 of 5 + 5 seeds)",
+		"mean difference is -6.0 points (95 % interval [-82.2, +70.2]", "6.0 points wide each way (median)"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
