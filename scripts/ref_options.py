@@ -85,11 +85,11 @@ CASES = [
     # Hint re-prediction and teacher forcing.
     model_case("repred-hard-mpnn-bfs", "bfs", "mpnn", hint_repred_mode="hard"),
     model_case("repred-hard_on_eval-mpnn-dijkstra", "dijkstra", "mpnn", hint_repred_mode="hard_on_eval"),
-    model_case("teacher0.5-mpnn-dijkstra", "dijkstra", "mpnn", hint_teacher_forcing=0.5),
+    model_case("teacher0.5-mpnn-dijkstra", "dijkstra", "mpnn", hint_teacher_forcing=0.5, ulp_grads=True),
     model_case("teacher0.5-mpnn-bfs", "bfs", "mpnn", hint_teacher_forcing=0.5),
     model_case("teacher1-mpnn-bellman_ford", "bellman_ford", "mpnn", hint_teacher_forcing=1.0),
     # Permutation decoders' Gumbel noise in training (keys recorded).
-    model_case("gumbel-mpnn-insertion_sort", "insertion_sort", "mpnn"),
+    model_case("gumbel-mpnn-insertion_sort", "insertion_sort", "mpnn", ulp_grads=True),
     # run.py itself.
     dict(kind="runpy", name="runpy-multi-bfs-dfs-insertion_sort-mpnn",
          flags=dict(algorithms="bfs,dfs,insertion_sort", processor_type="mpnn", train_lengths="4,7",
@@ -400,12 +400,25 @@ def run_model_case(clrs, case, log, tmp):
     key = jax.random.PRNGKey(o["seed"])
     steps = []
     grads = None
+    extra = {}
     for i, fb in enumerate(batches):
         key, nxt = jax.random.split(key)
         floss, events = forward_rng(log, m, key, fb, 0)
         if i == 0:
             gloss, g = m.compute_grad(key, fb, algorithm_index=0)
             grads = params_json(jax.tree_util.tree_map(np.asarray, g))
+            if case.get("ulp_grads"):
+                # The same step's gradient with every parameter one ulp up
+                # (same key, same batch): how far the reference's own
+                # gradient moves under the smallest change of its input,
+                # the measure of its conditioning that lib/nn's
+                # TestGradientsWithinBackendSpread holds narlab to.
+                saved = m.params
+                m.params = jax.tree_util.tree_map(lambda a: np.nextafter(np.asarray(a), np.float32(np.inf)), saved)
+                _, gu = m.compute_grad(key, fb, algorithm_index=0)
+                m.params = saved
+                extra["grads_ulp"] = params_json(jax.tree_util.tree_map(np.asarray, gu))
+                log.take()
         loss = float(m.feedback(key, fb, algorithm_index=0))
         log.take()
         assert abs(floss - loss) <= 1e-5 * max(1, abs(loss)), (floss, loss)
@@ -413,7 +426,7 @@ def run_model_case(clrs, case, log, tmp):
         key = nxt
     assert abs(float(gloss) - steps[0]["loss"]) <= 1e-6 * max(1, abs(steps[0]["loss"])), (gloss, steps[0]["loss"])
     params1 = m.params
-    return {
+    return {**extra,
         "generator": GENERATOR, "kind": "model", "case": case["name"], "algorithm": algo, "processor": proc,
         "options": o, "init_seed": init_seed,
         "data": {"train": {"split": "train", "sampler": "CLRS-30 train split (n=16, seed 1, 1000 samples)",
