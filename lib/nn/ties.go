@@ -72,17 +72,29 @@ func splitTies(x *Node, reduce func(*Node, ...int) *Node, axes []int) *Node {
 }
 
 // jaxMaximum is the elementwise Max(a, b) with jnp.maximum's gradient:
-// where a == b, half the cotangent to each side. It is computed as the
-// mean of Max(a, b) and Max(b, a): the same value (both are the larger,
-// and halving their exact sum is exact), and GoMLX's rule sends each of
-// them's tie to its first operand, so each side gets half.
-func jaxMaximum(a, b *Node) *Node {
-	return MulScalar(Add(Max(a, b), Max(b, a)), 0.5)
-}
+// where a == b, half the cotangent to each side.
+func jaxMaximum(a, b *Node) *Node { return balancedExtreme(a, b, Max, GreaterThan) }
 
 // jaxMinimum is the elementwise Min(a, b) with jnp.minimum's gradient.
-func jaxMinimum(a, b *Node) *Node {
-	return MulScalar(Add(Min(a, b), Min(b, a)), 0.5)
+func jaxMinimum(a, b *Node) *Node { return balancedExtreme(a, b, Min, LessThan) }
+
+// balancedExtreme is extreme(a, b) (GoMLX's Max or Min: the value, NaN
+// included) with lax.max's and lax.min's gradient (_balanced_eq): the
+// cotangent to the side that wins (beats), half to each where they tie.
+// The value is the op's own, its gradient stopped; the gradient comes
+// through s − StopGradient(s), exactly 0 where s is finite, with s the
+// winner, or the mean of the two at a tie. Its backward pass is one
+// select and one broadcast reduction per operand, where the mean of
+// extreme(a, b) and extreme(b, a) took two each (floyd_warshall's edge
+// pointers take the maximum over [B,N,N,N,H]). Where s is not finite (an
+// infinite input), the zero term is dropped, and with it the gradient.
+func balancedExtreme(a, b *Node, extreme, beats func(x, y *Node) *Node) *Node {
+	ext := extreme(a, b)
+	a, b = BroadcastToShape(a, ext.Shape()), BroadcastToShape(b, ext.Shape())
+	s := Where(beats(a, b), a, Where(beats(b, a), b, MulScalar(Add(a, b), 0.5)))
+	zero := Sub(s, StopGradient(s))
+	zero = Where(IsFinite(zero), zero, ZerosLike(zero))
+	return Add(StopGradient(ext), zero)
 }
 
 // oneHotArgMax is one_hot(argmax(x, -1)) over the last axis: the first of
