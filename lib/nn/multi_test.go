@@ -76,6 +76,8 @@ func multiRefBatches(t *testing.T, r *multiRefRun) (train, after [][]*clrs.Feedb
 // scores (compareOutputs), then the losses of the training calls in the
 // reference's order (each round one call per algorithm), each given the
 // reference's key for its draws (dropout, teacher forcing, Gumbel noise).
+// A sorting algorithm's (a permutation output's) losses after its own
+// update are held to looseCases' tolerance for the sorting case.
 // Without the keys (a fixture made before the script recorded them) the
 // calls are compared up to the first of an algorithm with a permutation
 // output (its Gumbel noise is then each framework's own, and the update it
@@ -111,8 +113,16 @@ func compareSeveralWithReference(t *testing.T, m *Model, r *multiRefRun, eval []
 		if err != nil {
 			t.Fatal(err)
 		}
+		tol := lossTol
+		if gumbel[i] && rounds[i] > 0 {
+			// A sorting algorithm's loss after its own update: its
+			// gradient is ill-conditioned (looseCases' gumbel case: one ulp
+			// in the parameters moves the reference's own by 5e-3), so the
+			// update's rounding shows in this loss as it does there.
+			tol = looseCases["gumbel-mpnn-insertion_sort"].loss
+		}
 		rounds[i]++
-		if want := c[1]; math.Abs(got-want) > lossTol*math.Max(1, math.Abs(want)) {
+		if want := c[1]; math.Abs(got-want) > tol*math.Max(1, math.Abs(want)) {
 			t.Errorf("call %d (%s) after the checkpoint: loss %.7f, the reference's %.7f", compared, r.Algorithms[i], got, want)
 		}
 		compared++
