@@ -87,7 +87,8 @@ func jaxMinimum(a, b *Node) *Node { return balancedExtreme(a, b, Min, LessThan) 
 // select and one broadcast reduction per operand, where the mean of
 // extreme(a, b) and extreme(b, a) took two each (floyd_warshall's edge
 // pointers take the maximum over [B,N,N,N,H]). Where s is not finite (an
-// infinite input), the zero term is dropped, and with it the gradient.
+// infinite or NaN input, or a tie of two values whose sum overflows) the
+// zero term is dropped, and with it the gradient there.
 func balancedExtreme(a, b *Node, extreme, beats func(x, y *Node) *Node) *Node {
 	ext := extreme(a, b)
 	a, b = BroadcastToShape(a, ext.Shape()), BroadcastToShape(b, ext.Shape())
