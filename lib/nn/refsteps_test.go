@@ -313,13 +313,7 @@ func TestReferenceSameInitLosses(t *testing.T) {
 		var parts []int
 		for k := range controls {
 			_, mn, _ := referenceModelNudged(t, be, raw, k)
-			nudged := make([]float64, len(batches))
-			for i, fb := range batches {
-				if nudged[i], err = mn.TrainStepKey(fb, keys[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			mn.Close()
+			nudged := trainedLosses(t, mn, batches, keys)
 			self, _ := lossAgreement(losses, nudged)
 			t.Logf("narlab from the parameters moved by one ulp (pattern %d) agrees with narlab to step %d", k, self)
 			if k == 0 {
@@ -340,13 +334,7 @@ func TestReferenceSameInitLosses(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, mg, _ := referenceModel(t, goBe, raw)
-			other := make([]float64, len(batches))
-			for i, fb := range batches {
-				if other[i], err = mg.TrainStepKey(fb, keys[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			mg.Close()
+			other := trainedLosses(t, mg, batches, keys)
 			steps, _ := lossAgreement(losses, other)
 			t.Logf("narlab on the pure-Go backend agrees with narlab on %s to step %d", choice.Kind, steps)
 			row["backend_control_step"], row["backend_control_losses"] = steps, other
@@ -381,4 +369,19 @@ func agreedTo(diverged, steps int) int {
 		return steps
 	}
 	return diverged - 1
+}
+
+// trainedLosses trains m on batches, each step given its key, and returns
+// the steps' losses; it closes m.
+func trainedLosses(t *testing.T, m *Model, batches []*clrs.Feedback, keys []jaxrand.Key) []float64 {
+	t.Helper()
+	defer m.Close()
+	losses := make([]float64, len(batches))
+	for i, fb := range batches {
+		var err error
+		if losses[i], err = m.TrainStepKey(fb, keys[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return losses
 }
